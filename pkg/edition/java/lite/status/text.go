@@ -1,0 +1,43 @@
+package status
+
+import (
+	"bytes"
+	"encoding/json"
+)
+
+// textComponent is the smallest JSON text component: plain text with an optional colour.
+// § formatting codes inside Text are rendered by the client, so legacy strings need no parsing.
+type textComponent struct {
+	Text  string `json:"text"`
+	Color string `json:"color,omitempty"`
+}
+
+// Text converts legacy text (may contain § codes) into a JSON text component ({"text":"..."}).
+// Invalid UTF-8 is replaced with U+FFFD so the result is always valid JSON.
+func Text(s string) json.RawMessage {
+	return marshalText(textComponent{Text: s})
+}
+
+// DisconnectText returns msg when it is set, otherwise def as red text. A msg that is not valid
+// JSON (a legacy string that skipped conversion) is wrapped with Text rather than sent raw,
+// because the client would otherwise show a parse error instead of the message.
+func DisconnectText(msg json.RawMessage, def string) json.RawMessage {
+	if len(msg) == 0 {
+		return marshalText(textComponent{Text: def, Color: "red"})
+	}
+	if !json.Valid(msg) {
+		return Text(string(msg))
+	}
+	return msg
+}
+
+// marshalText encodes without HTML escaping: the client is not a browser, and '<' or '&' in a
+// MOTD should stay readable in logs and captures.
+func marshalText(t textComponent) json.RawMessage {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	// Encoding a struct of two strings cannot fail.
+	_ = enc.Encode(t)
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+}

@@ -1,0 +1,139 @@
+package wire_test
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"go.minekube.com/gate/pkg/edition/java/lite/wire"
+)
+
+func TestParseHandshake(t *testing.T) {
+	floodgate := "play.example.com\x00^Floodgate^" + strings.Repeat("QUJDREVGR0g=", 80)
+	loginStart := frameOf(0x00, append([]byte{0x05}, "Steve"...))
+	tests := []struct {
+		name    string
+		in      []byte
+		want    wire.Handshake
+		wantN   int // 0: the whole input
+		wantErr error
+	}{
+		{"vanilla 1.20.4 login", frameOf(0, handshakeBody(765, "mc.example.com", 25565, 2)),
+			wire.Handshake{Protocol: 765, Address: "mc.example.com", Port: 25565, Intent: 2}, 0, nil},
+		{"forge FML2 suffix", frameOf(0, handshakeBody(754, "mc.example.com\x00FML2\x00", 25565, 2)),
+			wire.Handshake{Protocol: 754, Address: "mc.example.com\x00FML2\x00", Port: 25565, Intent: 2}, 0, nil},
+		{"forge FML3 suffix", frameOf(0, handshakeBody(763, "mc.example.com\x00FML3\x00", 25565, 2)),
+			wire.Handshake{Protocol: 763, Address: "mc.example.com\x00FML3\x00", Port: 25565, Intent: 2}, 0, nil},
+		{"tcpshield suffix", frameOf(0, handshakeBody(769, "mc.example.com///198.51.100.4:50000///1700000000///sig", 25565, 2)),
+			wire.Handshake{Protocol: 769, Address: "mc.example.com///198.51.100.4:50000///1700000000///sig", Port: 25565, Intent: 2}, 0, nil},
+		{"floodgate data of about 1 KiB", frameOf(0, handshakeBody(766, floodgate, 19132, 2)),
+			wire.Handshake{Protocol: 766, Address: floodgate, Port: 19132, Intent: 2}, 0, nil},
+		{"transfer intent", frameOf(0, handshakeBody(767, "lobby.example.com", 25566, 3)),
+			wire.Handshake{Protocol: 767, Address: "lobby.example.com", Port: 25566, Intent: 3}, 0, nil},
+		{"status from a pinger with protocol -1", frameOf(0, handshakeBody(-1, "localhost", 25565, 1)),
+			wire.Handshake{Protocol: -1, Address: "localhost", Port: 25565, Intent: 1}, 0, nil},
+		{"login start in same segment", cat(frameOf(0, handshakeBody(765, "mc.example.com", 25565, 2)), loginStart),
+			wire.Handshake{Protocol: 765, Address: "mc.example.com", Port: 25565, Intent: 2}, 22, nil},
+		{"address exactly at cap", frameOf(0, handshakeBody(765, strings.Repeat("a", wire.MaxAddressLen), 25565, 2)),
+			wire.Handshake{Protocol: 765, Address: strings.Repeat("a", wire.MaxAddressLen), Port: 25565, Intent: 2}, 0, nil},
+
+		{"nothing read yet", nil, wire.Handshake{}, 0, wire.ErrIncomplete},
+		{"length prefix only", []byte{0x15}, wire.Handshake{}, 0, wire.ErrIncomplete},
+		{"length prefix says 1 MiB", []byte{0x80, 0x80, 0x40}, wire.Handshake{}, 0, wire.ErrTooLarge},
+		{"length one over cap", []byte{0x81, 0x40}, wire.Handshake{}, 0, wire.ErrTooLarge},
+		{"4-byte length prefix", []byte{0x80, 0x80, 0x80, 0x01}, wire.Handshake{}, 0, wire.ErrMalformed},
+		{"legacy 1.6 ping reads as a 254-byte frame", []byte{0xfe, 0x01, 0xfa}, wire.Handshake{}, 0, wire.ErrIncomplete},
+		{"wrong packet id", frameOf(1, handshakeBody(765, "a", 25565, 2)), wire.Handshake{}, 0, wire.ErrMalformed},
+		{"intent 0", frameOf(0, handshakeBody(765, "a", 25565, 0)), wire.Handshake{}, 0, wire.ErrMalformed},
+		{"intent 4", frameOf(0, handshakeBody(765, "a", 25565, 4)), wire.Handshake{}, 0, wire.ErrMalformed},
+		{"trailing byte inside frame", frameOf(0, append(handshakeBody(765, "a", 25565, 2), 0x00)), wire.Handshake{}, 0, wire.ErrMalformed},
+		{"address longer than cap", frameOf(0, handshakeBody(765, strings.Repeat("a", wire.MaxAddressLen+1), 25565, 2)), wire.Handshake{}, 0, wire.ErrTooLarge},
+		{"address runs past frame end", frameOf(0, []byte{0xfd, 0x05, 0x09, 'a'}), wire.Handshake{}, 0, wire.ErrMalformed},
+		{"frame ends before port", frameOf(0, append([]byte{0xfd, 0x05}, wire.AppendString(nil, "a")...)), wire.Handshake{}, 0, wire.ErrMalformed},
+		{"frame ends before intent", frameOf(0, append([]byte{0xfd, 0x05}, append(wire.AppendString(nil, "a"), 0x63, 0xdd)...)), wire.Handshake{}, 0, wire.ErrMalformed},
+		{"negative address length", frameOf(0, []byte{0xfd, 0x05, 0xff, 0xff, 0xff, 0xff, 0x0f}), wire.Handshake{}, 0, wire.ErrMalformed},
+		{"invalid utf-8 address", frameOf(0, handshakeBody(765, "a\xc3\x28", 25565, 2)), wire.Handshake{}, 0, wire.ErrMalformed},
+		{"6th continuation byte in protocol", frameOf(0, []byte{0x80, 0x80, 0x80, 0x80, 0x80, 0x00}), wire.Handshake{}, 0, wire.ErrMalformed},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			hs, n, err := wire.ParseHandshake(tt.in)
+			checkErr(t, err, tt.wantErr)
+			wantN := tt.wantN
+			if wantN == 0 && tt.wantErr == nil {
+				wantN = len(tt.in)
+			}
+			if hs != tt.want || n != wantN {
+				t.Fatalf("ParseHandshake = %+v, %d; want %+v, %d", hs, n, tt.want, wantN)
+			}
+		})
+	}
+}
+
+func TestAppendHandshake(t *testing.T) {
+	tests := []struct {
+		name string
+		hs   wire.Handshake
+		want string
+	}{
+		{"1.20.4 login to mc.example.com",
+			wire.Handshake{Protocol: 765, Address: "mc.example.com", Port: 25565, Intent: wire.IntentLogin},
+			"15 00 fd 05 0e 6d 63 2e 65 78 61 6d 70 6c 65 2e 63 6f 6d 63 dd 02"},
+		{"1.8 status ping of localhost",
+			wire.Handshake{Protocol: 47, Address: "localhost", Port: 25565, Intent: wire.IntentStatus},
+			"0f 00 2f 09 6c 6f 63 61 6c 68 6f 73 74 63 dd 01"},
+		{"pinger with protocol -1 and port 0",
+			wire.Handshake{Protocol: -1, Address: "", Port: 0, Intent: wire.IntentStatus},
+			"0a 00 ff ff ff ff 0f 00 00 00 01"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := wire.AppendHandshake([]byte{0xaa}, tt.hs)
+			if want := unhex(t, tt.want); !bytes.Equal(got[1:], want) || got[0] != 0xaa {
+				t.Fatalf("AppendHandshake = % x, want aa % x", got, want)
+			}
+			hs, n, err := wire.ParseHandshake(got[1:])
+			if err != nil || hs != tt.hs || n != len(got)-1 {
+				t.Fatalf("ParseHandshake(AppendHandshake) = %+v, %d, %v", hs, n, err)
+			}
+		})
+	}
+}
+
+func TestHandshakeIsLogin(t *testing.T) {
+	tests := []struct {
+		name   string
+		intent int32
+		want   bool
+	}{
+		{"status", wire.IntentStatus, false},
+		{"login", wire.IntentLogin, true},
+		{"transfer counts as login", wire.IntentTransfer, true},
+		{"zero value", 0, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := (wire.Handshake{Intent: tt.intent}).IsLogin(); got != tt.want {
+				t.Fatalf("IsLogin() = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestParseHandshakeAllocatesOnlyTheAddress(t *testing.T) {
+	b := frameOf(0, handshakeBody(765, "mc.example.com\x00FML3\x00", 25565, 2))
+	allocs := testing.AllocsPerRun(100, func() {
+		if _, _, err := wire.ParseHandshake(b); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if allocs > 1 {
+		t.Fatalf("ParseHandshake allocates %v times, want at most 1", allocs)
+	}
+	incomplete := testing.AllocsPerRun(100, func() {
+		_, _, _ = wire.ParseHandshake(b[:len(b)-1])
+	})
+	if incomplete != 0 {
+		t.Fatalf("ParseHandshake on a prefix allocates %v times, want 0", incomplete)
+	}
+}

@@ -1,0 +1,92 @@
+package wire
+
+import "strings"
+
+// SplitAddress cuts a handshake's server address at the first NUL or the
+// first "///", whichever comes first. host is before the cut; suffix is the
+// rest including the separator, "" if there is none. Forge/NeoForge markers,
+// Floodgate data and BungeeCord forwarding follow a NUL; TCPShield's RealIP
+// data follows "///". The suffix is what a host rewrite must keep.
+func SplitAddress(addr string) (host, suffix string) {
+	cut := len(addr)
+	if i := strings.IndexByte(addr, 0); i >= 0 {
+		cut = i
+	}
+	if j := strings.Index(addr[:cut], "///"); j >= 0 {
+		cut = j
+	}
+	return addr[:cut], addr[cut:]
+}
+
+// CleanHost returns the routing key of a handshake's server address:
+// SplitAddress's host, without a ":port" the player may have typed, without
+// leading or trailing dots (SRV-resolved names end in one), lower-cased
+// (ASCII only, as DNS names are). It returns a substring of addr, without
+// allocating, unless there is upper case to fold.
+//
+// A port is removed only when the part after the last ':' is one or more
+// digits and the host is not a bare IPv6 literal: "host:25565" and
+// "[::1]:25565" lose it ("[::1]" keeps its brackets), while "::1" and
+// "2001:db8::25" (more than one ':', no brackets) are kept whole. CleanHost is
+// idempotent: CleanHost(CleanHost(x)) == CleanHost(x).
+func CleanHost(addr string) string {
+	host, _ := SplitAddress(addr)
+	// Dots are trimmed on both sides of the port removal so that
+	// "host.:25565" and "host:25565." both end up as "host".
+	host = strings.Trim(host, ".")
+	host = stripPort(host)
+	host = strings.Trim(host, ".")
+	return lowerASCII(host)
+}
+
+// stripPort removes a trailing ":digits" unless h is a bare IPv6 literal.
+func stripPort(h string) string {
+	i := strings.LastIndexByte(h, ':')
+	if i < 0 || !allDigits(h[i+1:]) {
+		return h
+	}
+	if h[0] == '[' {
+		if h[i-1] == ']' {
+			return h[:i]
+		}
+		return h // "[::1": the digits belong to the address
+	}
+	if strings.IndexByte(h[:i], ':') >= 0 {
+		return h // bare IPv6 literal: its last group may look like a port
+	}
+	return h[:i]
+}
+
+func allDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// lowerASCII folds A-Z only, returning s itself when there is nothing to fold.
+func lowerASCII(s string) string {
+	i := 0
+	for i < len(s) && (s[i] < 'A' || s[i] > 'Z') {
+		i++
+	}
+	if i == len(s) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	b.WriteString(s[:i])
+	for ; i < len(s); i++ {
+		c := s[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}
