@@ -53,14 +53,17 @@ func (h Handshake) IsLogin() bool {
 // 3; bytes left in the frame after the intent are malformed. The only
 // allocation is the Address string, made once everything else checked out.
 //
-// Check for LegacyPingByte before calling: "FE 01" also reads as the length
-// prefix of a 254-byte frame, so a legacy ping would wait here for bytes that
-// never come.
+// Check for LegacyPingByte before calling: "FE" and "FE 01" also read as the
+// start of a 254-byte frame, so a pre-1.6 legacy ping would wait here for
+// bytes that never come.
 func ParseHandshake(b []byte) (hs Handshake, n int, err error) {
 	id, payload, n, err := ParseFrame(b, MaxHandshakeLen)
 	// ErrIncomplete is never wrapped, and this is the path a caller takes
 	// after every short read, so a plain comparison is enough and cheaper.
 	if err == ErrIncomplete {
+		if perr := checkHandshakePrefix(b); perr != nil {
+			return Handshake{}, 0, fmt.Errorf("parse handshake: %w", perr)
+		}
 		return Handshake{}, 0, err
 	}
 	if err != nil {
@@ -74,6 +77,28 @@ func ParseHandshake(b []byte) (hs Handshake, n int, err error) {
 		return Handshake{}, 0, fmt.Errorf("parse handshake: %w", err)
 	}
 	return hs, n, nil
+}
+
+// minHandshakeLen is the smallest possible frame body: id, 1-byte protocol, empty
+// address, port and intent.
+const minHandshakeLen = 1 + 1 + 1 + 2 + 1
+
+// checkHandshakePrefix rejects an incomplete frame as soon as its first bytes show it
+// can never be a handshake (an HTTP request, a TLS ClientHello, a port scanner's probe),
+// so such a client is closed at once instead of holding its connection until the read
+// deadline. Every prefix of a valid handshake passes.
+func checkHandshakePrefix(b []byte) error {
+	length, k, err := ParseVarInt(b)
+	if err != nil {
+		return nil // incomplete length prefix; ParseFrame already rejects bad ones
+	}
+	if length < minHandshakeLen {
+		return fmt.Errorf("%w: frame length %d is too short for a handshake", ErrMalformed, length)
+	}
+	if len(b) > k && b[k] != byte(IDHandshake) {
+		return fmt.Errorf("%w: packet id byte 0x%02x, want 0x00", ErrMalformed, b[k])
+	}
+	return nil
 }
 
 func parseHandshakePayload(p []byte) (Handshake, error) {

@@ -1,0 +1,105 @@
+package config
+
+import "testing"
+
+func TestValidBackend(t *testing.T) {
+	tests := []struct {
+		name    string
+		addr    string
+		wantErr string
+	}{
+		{"host and port", "backend.example.com:25566", ""},
+		{"host without port", "backend.example.com", ""},
+		{"IPv4 and port", "10.0.0.1:25565", ""},
+		{"bracketed IPv6 and port", "[::1]:25565", ""},
+		{"bracketed IPv6 without port", "[2001:db8::1]", ""},
+		{"template label", "$1.servers.svc:25565", ""},
+		{"template as whole host", "$1:25565", ""},
+		{"underscore label", "_minecraft.example.com", ""},
+		{"FQDN trailing dot", "example.com.:25565", ""},
+		{"bare IPv6", "::1", "IPv6 addresses need brackets, e.g. [::1]:25565"},
+		{"port zero", "a:0", "port out of range (want 1..65535)"},
+		{"port too big", "a:65536", "port out of range (want 1..65535)"},
+		{"signed port", "a:+1", "port must be a number"},
+		{"template in port", "a:$1", "port must be a number"},
+		{"missing host", ":25565", "missing host"},
+		{"unclosed bracket", "[::1:25565", "missing ']' after IPv6 address"},
+		{"junk after bracket", "[::1]x", "want [ipv6]:port"},
+		{"IPv4 in brackets", "[10.0.0.1]:1", "only IPv6 addresses go in brackets"},
+		{"empty label", "a..b:1", "invalid host name: empty or over-long label"},
+		{"slash in host", "a/b:1", `invalid host name: character "/"`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			err := validBackend(tc.addr)
+			got := ""
+			if err != nil {
+				got = err.Error()
+			}
+			if got != tc.wantErr {
+				t.Fatalf("validBackend(%q) = %q, want %q", tc.addr, got, tc.wantErr)
+			}
+		})
+	}
+}
+
+func TestValidListenAddr(t *testing.T) {
+	tests := []struct {
+		name string
+		addr string
+		ok   bool
+	}{
+		{"all interfaces", "0.0.0.0:25565", true},
+		{"empty host", ":25565", true},
+		{"localhost", "localhost:25565", true},
+		{"IPv6 any", "[::]:25565", true},
+		{"port zero picks a free port", "127.0.0.1:0", true},
+		{"no port", "localhost", false},
+		{"port too big", "localhost:70000", false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if err := validListenAddr(tc.addr); (err == nil) != tc.ok {
+				t.Fatalf("validListenAddr(%q) = %v, want ok %v", tc.addr, err, tc.ok)
+			}
+		})
+	}
+}
+
+func TestBackendAddr(t *testing.T) {
+	tests := []struct {
+		name, addr, want string
+	}{
+		{"keeps a port", "a.example.com:25566", "a.example.com:25566"},
+		{"adds the default port", "a.example.com", "a.example.com:25565"},
+		{"bracketed IPv6 without port", "[::1]", "[::1]:25565"},
+		{"bracketed IPv6 with port", "[::1]:1", "[::1]:1"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := BackendAddr(tc.addr); got != tc.want {
+				t.Fatalf("BackendAddr(%q) = %q, want %q", tc.addr, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestWarningAndErrorFormat(t *testing.T) {
+	tests := []struct {
+		name string
+		got  string
+		want string
+	}{
+		{"warning with everything", Warning{File: "c.yml", Line: 3, Path: "config.x", Msg: "m"}.String(), "c.yml:3: config.x: m"},
+		{"warning without file", Warning{Line: 3, Path: "config.x", Msg: "m"}.String(), "3: config.x: m"},
+		{"error without line or path", (&Error{File: "c.yml", Msg: "m"}).Error(), "c.yml: m"},
+		{"error with nothing but a message", (&Error{Msg: "m"}).Error(), "m"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.got != tc.want {
+				t.Fatalf("got %q, want %q", tc.got, tc.want)
+			}
+		})
+	}
+}

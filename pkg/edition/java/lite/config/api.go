@@ -1,0 +1,79 @@
+package config
+
+import (
+	"net"
+	"net/netip"
+	"os"
+	"path/filepath"
+)
+
+// API configures the admin HTTP API (top-level `api:` as in Gate).
+type API struct {
+	// Enabled starts the API. Default false.
+	Enabled bool
+	// Bind is the API's listen address. Default "localhost:8080" like Gate;
+	// Gate's nested form `api.config.bind` is accepted too.
+	Bind string
+	// Token, when set, is the bearer token every request must carry.
+	// Default "" (no token). Mutually exclusive with TokenFile.
+	Token string
+	// TokenFile is a file holding the token, resolved against the config
+	// file's directory at load and required to exist when the API is enabled.
+	// Default "" (none).
+	TokenFile string
+}
+
+func defaultAPI() API { return API{Bind: "localhost:8080"} }
+
+func (d *decoder) decodeAPI(e entry, a *API) {
+	var tokenFile, token *entry
+	ok := d.mapping(e, map[string]handler{
+		"enabled": func(f entry) { d.boolean(f, &a.Enabled) },
+		"bind":    func(f entry) { d.bind(f, &a.Bind) },
+		"config": func(f entry) {
+			d.mapping(f, map[string]handler{"bind": func(g entry) { d.bind(g, &a.Bind) }}, nil)
+		},
+		"token": func(f entry) {
+			d.str(f, &a.Token)
+			token = &f
+		},
+		"tokenFile": func(f entry) {
+			d.str(f, &a.TokenFile)
+			tokenFile = &f
+		},
+	}, nil)
+	if !ok {
+		return
+	}
+	if token != nil && tokenFile != nil && a.Token != "" && a.TokenFile != "" {
+		d.invalid(*tokenFile, "set either token or tokenFile, not both")
+	}
+	if a.TokenFile != "" && !filepath.IsAbs(a.TokenFile) {
+		a.TokenFile = filepath.Join(d.dir, a.TokenFile)
+	}
+	if !a.Enabled {
+		return
+	}
+	if a.TokenFile != "" {
+		if _, err := os.Stat(a.TokenFile); err != nil {
+			d.invalid(*tokenFile, "token file: %v", err)
+		}
+	}
+	if a.Token == "" && a.TokenFile == "" && !loopbackBind(a.Bind) {
+		d.warnf(resolve(e.val).Line, child(e.path, "bind"),
+			"the API listens on %s without a token: anyone who can reach it can use it", a.Bind)
+	}
+}
+
+// loopbackBind reports whether a listen address only accepts local peers.
+func loopbackBind(bind string) bool {
+	host, _, err := net.SplitHostPort(bind)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	a, err := netip.ParseAddr(host)
+	return err == nil && a.IsLoopback()
+}

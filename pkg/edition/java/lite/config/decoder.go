@@ -1,0 +1,242 @@
+package config
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// nodeBudget bounds how many nodes one Parse visits, so that a small file
+// with nested aliases ("billion laughs") cannot make the walk explode.
+const nodeBudget = 1 << 20
+
+// maxDepth bounds recursion through aliases and merge keys.
+const maxDepth = 64
+
+// decoder walks the YAML tree, collecting every error and warning with its
+// file, line and key path instead of stopping at the first.
+type decoder struct {
+	file   string // as given, used in messages
+	dir    string // directory that relative paths (favicon, tokenFile) resolve against
+	errs   ErrorList
+	warns  []Warning
+	budget int
+	spent  bool // the budget error was reported already
+}
+
+// entry is one key of a mapping with its value and full key path.
+type entry struct {
+	key, val *yaml.Node
+	path     string
+}
+
+// handler decodes the value of one known key.
+type handler func(e entry)
+
+func (d *decoder) errorf(line int, path string, kind error, format string, args ...any) {
+	d.errs = append(d.errs, &Error{File: d.file, Line: line, Path: path, Msg: fmt.Sprintf(format, args...), Err: kind})
+}
+
+func (d *decoder) warnf(line int, path, format string, args ...any) {
+	d.warns = append(d.warns, Warning{File: d.file, Line: line, Path: path, Msg: fmt.Sprintf(format, args...)})
+}
+
+// invalid reports a bad value at the value's line.
+func (d *decoder) invalid(e entry, format string, args ...any) {
+	d.errorf(e.val.Line, e.path, ErrInvalid, format, args...)
+}
+
+// spend takes n nodes from the budget and reports once when it runs out.
+func (d *decoder) spend(n int, line int) bool {
+	d.budget -= n
+	if d.budget >= 0 {
+		return true
+	}
+	if !d.spent {
+		d.spent = true
+		d.errorf(line, "", ErrInvalid, "document too large or too deeply aliased (more than %d nodes)", nodeBudget)
+	}
+	return false
+}
+
+func child(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}
+
+func index(path string, i int) string { return path + "[" + strconv.Itoa(i) + "]" }
+
+// resolve follows aliases to the node they name.
+func resolve(n *yaml.Node) *yaml.Node {
+	for depth := 0; n != nil && n.Kind == yaml.AliasNode && depth < maxDepth; depth++ {
+		n = n.Alias
+	}
+	return n
+}
+
+func isNull(n *yaml.Node) bool {
+	n = resolve(n)
+	return n == nil || n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null"
+}
+
+// describe names what a node is, for "want X, got Y" messages.
+func describe(n *yaml.Node) string {
+	n = resolve(n)
+	switch {
+	case n == nil:
+		return "nothing"
+	case n.Kind == yaml.MappingNode:
+		return "a mapping"
+	case n.Kind == yaml.SequenceNode:
+		return "a list"
+	case n.Kind != yaml.ScalarNode:
+		return "an unsupported node"
+	case n.ShortTag() == "!!null":
+		return "nothing (null)"
+	case n.ShortTag() == "!!str":
+		return strconv.Quote(truncate(n.Value))
+	default:
+		return truncate(n.Value)
+	}
+}
+
+// pairs returns the entries of a mapping, with YAML merge keys (`<<: *x`)
+// expanded: explicit keys win over merged ones. A null value counts as an
+// empty mapping (`lite:` with nothing under it). Duplicate keys are errors.
+func (d *decoder) pairs(e entry) ([]entry, bool) {
+	n := resolve(e.val)
+	if isNull(n) {
+		return nil, true
+	}
+	if n.Kind != yaml.MappingNode {
+		d.invalid(e, "want a mapping, got %s", describe(n))
+		return nil, false
+	}
+	var (
+		out    []entry
+		merged []entry
+		seen   = map[string]int{}
+	)
+	d.collect(n, e.path, 0, &out, &merged, seen)
+	for _, m := range merged {
+		if _, dup := seen[m.key.Value]; !dup {
+			seen[m.key.Value] = m.key.Line
+			out = append(out, m)
+		}
+	}
+	return out, true
+}
+
+// collect gathers the explicit keys of n into out and the keys merged in
+// through `<<` into merged.
+func (d *decoder) collect(n *yaml.Node, path string, depth int, out, merged *[]entry, seen map[string]int) {
+	if !d.spend(len(n.Content), n.Line) {
+		return
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if k.ShortTag() == "!!merge" {
+			d.merge(entry{key: k, val: v, path: path}, depth, merged)
+			continue
+		}
+		if k.Kind != yaml.ScalarNode {
+			d.errorf(k.Line, path, ErrInvalid, "want a plain key, got %s", describe(k))
+			continue
+		}
+		if first, dup := seen[k.Value]; dup {
+			d.errorf(k.Line, child(path, k.Value), ErrInvalid, "duplicate key (first at line %d)", first)
+			continue
+		}
+		seen[k.Value] = k.Line
+		*out = append(*out, entry{key: k, val: v, path: child(path, k.Value)})
+	}
+}
+
+// merge expands the value of a `<<` key: a mapping or a list of mappings.
+func (d *decoder) merge(e entry, depth int, merged *[]entry) {
+	if depth >= maxDepth {
+		d.invalid(e, "merge keys nested too deeply")
+		return
+	}
+	v := resolve(e.val)
+	sources := []*yaml.Node{v}
+	if v != nil && v.Kind == yaml.SequenceNode {
+		sources = v.Content
+	}
+	for _, src := range sources {
+		src = resolve(src)
+		if src == nil || src.Kind != yaml.MappingNode {
+			d.invalid(e, "merge key wants a mapping, got %s", describe(src))
+			continue
+		}
+		var inner []entry
+		innerSeen := map[string]int{}
+		d.collect(src, e.path, depth+1, &inner, merged, innerSeen)
+		*merged = append(*merged, inner...)
+	}
+}
+
+// mapping decodes a mapping, dispatching known keys to their handlers and
+// reporting unknown ones with a suggestion. ignored maps keys that are
+// accepted with a warning to that warning's message.
+func (d *decoder) mapping(e entry, known map[string]handler, ignored map[string]string) bool {
+	entries, ok := d.pairs(e)
+	if !ok {
+		return false
+	}
+	for _, f := range entries {
+		name := f.key.Value
+		if h, ok := known[name]; ok {
+			h(f)
+			continue
+		}
+		if msg, ok := ignored[name]; ok {
+			d.warnf(f.key.Line, f.path, "%s", msg)
+			continue
+		}
+		d.unknown(f, known, ignored)
+	}
+	return true
+}
+
+func (d *decoder) unknown(f entry, known map[string]handler, ignored map[string]string) {
+	ours := slices.Sorted(maps.Keys(known))
+	name := truncate(f.key.Value)
+	if s := suggest(f.key.Value, append(slices.Sorted(maps.Keys(ignored)), ours...)); s != "" {
+		d.errorf(f.key.Line, f.path, ErrUnknownKey, "unknown key %q (did you mean %q?)", name, s)
+		return
+	}
+	d.errorf(f.key.Line, f.path, ErrUnknownKey, "unknown key %q (want one of %s)", name, joinKeys(ours))
+}
+
+// truncate shortens a value quoted in a message so that a huge scalar does
+// not make a huge error.
+func truncate(s string) string {
+	const limit = 64
+	if len(s) <= limit {
+		return s
+	}
+	return s[:limit] + "..."
+}
+
+// sequence returns the items of a list with their paths.
+func (d *decoder) sequence(e entry) ([]entry, bool) {
+	n := resolve(e.val)
+	if n == nil || n.Kind != yaml.SequenceNode {
+		d.invalid(e, "want a list, got %s", describe(n))
+		return nil, false
+	}
+	if !d.spend(len(n.Content), n.Line) {
+		return nil, false
+	}
+	out := make([]entry, len(n.Content))
+	for i, item := range n.Content {
+		out[i] = entry{key: e.key, val: item, path: index(e.path, i)}
+	}
+	return out, true
+}

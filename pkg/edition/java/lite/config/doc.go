@@ -1,0 +1,17 @@
+// Package config owns the configuration of a Lite proxy: the YAML types with
+// Gate-compatible keys (top-level `config:` and `api:`), their defaults, and
+// validation that reports every problem at once with file, line and key path.
+//
+// It reads the file by walking yaml.Node trees, so it knows the line of every
+// key: unknown or misspelled keys and bad values are errors, keys that only
+// matter to Gate's full proxy (servers, try, forwarding, ...) and Gate's other
+// top-level sections (editions, connect, ...) are accepted with one warning
+// each, and the route table is checked with route.Compile and route.Lint.
+//
+// Durations are YAML duration strings ("5s", "1m30s") or bare numbers of
+// milliseconds, as in Gate. Defaults are applied once, at load; nothing in the
+// returned Config needs a getter to be read correctly.
+//
+// The package does not watch files, reload, log, or start anything: it turns
+// bytes into a validated *Config and leaves running it to package lite.
+package config

@@ -1,0 +1,88 @@
+package config
+
+import (
+	"time"
+
+	"go.minekube.com/gate/pkg/edition/java/lite/route"
+)
+
+// Lite is `config.lite`: the routes and the settings every route shares.
+type Lite struct {
+	// Enabled is always true in a loaded Config: this binary only runs Lite
+	// mode, so false or missing is a load error.
+	Enabled bool
+	// Routes in configuration order; the first route whose host matches wins.
+	// At least one.
+	Routes []Route
+	// Disconnect overrides the built-in disconnect texts for every route
+	// (`config.lite.disconnect: {unknownHost, unavailable}`). Default: none.
+	Disconnect Messages
+	// HealthCheck is the default for every route (`config.lite.healthCheck`).
+	// Default: disabled, 10s interval, 3s timeout, rise 2, fall 3.
+	HealthCheck HealthCheck
+	// ShutdownGrace is how long shutdown waits for open sessions before
+	// closing them. Default 10s; 0 closes them at once; never negative.
+	ShutdownGrace time.Duration
+}
+
+func defaultLite() Lite {
+	return Lite{HealthCheck: defaultHealthCheck(), ShutdownGrace: 10 * time.Second}
+}
+
+// Specs returns the routes as route specs, ready for route.Compile.
+func (l *Lite) Specs() []route.Spec {
+	specs := make([]route.Spec, len(l.Routes))
+	for i, r := range l.Routes {
+		specs[i] = route.Spec{Hosts: r.Host, Backends: r.Backend}
+	}
+	return specs
+}
+
+const liteOnly = "this binary only runs Lite mode; set config.lite.enabled: true"
+
+// decodeLite decodes `config.lite`. Routes are decoded last because they
+// inherit the global healthCheck and disconnect, wherever those appear.
+func (d *decoder) decodeLite(e entry, l *Lite) {
+	var enabled, routes, health, disconnect *entry
+	enabledOK := false
+	ok := d.mapping(e, map[string]handler{
+		"enabled": func(f entry) {
+			enabled = &f
+			enabledOK = d.boolean(f, &l.Enabled)
+		},
+		"routes":      func(f entry) { routes = &f },
+		"healthCheck": func(f entry) { health = &f },
+		"disconnect":  func(f entry) { disconnect = &f },
+		"shutdownGrace": func(f entry) {
+			var v time.Duration
+			if !d.duration(f, &v) {
+				return
+			}
+			if v < 0 {
+				d.invalid(f, "must not be negative, got %s", v)
+				return
+			}
+			l.ShutdownGrace = v
+		},
+	}, nil)
+	if !ok {
+		return
+	}
+	switch {
+	case enabled == nil:
+		d.errorf(e.key.Line, child(e.path, "enabled"), ErrLiteDisabled, "missing: %s", liteOnly)
+	case enabledOK && !l.Enabled:
+		d.errorf(enabled.val.Line, enabled.path, ErrLiteDisabled, "false: %s", liteOnly)
+	}
+	if health != nil {
+		l.HealthCheck = d.decodeHealthCheck(*health, l.HealthCheck)
+	}
+	if disconnect != nil {
+		d.decodeMessages(*disconnect, &l.Disconnect, false)
+	}
+	if routes == nil {
+		d.errorf(e.key.Line, child(e.path, "routes"), ErrMissing, "missing: configure at least one route")
+		return
+	}
+	d.decodeRoutes(*routes, l)
+}

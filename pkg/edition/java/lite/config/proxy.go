@@ -1,0 +1,94 @@
+package config
+
+import (
+	"net/netip"
+	"strings"
+)
+
+// decodeProxy decodes the `config:` section: the proxy-wide keys Lite uses,
+// Gate's full-proxy keys (warned about), and `lite:`.
+func (d *decoder) decodeProxy(e entry, cfg *Config) {
+	var (
+		lite    *entry
+		trusted *entry
+	)
+	ok := d.mapping(e, map[string]handler{
+		"bind":                        func(f entry) { d.bind(f, &cfg.Bind) },
+		"connectionTimeout":           func(f entry) { d.positive(f, &cfg.ConnectionTimeout) },
+		"readTimeout":                 func(f entry) { d.positive(f, &cfg.ReadTimeout) },
+		"debug":                       func(f entry) { d.boolean(f, &cfg.Debug) },
+		"proxyProtocol":               func(f entry) { d.boolean(f, &cfg.ProxyProtocol) },
+		"proxyProtocolTrustedProxies": func(f entry) { trusted = &f },
+		"quota":                       func(f entry) { d.decodeQuota(f, &cfg.Quota) },
+		"lite":                        func(f entry) { lite = &f },
+	}, ignoredSet(fullProxyKeys, fullProxyIgnored))
+	if !ok {
+		return
+	}
+	if trusted != nil {
+		d.trustedProxies(*trusted, cfg)
+	}
+	if lite == nil {
+		d.errorf(e.key.Line, child(e.path, "lite.enabled"), ErrLiteDisabled,
+			"missing: this binary only runs Lite mode; set config.lite.enabled: true")
+		return
+	}
+	d.decodeLite(*lite, &cfg.Lite)
+}
+
+// bind decodes a listen address: host:port, the host may be empty.
+func (d *decoder) bind(e entry, dst *string) {
+	n, ok := d.scalar(e, "host:port")
+	if !ok {
+		return
+	}
+	s := n.Value
+	if s == "" {
+		d.invalid(e, "must not be empty (want host:port)")
+		return
+	}
+	if err := validListenAddr(s); err != nil {
+		d.invalid(e, "invalid address %q: %v", s, err)
+		return
+	}
+	*dst = s
+}
+
+// trustedProxies decodes a list of IP addresses or CIDR prefixes.
+func (d *decoder) trustedProxies(e entry, cfg *Config) {
+	items, ok := d.stringList(e)
+	if !ok || len(items) == 0 {
+		return // empty means Gate's default, as in Gate
+	}
+	prefixes := make([]netip.Prefix, 0, len(items))
+	for _, it := range items {
+		p, err := parsePrefix(it.s)
+		if err != nil {
+			d.errorf(it.line, it.path, ErrInvalid,
+				"invalid CIDR %q (want an IP address or a prefix like 10.0.0.0/8)", truncate(it.s))
+			continue
+		}
+		if cfg.ProxyProtocol && p.Bits() == 0 {
+			d.warnf(it.line, it.path, "%s trusts every peer: anyone who can connect can claim any IP address", p)
+		}
+		prefixes = append(prefixes, p)
+	}
+	cfg.ProxyProtocolTrustedProxies = prefixes
+}
+
+// parsePrefix accepts "10.0.0.0/8" or a bare address (a single-host prefix).
+func parsePrefix(s string) (netip.Prefix, error) {
+	s = strings.TrimSpace(s)
+	if strings.Contains(s, "/") {
+		p, err := netip.ParsePrefix(s)
+		if err != nil {
+			return netip.Prefix{}, err
+		}
+		return p.Masked(), nil
+	}
+	a, err := netip.ParseAddr(s)
+	if err != nil {
+		return netip.Prefix{}, err
+	}
+	return netip.PrefixFrom(a, a.BitLen()), nil
+}

@@ -1,0 +1,153 @@
+package config
+
+import (
+	"math"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// scalar returns the resolved scalar node of e, reporting anything else.
+func (d *decoder) scalar(e entry, want string) (*yaml.Node, bool) {
+	n := resolve(e.val)
+	if n == nil || n.Kind != yaml.ScalarNode || n.ShortTag() == "!!null" {
+		d.invalid(e, "want %s, got %s", want, describe(n))
+		return nil, false
+	}
+	return n, true
+}
+
+// str decodes any non-null scalar as its text.
+func (d *decoder) str(e entry, dst *string) {
+	if n, ok := d.scalar(e, "a string"); ok {
+		*dst = n.Value
+	}
+}
+
+func (d *decoder) boolean(e entry, dst *bool) bool {
+	n, ok := d.scalar(e, "true or false")
+	if !ok {
+		return false
+	}
+	var b bool
+	if n.ShortTag() != "!!bool" || n.Decode(&b) != nil {
+		d.invalid(e, "want true or false, got %s", describe(n))
+		return false
+	}
+	*dst = b
+	return true
+}
+
+func (d *decoder) integer(e entry, lo, hi int64, dst *int64) bool {
+	n, ok := d.scalar(e, "an integer")
+	if !ok {
+		return false
+	}
+	var v int64
+	if n.ShortTag() != "!!int" || n.Decode(&v) != nil {
+		d.invalid(e, "want an integer, got %s", describe(n))
+		return false
+	}
+	if v < lo && hi == 1<<31-1 {
+		d.invalid(e, "must be at least %d, got %d", lo, v)
+		return false
+	}
+	if v < lo || v > hi {
+		d.invalid(e, "%d out of range (want %d..%d)", v, lo, hi)
+		return false
+	}
+	*dst = v
+	return true
+}
+
+// intField decodes an int with a lower bound.
+func (d *decoder) intField(e entry, lo int64, dst *int) {
+	var v int64
+	if d.integer(e, lo, 1<<31-1, &v) {
+		*dst = int(v)
+	}
+}
+
+func (d *decoder) number(e entry, dst *float64) bool {
+	n, ok := d.scalar(e, "a number")
+	if !ok {
+		return false
+	}
+	var v float64
+	if tag := n.ShortTag(); tag != "!!int" && tag != "!!float" || n.Decode(&v) != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+		d.invalid(e, "want a number, got %s", describe(n))
+		return false
+	}
+	*dst = v
+	return true
+}
+
+// duration decodes a Go duration string or a bare number of milliseconds.
+func (d *decoder) duration(e entry, dst *time.Duration) bool {
+	n, ok := d.scalar(e, `a duration like "5s" or a number of milliseconds`)
+	if !ok {
+		return false
+	}
+	switch n.ShortTag() {
+	case "!!int":
+		var ms int64
+		const limit = int64(1<<63-1) / int64(time.Millisecond)
+		if n.Decode(&ms) != nil || ms > limit || ms < -limit {
+			d.invalid(e, "duration %s out of range", n.Value)
+			return false
+		}
+		*dst = time.Duration(ms) * time.Millisecond
+		return true
+	case "!!str":
+		v, err := time.ParseDuration(n.Value)
+		if err != nil {
+			d.invalid(e, `invalid duration %q (want e.g. "5s", "1m30s", or a number of milliseconds)`, n.Value)
+			return false
+		}
+		*dst = v
+		return true
+	}
+	d.invalid(e, `want a duration like "5s" or a number of milliseconds, got %s`, describe(n))
+	return false
+}
+
+// positive decodes a duration that must be > 0.
+func (d *decoder) positive(e entry, dst *time.Duration) {
+	var v time.Duration
+	if !d.duration(e, &v) {
+		return
+	}
+	if v <= 0 {
+		d.invalid(e, "must be greater than 0, got %s", v)
+		return
+	}
+	*dst = v
+}
+
+// listItem is one string of a string-or-list value.
+type listItem struct {
+	s    string
+	line int
+	path string // the key's path for a single string, indexed for a list
+}
+
+// stringList decodes a string or a list of strings (Gate's SingleOrMulti).
+func (d *decoder) stringList(e entry) ([]listItem, bool) {
+	n := resolve(e.val)
+	if n != nil && n.Kind == yaml.ScalarNode && !isNull(n) {
+		return []listItem{{s: n.Value, line: n.Line, path: e.path}}, true
+	}
+	items, ok := d.sequence(e)
+	if !ok {
+		return nil, false
+	}
+	out := make([]listItem, 0, len(items))
+	for _, it := range items {
+		n, ok := d.scalar(it, "a string")
+		if !ok {
+			return nil, false
+		}
+		out = append(out, listItem{s: n.Value, line: n.Line, path: it.path})
+	}
+	return out, true
+}

@@ -1,0 +1,207 @@
+package lite
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/go-logr/logr"
+
+	"go.minekube.com/gate/pkg/edition/java/lite/config"
+	"go.minekube.com/gate/pkg/edition/java/lite/status"
+	"go.minekube.com/gate/pkg/lite/strategy"
+)
+
+// Options are the parts of a Lite instance that do not come from the config file.
+type Options struct {
+	// Log receives structured logs. Zero value discards them.
+	Log logr.Logger
+	// Seed seeds the strategy manager's randomness. 0 picks a random seed.
+	Seed uint64
+	// Resolver looks up _minecraft._tcp SRV records for backends given without a port.
+	// nil uses net.DefaultResolver.
+	Resolver Resolver
+	// Dialer opens backend connections. nil uses a net.Dialer. Tests wrap it to count
+	// dial attempts; it must return *net.TCPConn for the relay to splice.
+	Dialer Dialer
+	// Now is the clock of status TTLs and strategy state (tests inject one). Socket
+	// deadlines always use the real clock. nil uses time.Now.
+	Now func() time.Time
+}
+
+// Resolver is the seam for SRV lookups so tests need no DNS server.
+type Resolver interface {
+	LookupSRV(ctx context.Context, service, proto, name string) (string, []*net.SRV, error)
+}
+
+// Dialer is the seam for backend connections.
+type Dialer interface {
+	DialContext(ctx context.Context, network, address string) (net.Conn, error)
+}
+
+// Lite is one proxy instance. Each instance owns its strategy manager and status cache;
+// two instances in one process share nothing.
+type Lite struct {
+	log      logr.Logger
+	resolver Resolver
+	dialer   Dialer
+	mgr      *strategy.Manager
+	cache    *status.Cache
+
+	snap atomic.Pointer[snapshot]
+
+	sessions sync.WaitGroup
+	connsMu  sync.Mutex
+	conns    map[net.Conn]struct{}
+}
+
+// New builds a Lite instance from a loaded config.
+func New(cfg *config.Config, o Options) (*Lite, error) {
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Dialer == nil {
+		o.Dialer = &net.Dialer{}
+	}
+	if o.Resolver == nil {
+		o.Resolver = net.DefaultResolver
+	}
+	l := &Lite{
+		log:      o.Log,
+		resolver: o.Resolver,
+		dialer:   o.Dialer,
+		cache:    status.NewCache(status.Options{Now: o.Now}),
+		conns:    make(map[net.Conn]struct{}),
+	}
+	l.mgr = strategy.NewManager(strategy.Options{
+		Seed:   o.Seed,
+		Now:    o.Now,
+		Log:    o.Log.WithName("strategy"),
+		Prober: prober{l: l},
+	})
+	if err := l.Reload(cfg); err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+// Reload swaps in a new config. New connections use it at once; live sessions keep the
+// snapshot they started with; strategy state of backends that remain is kept. The bind
+// address is not reloaded (the caller restarts for that).
+func (l *Lite) Reload(cfg *config.Config) error {
+	s, err := compile(cfg)
+	if err != nil {
+		return fmt.Errorf("compile config: %w", err)
+	}
+	l.mgr.SetRoutes(s.strategyRoutes())
+	l.snap.Store(s)
+	return nil
+}
+
+// Manager exposes the instance's strategy manager (for the admin view and tests).
+func (l *Lite) Manager() *strategy.Manager { return l.mgr }
+
+// ListenAndServe binds the configured address and serves until ctx ends.
+func (l *Lite) ListenAndServe(ctx context.Context) error {
+	bind := l.snap.Load().cfg.Bind
+	var lc net.ListenConfig
+	ln, err := lc.Listen(ctx, "tcp", bind)
+	if err != nil {
+		return fmt.Errorf("listen %s: %w", bind, err)
+	}
+	return l.Serve(ctx, ln)
+}
+
+// Serve accepts connections on ln until ctx ends, then stops accepting, gives live
+// sessions the configured grace period, closes what remains and returns once every
+// goroutine it started has exited. It closes ln.
+func (l *Lite) Serve(ctx context.Context, ln net.Listener) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+
+	var bg sync.WaitGroup
+	bg.Go(func() { _ = l.mgr.Run(ctx) })
+	bg.Go(func() {
+		<-ctx.Done()
+		_ = ln.Close()
+	})
+	l.log.Info("listening", "bind", ln.Addr().String(), "routes", len(l.snap.Load().routes))
+
+	err := l.acceptLoop(ctx, ln)
+	cancel()
+	l.drain()
+	bg.Wait()
+	l.cache.Close()
+	return err
+}
+
+func (l *Lite) acceptLoop(ctx context.Context, ln net.Listener) error {
+	var backoff time.Duration
+	for {
+		c, err := ln.Accept()
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() || errors.Is(err, syscall.EMFILE) || errors.Is(err, syscall.ENFILE) {
+				backoff = min(max(2*backoff, 5*time.Millisecond), time.Second)
+				l.log.Error(err, "accept failed; retrying", "in", backoff)
+				select {
+				case <-time.After(backoff):
+				case <-ctx.Done():
+					return nil
+				}
+				continue
+			}
+			return fmt.Errorf("accept: %w", err)
+		}
+		backoff = 0
+		l.track(c, true)
+		l.sessions.Go(func() {
+			defer l.track(c, false)
+			l.handle(ctx, c)
+		})
+	}
+}
+
+// drain waits up to the grace period for sessions to end, then closes the rest.
+func (l *Lite) drain() {
+	grace := l.snap.Load().cfg.Lite.ShutdownGrace
+	done := make(chan struct{})
+	go func() {
+		l.sessions.Wait()
+		close(done)
+	}()
+	timer := time.NewTimer(grace)
+	defer timer.Stop()
+	select {
+	case <-done:
+		return
+	case <-timer.C:
+	}
+	l.connsMu.Lock()
+	n := len(l.conns)
+	for c := range l.conns {
+		_ = c.Close()
+	}
+	l.connsMu.Unlock()
+	l.log.Info("grace period over; closed remaining connections", "count", n)
+	<-done
+}
+
+// track registers a connection (client or backend) so shutdown can close it.
+func (l *Lite) track(c net.Conn, add bool) {
+	l.connsMu.Lock()
+	if add {
+		l.conns[c] = struct{}{}
+	} else {
+		delete(l.conns, c)
+	}
+	l.connsMu.Unlock()
+}

@@ -1,0 +1,340 @@
+package lite_test
+
+import (
+	"bytes"
+	"net"
+	"strings"
+	"testing"
+	"time"
+
+	"go.minekube.com/gate/pkg/edition/java/lite/wire"
+)
+
+const routingConfig = `
+config:
+  bind: 127.0.0.1:0
+  connectionTimeout: 2s
+  readTimeout: 5s
+  lite:
+    enabled: true
+    routes:
+      - host: lobby.example.com
+        backend: {{lobby}}
+      - host: '*.games.example.com'
+        backend: {{games}}
+      - host: 'play-?.example.com'
+        backend: {{play}}
+      - host: ['alpha.example.com', 'beta.example.com']
+        backend: {{multi}}
+`
+
+func TestLoginRoutesByHost(t *testing.T) {
+	lobby := newBackend(t, "")
+	games := newBackend(t, "")
+	play := newBackend(t, "")
+	multi := newBackend(t, "")
+	p := startProxy(t, fill(routingConfig, "lobby", lobby.addr, "games", games.addr, "play", play.addr, "multi", multi.addr))
+
+	cases := []struct {
+		name string
+		host string
+		want *backend
+	}{
+		{"exact", "lobby.example.com", lobby},
+		{"upper case", "LOBBY.Example.COM", lobby},
+		{"trailing dot", "lobby.example.com.", lobby},
+		{"forge FML2 suffix", "lobby.example.com\x00FML2\x00", lobby},
+		{"forge FML3 suffix", "lobby.example.com\x00FML3\x00", lobby},
+		{"tcpshield suffix", "lobby.example.com///1.2.3.4:5555///1700000000///sig", lobby},
+		{"wildcard", "pvp.games.example.com", games},
+		{"wildcard with dots in the run", "eu.pvp.games.example.com", games},
+		{"question mark", "play-1.example.com", play},
+		{"host list second entry", "beta.example.com", multi},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c := dialProxy(t, p.addr)
+			c.login(tc.host)
+			rec := tc.want.next(t)
+			if rec.hs.Address != tc.host {
+				t.Fatalf("backend got address %q, want %q (verbatim)", rec.hs.Address, tc.host)
+			}
+		})
+	}
+}
+
+func TestLoginUnknownHostGetsDisconnect(t *testing.T) {
+	lobby := newBackend(t, "")
+	p := startProxy(t, fill(routingConfig, "lobby", lobby.addr, "games", lobby.addr, "play", lobby.addr, "multi", lobby.addr))
+	c := dialProxy(t, p.addr)
+	c.send(handshake(765, "nowhere.example.org", wire.IntentLogin), loginStart("Alex"))
+	text := c.disconnectText()
+	if !strings.Contains(text, "no server at this address") {
+		t.Fatalf("disconnect text %s", text)
+	}
+	c.expectClosed()
+	if n := lobby.logins.Load(); n != 0 {
+		t.Fatalf("backend got %d logins", n)
+	}
+}
+
+func TestHandshakeAndLaterBytesReplayedExactly(t *testing.T) {
+	b := newBackend(t, "")
+	p := startProxy(t, fill(`
+config:
+  lite:
+    enabled: true
+    routes:
+      - host: '*'
+        backend: {{b}}
+`, "b", b.addr))
+	c := dialProxy(t, p.addr)
+	// A handshake with a non-minimal field layout is still forwarded byte for byte, and
+	// the Login Start that arrived in the same segment is not lost.
+	hs := handshake(767, "mc.example.com\x00FML3\x00", wire.IntentTransfer)
+	ls := loginStart("Notch")
+	c.send(hs, ls)
+	got := c.readN(len(hs) + len(ls))
+	if !bytes.Equal(got, append(append([]byte(nil), hs...), ls...)) {
+		t.Fatalf("replay differs")
+	}
+	// Bytes sent after the session started flow both ways too.
+	payload := bytes.Repeat([]byte("minecraft"), 10000)
+	go func() { c.send(payload) }()
+	if echo := c.readN(len(payload)); !bytes.Equal(echo, payload) {
+		t.Fatal("relayed bytes differ")
+	}
+}
+
+func TestProxyProtocolV2HeaderToBackend(t *testing.T) {
+	b := newBackend(t, statusJSON("pp", 1, 10))
+	b.proxyProto.Store(true)
+	p := startProxy(t, fill(`
+config:
+  lite:
+    enabled: true
+    routes:
+      - host: pp.example.com
+        backend: {{b}}
+        proxyProtocol: true
+`, "b", b.addr))
+	c := dialProxy(t, p.addr)
+	c.login("pp.example.com")
+	rec := b.next(t)
+	if rec.proxy == nil || rec.proxy.Version != 2 {
+		t.Fatalf("want PROXY v2 header, got %+v", rec.proxy)
+	}
+	src, dst, ok := rec.proxy.TCPAddrs()
+	if !ok {
+		t.Fatalf("header has no TCP addresses: %+v", rec.proxy)
+	}
+	if src.String() != c.LocalAddr().String() {
+		t.Fatalf("PROXY source %s, want the client %s", src, c.LocalAddr())
+	}
+	if dst.String() != p.addr {
+		t.Fatalf("PROXY destination %s, want the proxy listener %s", dst, p.addr)
+	}
+}
+
+func TestModifyVirtualHostKeepsSuffix(t *testing.T) {
+	b := newBackend(t, "")
+	p := startProxy(t, fill(`
+config:
+  lite:
+    enabled: true
+    routes:
+      - host: public.example.com
+        backend: {{b}}
+        modifyVirtualHost: true
+`, "b", b.addr))
+	c := dialProxy(t, p.addr)
+	c.send(handshake(765, "Public.Example.com\x00FML2\x00", wire.IntentLogin), loginStart("Steve"))
+	rec := b.next(t)
+	host, port, _ := net.SplitHostPort(b.addr)
+	if want := host + "\x00FML2\x00"; rec.hs.Address != want {
+		t.Fatalf("address %q, want %q", rec.hs.Address, want)
+	}
+	if got := rec.hs.Port; int(got) != mustAtoi(t, port) {
+		t.Fatalf("port %d, want %s", got, port)
+	}
+}
+
+func TestTCPShieldRealIP(t *testing.T) {
+	b := newBackend(t, "")
+	p := startProxy(t, fill(`
+config:
+  lite:
+    enabled: true
+    routes:
+      - host: '*.example.com'
+        backend: {{b}}
+        tcpShieldRealIP: true
+`, "b", b.addr))
+
+	t.Run("appends the client address", func(t *testing.T) {
+		c := dialProxy(t, p.addr)
+		c.send(handshake(765, "mc.example.com\x00FML3\x00", wire.IntentLogin), loginStart("Steve"))
+		rec := b.next(t)
+		host, suffix := wire.SplitAddress(rec.hs.Address)
+		if host != "mc.example.com" {
+			t.Fatalf("host %q", host)
+		}
+		parts := strings.Split(strings.TrimSuffix(suffix, "\x00FML3\x00"), "///")
+		if len(parts) != 3 || parts[1] != c.LocalAddr().String() {
+			t.Fatalf("tcpshield block %q, want ///%s///<unix time>", suffix, c.LocalAddr())
+		}
+		if !strings.HasSuffix(suffix, "\x00FML3\x00") {
+			t.Fatalf("forge marker lost: %q", suffix)
+		}
+	})
+	t.Run("existing block passes untouched", func(t *testing.T) {
+		c := dialProxy(t, p.addr)
+		addr := "mc.example.com///9.9.9.9:1234///1700000000///c2lnbmF0dXJl"
+		c.send(handshake(765, addr, wire.IntentLogin), loginStart("Steve"))
+		if rec := b.next(t); rec.hs.Address != addr {
+			t.Fatalf("address %q, want untouched %q", rec.hs.Address, addr)
+		}
+	})
+}
+
+func TestFailoverOnRefusedBackend(t *testing.T) {
+	good := newBackend(t, "")
+	p := startProxy(t, fill(`
+config:
+  connectionTimeout: 2s
+  lite:
+    enabled: true
+    routes:
+      - host: '*'
+        backend: [{{dead}}, {{good}}]
+`, "dead", refusedAddr(t), "good", good.addr))
+	c := dialProxy(t, p.addr)
+	c.login("any.example.com")
+	good.next(t)
+}
+
+func TestFailoverOnBlackholedBackend(t *testing.T) {
+	good := newBackend(t, "")
+	hole := blackhole(t)
+	p := startProxy(t, fill(`
+config:
+  connectionTimeout: 300ms
+  lite:
+    enabled: true
+    routes:
+      - host: '*'
+        backend: [{{hole}}, {{good}}]
+`, "hole", hole, "good", good.addr))
+	start := time.Now()
+	c := dialProxy(t, p.addr)
+	c.login("any.example.com")
+	good.next(t)
+	// The black-holed dial must have been cut by connectionTimeout, not the OS default.
+	if el := time.Since(start); el > 5*time.Second {
+		t.Fatalf("failover took %v", el)
+	}
+}
+
+func TestAllBackendsDownDisconnect(t *testing.T) {
+	cfg := `
+config:
+  connectionTimeout: 1s
+  lite:
+    enabled: true
+    disconnect:
+      unavailable: "§cThe network is restarting"
+    routes:
+      - host: custom.example.com
+        backend: {{dead}}
+        disconnect:
+          unavailable: {"text": "Lobby is down for maintenance", "color": "gold"}
+      - host: '*'
+        backend: [{{dead}}, {{dead2}}]
+`
+	p := startProxy(t, fill(cfg, "dead", refusedAddr(t), "dead2", refusedAddr(t)))
+	cases := []struct{ host, want string }{
+		{"custom.example.com", "Lobby is down for maintenance"},
+		{"other.example.com", "The network is restarting"},
+	}
+	for _, tc := range cases {
+		c := dialProxy(t, p.addr)
+		c.send(handshake(765, tc.host, wire.IntentLogin), loginStart("Steve"))
+		if text := c.disconnectText(); !strings.Contains(text, tc.want) {
+			t.Fatalf("%s: disconnect %s, want %q", tc.host, text, tc.want)
+		}
+		c.expectClosed()
+	}
+}
+
+func TestBuiltInUnavailableText(t *testing.T) {
+	p := startProxy(t, fill(`
+config:
+  lite:
+    enabled: true
+    routes:
+      - host: '*'
+        backend: {{dead}}
+`, "dead", refusedAddr(t)))
+	c := dialProxy(t, p.addr)
+	c.send(handshake(765, "x.example.com", wire.IntentLogin), loginStart("Steve"))
+	if text := c.disconnectText(); !strings.Contains(text, "unavailable") {
+		t.Fatalf("disconnect %s", text)
+	}
+}
+
+func TestMalformedHandshakeCloses(t *testing.T) {
+	b := newBackend(t, "")
+	p := startProxy(t, fill(`
+config:
+  lite:
+    enabled: true
+    routes:
+      - host: '*'
+        backend: {{b}}
+`, "b", b.addr))
+	cases := map[string][]byte{
+		"http request":     []byte("GET / HTTP/1.1\r\nHost: x\r\n\r\n"),
+		"6-byte varint":    {0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01},
+		"oversize length":  {0xFF, 0xFF, 0x7F},
+		"wrong packet id":  wire.AppendFrame(nil, 0x05, []byte{1, 2, 3}),
+		"intent 9":         wire.AppendHandshake(nil, wire.Handshake{Protocol: 765, Address: "a", Port: 1, Intent: 9}),
+		"tls client hello": {0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0x00, 0x01, 0xfc, 0x03, 0x03},
+	}
+	for name, raw := range cases {
+		t.Run(name, func(t *testing.T) {
+			c := dialProxy(t, p.addr)
+			c.send(raw)
+			c.expectClosed()
+		})
+	}
+	if n := b.logins.Load() + b.statusRequests.Load(); n != 0 {
+		t.Fatalf("backend saw %d connections", n)
+	}
+}
+
+func TestWildcardCaptureFillsBackend(t *testing.T) {
+	b := newBackend(t, "")
+	_, port, _ := net.SplitHostPort(b.addr)
+	p := startProxy(t, fill(`
+config:
+  lite:
+    enabled: true
+    routes:
+      - host: '*.local.example.com'
+        backend: '$1:{{port}}'
+      - host: '*'
+        backend: {{dead}}
+`, "port", port, "dead", refusedAddr(t)))
+
+	c := dialProxy(t, p.addr)
+	c.login("127.0.0.1.local.example.com")
+	b.next(t)
+
+	// A capture with characters outside DNS labels never reaches the dial: the route does
+	// not match and the catch-all (dead) answers with a disconnect.
+	c2 := dialProxy(t, p.addr)
+	c2.send(handshake(765, "127.0.0.1:25565@evil.local.example.com", wire.IntentLogin), loginStart("x"))
+	if text := c2.disconnectText(); !strings.Contains(text, "unavailable") {
+		t.Fatalf("disconnect %s", text)
+	}
+}

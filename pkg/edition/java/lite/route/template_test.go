@@ -1,0 +1,74 @@
+package route
+
+import "testing"
+
+func TestWildcards(t *testing.T) {
+	tests := []struct {
+		name    string
+		pattern string
+		want    int
+	}{
+		{"exact host", "play.example.com", 0},
+		{"subdomain star", "*.example.com", 1},
+		{"catch-all", "*", 1},
+		{"stars and question marks", "*.mc?.*", 3},
+		{"adjacent stars", "**", 2},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := Wildcards(tc.pattern); got != tc.want {
+				t.Fatalf("Wildcards(%q) = %d, want %d", tc.pattern, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestMaxParam(t *testing.T) {
+	tests := []struct {
+		name    string
+		backend string
+		want    int
+	}{
+		{"plain address", "10.0.0.1:25565", 0},
+		{"one reference", "$1.servers.svc:25565", 1},
+		{"highest of several", "$2-$1.svc", 2},
+		{"two digits are ten", "$10.svc", 10},
+		{"dollar without digit", "a$b:1", 0},
+		{"zero references nothing", "$0.svc", 0},
+		{"trailing dollar", "svc$", 0},
+		{"huge number saturates", "$99999999999999999999999", maxParamNumber},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := MaxParam(tc.backend); got != tc.want {
+				t.Fatalf("MaxParam(%q) = %d, want %d", tc.backend, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestExpand(t *testing.T) {
+	tests := []struct {
+		name     string
+		backend  string
+		captures []string
+		want     string
+	}{
+		{"no template", "10.0.0.1:25565", []string{"x"}, "10.0.0.1:25565"},
+		{"first capture", "$1.servers.svc:25565", []string{"abc"}, "abc.servers.svc:25565"},
+		{"two captures reordered", "$2.$1:25565", []string{"a", "b"}, "b.a:25565"},
+		{"ten captures", "$10-$1", []string{"1", "2", "3", "4", "5", "6", "7", "8", "9", "ten"}, "ten-1"},
+		{"missing capture is empty", "a$3b", []string{"x"}, "ab"},
+		{"zero is empty", "a$0b", []string{"x"}, "ab"},
+		{"dollar without digit kept", "a$b$", []string{"x"}, "a$b$"},
+		{"empty capture", "x$1.svc", []string{""}, "x.svc"},
+		{"nil captures", "$1:1", nil, ":1"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := Expand(tc.backend, tc.captures); got != tc.want {
+				t.Fatalf("Expand(%q, %q) = %q, want %q", tc.backend, tc.captures, got, tc.want)
+			}
+		})
+	}
+}

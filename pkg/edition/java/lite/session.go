@@ -1,0 +1,227 @@
+package lite
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"time"
+
+	"github.com/go-logr/logr"
+
+	"go.minekube.com/gate/pkg/edition/java/lite/route"
+	"go.minekube.com/gate/pkg/edition/java/lite/wire"
+	"go.minekube.com/gate/pkg/lite/strategy"
+)
+
+// session is one client connection from accept to close. It carries the config
+// snapshot it started with, so a reload never changes its rules mid-flight.
+type session struct {
+	l      *Lite
+	snap   *snapshot
+	client net.Conn
+	// clientAddr is the player's address: from a trusted PROXY header, else the socket's.
+	clientAddr net.Addr
+	log        logr.Logger
+	start      time.Time
+
+	buf []byte // bytes read from the client so far
+	hs  wire.Handshake
+	raw []byte // the handshake frame exactly as received
+}
+
+// errRejected marks a connection closed on purpose (bad input, no route); it is logged at debug.
+var errRejected = errors.New("rejected")
+
+// handle is the whole life of one client connection.
+func (l *Lite) handle(ctx context.Context, c net.Conn) {
+	snap := l.snap.Load()
+	s := &session{l: l, snap: snap, client: c, clientAddr: c.RemoteAddr(), start: time.Now()}
+	defer c.Close()
+	s.log = l.log.WithValues("client", s.clientAddr.String())
+	err := s.admit()
+	if err == nil {
+		s.log = l.log.WithValues("client", s.clientAddr.String())
+		err = s.run(ctx)
+	}
+	if err != nil {
+		if errors.Is(err, errRejected) || isClientNoise(err) {
+			s.log.V(1).Info("connection closed", "reason", err.Error())
+		} else {
+			s.log.Error(err, "connection failed")
+		}
+	}
+}
+
+func (s *session) run(ctx context.Context) error {
+	// 1. Read the first frame under readTimeout with a hard size cap.
+	legacy, err := s.readHandshake()
+	if err != nil {
+		return err
+	}
+	if legacy {
+		return s.serveLegacy(ctx)
+	}
+
+	// 2. Match the cleaned host against the route table.
+	host := wire.CleanHost(s.hs.Address)
+	s.log = s.log.WithValues("vhost", host, "protocol", s.hs.Protocol)
+	m, ok := s.snap.table.Match(host)
+	if !ok {
+		if s.hs.IsLogin() {
+			_, _ = s.client.Write(s.snap.unknownHost)
+		}
+		return fmt.Errorf("%w: no route for host %q", errRejected, host)
+	}
+	rt := s.snap.routes[m.Route]
+	s.log = s.log.WithValues("route", m.Pattern)
+
+	// 3. Status intent: answered by the proxy (cache, backend, fallback).
+	if s.hs.Intent == wire.IntentStatus {
+		return s.serveStatus(ctx, rt, m, host)
+	}
+	// 4. Login or transfer: order the backends, dial down the list, relay.
+	return s.serveLogin(ctx, rt, m)
+}
+
+// readHandshake reads until one complete handshake frame (or a legacy 0xFE ping) is in
+// s.buf. Bytes that arrive after the handshake stay in s.buf after s.raw.
+func (s *session) readHandshake() (legacy bool, err error) {
+	if s.buf == nil {
+		s.buf = make([]byte, 0, 512)
+	}
+	for first := true; ; first = false {
+		if first && len(s.buf) > 0 {
+			// admit may already hold bytes read past a PROXY header.
+			if done, legacy, err := s.parseHandshake(); done || err != nil {
+				return legacy, err
+			}
+		}
+		if len(s.buf) == cap(s.buf) {
+			if cap(s.buf) >= wire.MaxHandshakeLen+8 {
+				return false, fmt.Errorf("%w: handshake larger than %d bytes", errRejected, wire.MaxHandshakeLen)
+			}
+			s.buf = append(s.buf, make([]byte, cap(s.buf))...)[:len(s.buf)]
+		}
+		n, rerr := s.client.Read(s.buf[len(s.buf):cap(s.buf)])
+		s.buf = s.buf[:len(s.buf)+n]
+		if done, legacy, err := s.parseHandshake(); done || err != nil {
+			return legacy, err
+		}
+		if rerr != nil {
+			return false, fmt.Errorf("read handshake: %w", rerr)
+		}
+	}
+}
+
+// parseHandshake tries to parse s.buf; done is false while more bytes are needed.
+func (s *session) parseHandshake() (done, legacy bool, err error) {
+	if len(s.buf) == 0 {
+		return false, false, nil
+	}
+	if s.buf[0] == 0xFE {
+		return true, true, nil
+	}
+	hs, size, err := wire.ParseHandshake(s.buf)
+	switch {
+	case err == nil:
+		s.hs, s.raw = hs, s.buf[:size]
+		return true, false, nil
+	case errors.Is(err, wire.ErrIncomplete):
+		return false, false, nil
+	default:
+		return true, false, fmt.Errorf("%w: handshake: %w", errRejected, err)
+	}
+}
+
+// extra is what the client sent after the handshake before we started relaying.
+func (s *session) extra() []byte { return s.buf[len(s.raw):] }
+
+func (s *session) serveLogin(ctx context.Context, rt *compiledRoute, m route.Match) error {
+	// The whole dial sequence is bounded by the client's read timeout: a player is never
+	// kept waiting longer than a handshake may take, however many backends are dead.
+	budget := time.Now().Add(s.snap.cfg.ReadTimeout)
+	order := s.l.mgr.Order(rt.key, m.Backends, strategy.IntentLogin)
+	var lastErr error
+	for _, addr := range order {
+		if ctx.Err() != nil || !time.Now().Before(budget) {
+			break
+		}
+		lease := s.l.mgr.Reserve(addr)
+		backend, err := s.connectBackend(ctx, rt, addr, budget)
+		if err != nil {
+			lease.Release()
+			lastErr = err
+			s.log.V(1).Info("backend failed, trying next", "backend", addr, "err", err.Error())
+			continue
+		}
+		s.log = s.log.WithValues("backend", addr)
+		up, down := s.relay(backend)
+		lease.Release()
+		s.log.Info("session ended", "duration", time.Now().Sub(s.start).Round(time.Millisecond),
+			"bytesUp", up, "bytesDown", down)
+		return nil
+	}
+	_ = s.client.SetWriteDeadline(time.Now().Add(s.snap.cfg.ConnectionTimeout))
+	_, _ = s.client.Write(rt.unavailable)
+	if lastErr == nil {
+		lastErr = errors.New("no backend tried")
+	}
+	return fmt.Errorf("%w: every backend failed (%d tried): %w", errRejected, len(order), lastErr)
+}
+
+// connectBackend dials addr and sends the preamble: PROXY header if the route asks for
+// one, the handshake (rewritten only if configured) and every byte read past it.
+func (s *session) connectBackend(ctx context.Context, rt *compiledRoute, addr string, budget time.Time) (net.Conn, error) {
+	deadline := earliest(time.Now().Add(s.snap.cfg.ConnectionTimeout), budget)
+	dctx, cancel := context.WithDeadline(ctx, deadline)
+	defer cancel()
+	start := time.Now()
+	backend, err := s.l.dial(dctx, addr)
+	s.l.mgr.ObserveDial(addr, time.Now().Sub(start), err)
+	if err != nil {
+		return nil, err
+	}
+	hs := s.raw
+	if rt.cfg.ModifyVirtualHost || rt.cfg.TCPShieldRealIP {
+		hs = wire.AppendHandshake(nil, rewriteHandshake(s.hs, rt, addr, s.clientAddr, time.Now()))
+	}
+	bufs := net.Buffers{}
+	if rt.cfg.ProxyProtocol {
+		hdr, err := proxyHeader(s.clientAddr, s.client.LocalAddr())
+		if err != nil {
+			_ = backend.Close()
+			return nil, fmt.Errorf("proxy header for %s: %w", addr, err)
+		}
+		bufs = append(bufs, hdr)
+	}
+	bufs = append(bufs, hs)
+	if ex := s.extra(); len(ex) > 0 {
+		bufs = append(bufs, ex)
+	}
+	_ = backend.SetWriteDeadline(deadline)
+	if _, err := bufs.WriteTo(backend); err != nil {
+		_ = backend.Close()
+		return nil, fmt.Errorf("send handshake to %s: %w", addr, err)
+	}
+	_ = backend.SetWriteDeadline(time.Time{})
+	return backend, nil
+}
+
+// isClientNoise reports errors that clients cause all the time (they hang up, time out,
+// reset). They are not the proxy's failures and are logged at debug only.
+func isClientNoise(err error) bool {
+	var ne net.Error
+	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, net.ErrClosed) || (errors.As(err, &ne) && ne.Timeout()) ||
+		isConnReset(err)
+}
+
+// earliest returns the earlier of two deadlines.
+func earliest(a, b time.Time) time.Time {
+	if b.Before(a) {
+		return b
+	}
+	return a
+}

@@ -1,0 +1,125 @@
+package lite
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"go.minekube.com/gate/pkg/edition/java/lite/config"
+	"go.minekube.com/gate/pkg/edition/java/lite/route"
+	"go.minekube.com/gate/pkg/edition/java/lite/status"
+	"go.minekube.com/gate/pkg/edition/java/lite/wire"
+	"go.minekube.com/gate/pkg/lite/strategy"
+)
+
+// Built-in disconnect texts, used unless the config overrides them.
+const (
+	defaultUnknownHost = "There is no server at this address. Check the address and try again."
+	defaultUnavailable = "This server is unavailable right now. Please try again in a moment."
+)
+
+// snapshot is an immutable compiled config. Sessions load it once and keep it, so a
+// reload never changes the rules under a live connection.
+type snapshot struct {
+	cfg    *config.Config
+	table  *route.Table
+	routes []*compiledRoute
+	// unknownHost is the complete Login Disconnect frame for a host no route matches.
+	unknownHost []byte
+	// proxyProtocolBackends are backends that expect a PROXY header (probes send one too).
+	proxyProtocolBackends map[string]bool
+}
+
+// compiledRoute is one config route with everything the hot path needs precomputed.
+type compiledRoute struct {
+	key      string // stable identity across reloads: the route's host patterns
+	cfg      config.Route
+	fallback *status.Fallback
+	// unavailable is the complete Login Disconnect frame sent when every backend failed.
+	unavailable []byte
+	// static lists the backends without $n templates (the ones probes can reach).
+	static []string
+}
+
+func compile(cfg *config.Config) (*snapshot, error) {
+	specs := make([]route.Spec, len(cfg.Lite.Routes))
+	for i, r := range cfg.Lite.Routes {
+		specs[i] = route.Spec{Hosts: r.Host, Backends: r.Backend}
+	}
+	table, err := route.Compile(specs)
+	if err != nil {
+		return nil, err
+	}
+	s := &snapshot{
+		cfg:                   cfg,
+		table:                 table,
+		unknownHost:           disconnectFrame(cfg.Lite.Disconnect.UnknownHost, defaultUnknownHost),
+		proxyProtocolBackends: make(map[string]bool),
+	}
+	globalUnavailable := cfg.Lite.Disconnect.Unavailable
+	for _, r := range cfg.Lite.Routes {
+		cr := &compiledRoute{
+			key: strings.Join(r.Host, ","),
+			cfg: r,
+		}
+		msg := r.Disconnect.Unavailable
+		if msg == nil {
+			msg = globalUnavailable
+		}
+		cr.unavailable = disconnectFrame(msg, defaultUnavailable)
+		if f := r.Fallback; f != nil {
+			cr.fallback = &status.Fallback{
+				MOTD:            f.MOTD,
+				VersionName:     f.VersionName,
+				VersionProtocol: f.VersionProtocol,
+				Online:          f.Online,
+				Max:             f.Max,
+				Favicon:         f.Favicon,
+			}
+		}
+		for _, b := range r.Backend {
+			if route.MaxParam(b) == 0 {
+				cr.static = append(cr.static, b)
+				if r.ProxyProtocol {
+					s.proxyProtocolBackends[b] = true
+				}
+			}
+		}
+		s.routes = append(s.routes, cr)
+	}
+	if len(s.routes) != table.Len() {
+		return nil, fmt.Errorf("route table has %d routes, config %d", table.Len(), len(s.routes))
+	}
+	return s, nil
+}
+
+func disconnectFrame(msg json.RawMessage, def string) []byte {
+	return wire.AppendLoginDisconnect(nil, status.DisconnectText(msg, def))
+}
+
+// strategyRoutes tells the strategy manager about every route and its static backends.
+func (s *snapshot) strategyRoutes() []strategy.Route {
+	out := make([]strategy.Route, 0, len(s.routes))
+	for _, r := range s.routes {
+		hc := r.cfg.HealthCheck
+		out = append(out, strategy.Route{
+			Key:      r.key,
+			Strategy: strategy.Name(r.cfg.Strategy),
+			Backends: r.static,
+			Health: strategy.HealthCheck{
+				Enabled:  hc.Enabled,
+				Interval: hc.Interval,
+				Timeout:  hc.Timeout,
+				Rise:     hc.Rise,
+				Fall:     hc.Fall,
+			},
+		})
+	}
+	return out
+}
+
+// statusTimeout bounds one status exchange with a backend, dial included.
+func (s *snapshot) statusTimeout() time.Duration {
+	return s.cfg.ConnectionTimeout
+}

@@ -1,0 +1,245 @@
+package lite_test
+
+import (
+	"encoding/json"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"go.minekube.com/gate/pkg/edition/java/lite/wire"
+)
+
+// clock is a manual clock for status TTLs.
+type clock struct{ ns atomic.Int64 }
+
+func newClock() *clock {
+	c := &clock{}
+	c.ns.Store(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).UnixNano())
+	return c
+}
+func (c *clock) now() time.Time          { return time.Unix(0, c.ns.Load()) }
+func (c *clock) advance(d time.Duration) { c.ns.Add(int64(d)) }
+
+const statusConfig = `
+config:
+  connectionTimeout: 500ms
+  lite:
+    enabled: true
+    routes:
+      - host: ['*.example.com', example.com]
+        backend: {{b}}
+        cachePingTTL: 10s
+`
+
+func TestStatusFromBackendThenCache(t *testing.T) {
+	b := newBackend(t, statusJSON("Hello", 3, 100))
+	clk := newClock()
+	p := startProxy(t, fill(statusConfig, "b", b.addr), proxyOpts{now: clk.now})
+
+	for i := 0; i < 3; i++ {
+		body, err := dialProxy(t, p.addr).status(765, "mc.example.com")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(body, `"Hello"`) {
+			t.Fatalf("status %s", body)
+		}
+	}
+	if n := b.statusRequests.Load(); n != 1 {
+		t.Fatalf("backend got %d status requests, want 1 (cache)", n)
+	}
+
+	// TTL is counted from the fetch: hits do not extend it.
+	clk.advance(9 * time.Second)
+	_, _ = dialProxy(t, p.addr).status(765, "mc.example.com")
+	if n := b.statusRequests.Load(); n != 1 {
+		t.Fatalf("refetched before TTL: %d", n)
+	}
+	clk.advance(time.Second)
+	_, _ = dialProxy(t, p.addr).status(765, "mc.example.com")
+	if n := b.statusRequests.Load(); n != 2 {
+		t.Fatalf("after TTL backend got %d requests, want 2", n)
+	}
+}
+
+func TestStatusCacheKeyedByProtocolAndHost(t *testing.T) {
+	b := newBackend(t, statusJSON("Hello", 3, 100))
+	p := startProxy(t, fill(statusConfig, "b", b.addr))
+	for _, q := range []struct {
+		proto int32
+		host  string
+	}{{765, "a.example.com"}, {765, "a.example.com"}, {767, "a.example.com"}, {765, "b.example.com"}, {765, "B.example.com."}} {
+		if _, err := dialProxy(t, p.addr).status(q.proto, q.host); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// a/765 (cached once), a/767, b/765 (the upper-case trailing-dot host is the same key).
+	if n := b.statusRequests.Load(); n != 3 {
+		t.Fatalf("backend got %d requests, want 3", n)
+	}
+}
+
+func TestStatusSingleflight(t *testing.T) {
+	b := newBackend(t, statusJSON("Burst", 0, 20))
+	b.hangStatus.Store(false)
+	p := startProxy(t, fill(statusConfig, "b", b.addr))
+	const n = 30
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	for i := 0; i < n; i++ {
+		wg.Go(func() {
+			if _, err := dialProxy(t, p.addr).status(765, "burst.example.com"); err != nil {
+				errs <- err
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	if got := b.statusRequests.Load(); got != 1 {
+		t.Fatalf("a burst of %d pings made %d backend requests, want 1", n, got)
+	}
+}
+
+func TestStatusHungBackendFallsBack(t *testing.T) {
+	b := newBackend(t, statusJSON("never", 0, 0))
+	b.hangStatus.Store(true)
+	p := startProxy(t, fill(`
+config:
+  connectionTimeout: 300ms
+  lite:
+    enabled: true
+    routes:
+      - host: '*'
+        backend: {{b}}
+        fallback:
+          motd: "§cServer is starting"
+          version: {name: "maintenance"}
+          players: {online: 0, max: 0}
+`, "b", b.addr))
+	start := time.Now()
+	body, err := dialProxy(t, p.addr).status(765, "x.example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if el := time.Since(start); el > 3*time.Second {
+		t.Fatalf("hung backend stalled the status for %v", el)
+	}
+	var st struct {
+		Version struct {
+			Name     string `json:"name"`
+			Protocol int32  `json:"protocol"`
+		} `json:"version"`
+		Description json.RawMessage `json:"description"`
+	}
+	if err := json.Unmarshal([]byte(body), &st); err != nil {
+		t.Fatalf("fallback is not JSON: %v: %s", err, body)
+	}
+	if st.Version.Name != "maintenance" || st.Version.Protocol != 765 {
+		t.Fatalf("fallback version %+v, want name maintenance echoing protocol 765", st.Version)
+	}
+	if !strings.Contains(string(st.Description), "Server is starting") {
+		t.Fatalf("fallback motd %s", st.Description)
+	}
+}
+
+func TestStatusAllDownWithoutFallbackCloses(t *testing.T) {
+	p := startProxy(t, fill(statusConfig, "b", refusedAddr(t)))
+	c := dialProxy(t, p.addr)
+	c.send(handshake(765, "x.example.com", wire.IntentStatus), wire.AppendStatusRequest(nil))
+	c.expectClosed()
+}
+
+func TestStatusLastKnownGood(t *testing.T) {
+	b := newBackend(t, statusJSON("Still here", 5, 50))
+	clk := newClock()
+	p := startProxy(t, fill(statusConfig, "b", b.addr), proxyOpts{now: clk.now})
+	if _, err := dialProxy(t, p.addr).status(765, "mc.example.com"); err != nil {
+		t.Fatal(err)
+	}
+	b.kill()
+	clk.advance(30 * time.Second) // past the TTL, within the last-known-good bound
+	body, err := dialProxy(t, p.addr).status(765, "mc.example.com")
+	if err != nil {
+		t.Fatalf("want the last good status while the backend is down: %v", err)
+	}
+	if !strings.Contains(body, "Still here") {
+		t.Fatalf("status %s", body)
+	}
+	clk.advance(time.Hour)
+	c := dialProxy(t, p.addr)
+	c.send(handshake(765, "mc.example.com", wire.IntentStatus), wire.AppendStatusRequest(nil))
+	c.expectClosed()
+}
+
+func TestPingWithoutStatusRequest(t *testing.T) {
+	b := newBackend(t, statusJSON("x", 0, 1))
+	p := startProxy(t, fill(statusConfig, "b", b.addr))
+	c := dialProxy(t, p.addr)
+	c.send(handshake(765, "mc.example.com", wire.IntentStatus), wire.AppendPing(nil, 99))
+	id, payload, err := c.frame()
+	if err != nil || id != wire.IDPing {
+		t.Fatalf("pong: id=%d err=%v", id, err)
+	}
+	if v, _ := wire.ParsePing(payload); v != 99 {
+		t.Fatalf("pong %d", v)
+	}
+	c.expectClosed()
+	if n := b.statusRequests.Load(); n != 0 {
+		t.Fatalf("a bare ping reached the backend %d times", n)
+	}
+}
+
+func TestStatusUnknownHostCloses(t *testing.T) {
+	b := newBackend(t, statusJSON("x", 0, 1))
+	p := startProxy(t, fill(statusConfig, "b", b.addr))
+	c := dialProxy(t, p.addr)
+	c.send(handshake(765, "other.org", wire.IntentStatus), wire.AppendStatusRequest(nil))
+	c.expectClosed()
+}
+
+func TestLegacyPing(t *testing.T) {
+	b := newBackend(t, statusJSON("Legacy MOTD", 7, 70))
+	p := startProxy(t, fill(`
+config:
+  connectionTimeout: 1s
+  lite:
+    enabled: true
+    routes:
+      - host: old.example.com
+        backend: {{b}}
+      - host: '*'
+        backend: {{dead}}
+        fallback:
+          motd: Catch-all
+          players: {online: 1, max: 2}
+`, "b", b.addr, "dead", refusedAddr(t)))
+
+	t.Run("1.6 routed by host", func(t *testing.T) {
+		c := dialProxy(t, p.addr)
+		c.send(legacy16Ping("old.example.com", 25565))
+		got := readLegacyKick(t, c)
+		if !strings.HasPrefix(got, "§1\x00") || !strings.Contains(got, "\x00Legacy MOTD\x007\x0070") {
+			t.Fatalf("kick %q", got)
+		}
+	})
+	t.Run("1.4 goes to catch-all", func(t *testing.T) {
+		c := dialProxy(t, p.addr)
+		c.send([]byte{0xFE, 0x01})
+		got := readLegacyKick(t, c)
+		if !strings.Contains(got, "\x00Catch-all\x001\x002") {
+			t.Fatalf("kick %q", got)
+		}
+	})
+	t.Run("beta FE alone", func(t *testing.T) {
+		c := dialProxy(t, p.addr)
+		c.send([]byte{0xFE})
+		if got := readLegacyKick(t, c); got != "Catch-all§1§2" {
+			t.Fatalf("kick %q", got)
+		}
+	})
+}

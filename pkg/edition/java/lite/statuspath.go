@@ -1,0 +1,192 @@
+package lite
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"time"
+
+	"go.minekube.com/gate/pkg/edition/java/lite/route"
+	"go.minekube.com/gate/pkg/edition/java/lite/status"
+	"go.minekube.com/gate/pkg/edition/java/lite/wire"
+	"go.minekube.com/gate/pkg/lite/strategy"
+)
+
+// maxStatusFrame caps what a client may send in the status state: a Status Request is 2
+// bytes and a Ping 10, so anything bigger is not a Minecraft client.
+const maxStatusFrame = 64
+
+// Where a status answer came from (for logs and metrics).
+const (
+	sourceCache    = "cache"
+	sourceBackend  = "backend"
+	sourceFallback = "fallback"
+	sourceLastGood = "last-known-good"
+)
+
+// serveStatus runs the status state for one client: at most one Status Request answered
+// from the cache, a backend or the fallback, then a Ping answered locally, then close.
+// Clients that skip the request and ping directly get their pong.
+func (s *session) serveStatus(ctx context.Context, rt *compiledRoute, m route.Match, host string) error {
+	pending := s.extra()
+	answered := false
+	for {
+		id, payload, n, err := wire.ParseFrame(pending, maxStatusFrame)
+		if errors.Is(err, wire.ErrIncomplete) {
+			pending, err = s.readMore(pending)
+			if err != nil {
+				return fmt.Errorf("read status frame: %w", err)
+			}
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("%w: status frame: %w", errRejected, err)
+		}
+		pending = pending[n:]
+		switch {
+		case id == wire.IDStatusRequest && len(payload) == 0 && !answered:
+			answered = true
+			body, src := s.statusBody(ctx, rt, m, s.hs, host)
+			if body == nil {
+				return fmt.Errorf("%w: no status available (every backend failed, no fallback)", errRejected)
+			}
+			s.log.V(1).Info("status answered", "source", src)
+			if _, err := s.client.Write(wire.AppendStatusResponse(nil, body)); err != nil {
+				return fmt.Errorf("write status: %w", err)
+			}
+		case id == wire.IDPing:
+			v, err := wire.ParsePing(payload)
+			if err != nil {
+				return fmt.Errorf("%w: ping: %w", errRejected, err)
+			}
+			_, _ = s.client.Write(wire.AppendPing(nil, v))
+			return nil
+		default:
+			return fmt.Errorf("%w: unexpected status frame id %d", errRejected, id)
+		}
+	}
+}
+
+// readMore appends what the client sends next to pending (under the session deadline).
+func (s *session) readMore(pending []byte) ([]byte, error) {
+	if len(pending) >= maxStatusFrame {
+		return pending, fmt.Errorf("%w: status frame too large", errRejected)
+	}
+	var tmp [maxStatusFrame]byte
+	n, err := s.client.Read(tmp[:maxStatusFrame-len(pending)])
+	pending = append(pending, tmp[:n]...)
+	if n > 0 {
+		return pending, nil
+	}
+	return pending, err
+}
+
+// statusBody finds the Status Response JSON for a route: per backend in strategy order,
+// a cached answer or a fresh one from the backend; then the route's fallback; then the
+// last good answer if it is recent; else nil (the caller closes).
+func (s *session) statusBody(ctx context.Context, rt *compiledRoute, m route.Match, hs wire.Handshake, host string) ([]byte, string) {
+	order := s.l.mgr.Order(rt.key, m.Backends, strategy.IntentStatus)
+	for _, addr := range order {
+		key := status.Key{Route: rt.key, Backend: addr, Protocol: hs.Protocol, Host: host}
+		body, hit, err := s.l.cache.Get(ctx, key, rt.cfg.CachePingTTL, func() ([]byte, error) {
+			return s.l.fetchStatus(s.snap, rt, addr, hs, s.clientAddr, s.client.LocalAddr())
+		})
+		if err == nil {
+			if hit {
+				return body, sourceCache
+			}
+			return body, sourceBackend
+		}
+		s.log.V(1).Info("backend status failed", "backend", addr, "err", err.Error())
+	}
+	if rt.fallback != nil {
+		return rt.fallback.Render(hs.Protocol), sourceFallback
+	}
+	if body, ok := s.l.cache.LastGood(rt.key, hs.Protocol, host); ok {
+		return body, sourceLastGood
+	}
+	return nil, ""
+}
+
+// fetchStatus performs one status exchange with a backend, as the player would, under
+// one deadline for dial and exchange. It runs detached from the client (the status
+// cache shares it between concurrent pings), so it has its own context.
+func (l *Lite) fetchStatus(snap *snapshot, rt *compiledRoute, addr string, hs wire.Handshake, client, local net.Addr) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), snap.statusTimeout())
+	defer cancel()
+	deadline, _ := ctx.Deadline()
+	start := time.Now()
+	c, err := l.dial(ctx, addr)
+	l.mgr.ObserveDial(addr, time.Now().Sub(start), err)
+	if err != nil {
+		l.mgr.ObserveStatus(addr, strategy.Report{}, err)
+		return nil, err
+	}
+	defer c.Close()
+	var pre []byte
+	if rt.cfg.ProxyProtocol {
+		if pre, err = proxyHeader(client, local); err != nil {
+			return nil, fmt.Errorf("proxy header for %s: %w", addr, err)
+		}
+	}
+	if rt.cfg.ModifyVirtualHost || rt.cfg.TCPShieldRealIP {
+		hs = rewriteHandshake(hs, rt, addr, client, time.Now())
+	}
+	hs.Intent = wire.IntentStatus
+	body, rtt, err := exchangeStatus(c, deadline, pre, hs)
+	l.mgr.ObserveStatus(addr, reportOf(body, rtt), err)
+	if err != nil {
+		return nil, fmt.Errorf("status from %s: %w", addr, err)
+	}
+	return body, nil
+}
+
+// exchangeStatus writes pre, the handshake and a Status Request, then reads the Status
+// Response. rtt is measured from the request write to the complete response.
+func exchangeStatus(c net.Conn, deadline time.Time, pre []byte, hs wire.Handshake) ([]byte, time.Duration, error) {
+	_ = c.SetDeadline(deadline)
+	out := append(pre, wire.AppendHandshake(nil, hs)...)
+	out = wire.AppendStatusRequest(out)
+	start := time.Now()
+	if _, err := c.Write(out); err != nil {
+		return nil, 0, fmt.Errorf("write status request: %w", err)
+	}
+	buf := make([]byte, 0, 1024)
+	for {
+		id, payload, _, err := wire.ParseFrame(buf, wire.MaxStatusJSON+8)
+		if err == nil {
+			if id != wire.IDStatusRequest {
+				return nil, 0, fmt.Errorf("unexpected status response id %d", id)
+			}
+			body, err := wire.ParseStatusResponse(payload)
+			return body, time.Since(start), err
+		}
+		if !errors.Is(err, wire.ErrIncomplete) {
+			return nil, 0, fmt.Errorf("status response: %w", err)
+		}
+		if len(buf) == cap(buf) {
+			buf = append(buf, make([]byte, cap(buf))...)[:len(buf)]
+		}
+		n, rerr := c.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if rerr != nil && n == 0 {
+			return nil, 0, fmt.Errorf("read status response: %w", rerr)
+		}
+	}
+}
+
+// reportOf turns a Status Response into what strategies learn from it.
+func reportOf(body []byte, rtt time.Duration) strategy.Report {
+	r := strategy.Report{RTT: rtt}
+	if body == nil {
+		return r
+	}
+	rep, err := status.ParseReport(body)
+	if err != nil {
+		return r
+	}
+	r.Online, r.Max, r.HasPlayers = rep.Online, rep.Max, rep.HasPlayers
+	r.Version, r.Protocol, r.MOTD = rep.VersionName, rep.Protocol, rep.MOTD
+	return r
+}

@@ -1,0 +1,119 @@
+package strategy
+
+import (
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// BackendState describes one known backend, for the admin API, the
+// simulator and tests.
+type BackendState struct {
+	Addr string
+	// Active is the number of players placed on the backend and not released.
+	Active int64
+	// Latency is the smoothed latency; valid only when HasLatency.
+	Latency    time.Duration
+	HasLatency bool
+	// Health is "healthy", "ejected", "down" or "unknown".
+	Health string
+	// Report is the last successful status exchange, nil before the first.
+	Report   *Report
+	ReportAt time.Time
+	// EjectedUntil is when the current passive ejection ends; zero when not
+	// ejected. After it a probe (or, without probes, a player) tests the
+	// backend before it gets players again.
+	EjectedUntil time.Time
+}
+
+// Health values of BackendState.
+const (
+	HealthHealthy = "healthy"
+	HealthEjected = "ejected"
+	HealthDown    = "down"
+	HealthUnknown = "unknown"
+)
+
+// reportAt is an immutable status report with its arrival time.
+type reportAt struct {
+	r  Report
+	at time.Time
+}
+
+// backend is the manager's state for one address. The atomics are what
+// Order reads without locks; mu guards the bookkeeping behind them, which
+// only observations and the probe loop touch.
+type backend struct {
+	addr string
+
+	active      atomic.Int64
+	lastUsed    atomic.Int64 // manager clock, unix ns; lets templated backends expire
+	wantLatency atomic.Bool  // a lowest-latency route uses it: probe it while unmeasured
+	report      atomic.Pointer[reportAt]
+	latency     atomic.Pointer[latencyEstimate] // latest estimate, mirrored from latencyStore
+
+	ejectedUntil atomic.Int64 // unix ns; 0 when not ejected
+	awaitProbe   atomic.Bool  // after the ejection a probe, not a player, tests it first
+	down         atomic.Bool  // active health check says down
+	seenOK       atomic.Bool  // some exchange with it has succeeded
+
+	pins int // routes listing it statically; guarded by Manager.mu
+
+	mu             sync.Mutex
+	ejected        bool // from ejection until the next success
+	fails          int  // consecutive passive failures
+	ejections      int  // ejections in a row, for the backoff
+	recoveredAt    time.Time
+	hc             HealthCheck // with defaults when Enabled
+	okRun, failRun int         // consecutive probe outcomes
+	nextCheck      time.Time
+	latencyProbeAt time.Time
+	inFlight       bool
+}
+
+func newBackend(addr string) *backend {
+	return &backend{addr: addr}
+}
+
+// usable reports whether Order may place players on the backend before the
+// ones that are known bad. probing says a probe loop tests ejected backends.
+func (b *backend) usable(now int64, probing bool) bool {
+	return !b.down.Load() && !b.inEjection(now, probing)
+}
+
+// inEjection reports whether an ejection keeps b from players at now:
+// before its end, or after it while a probe loop has yet to retest it.
+func (b *backend) inEjection(now int64, probing bool) bool {
+	until := b.ejectedUntil.Load()
+	if until == 0 {
+		return false
+	}
+	return now < until || (probing && b.awaitProbe.Load())
+}
+
+// state builds the public description at now.
+func (b *backend) state(now time.Time, probing bool, lat *latencyStore) BackendState {
+	s := BackendState{Addr: b.addr, Active: b.active.Load()}
+	if e, ok := lat.get(b.addr, now); ok {
+		s.Latency, s.HasLatency = e.ewma, true
+	}
+	if p := b.report.Load(); p != nil {
+		r := p.r
+		s.Report, s.ReportAt = &r, p.at
+	}
+	until := b.ejectedUntil.Load()
+	if until != 0 {
+		s.EjectedUntil = time.Unix(0, until)
+	}
+	switch {
+	case b.inEjection(now.UnixNano(), probing):
+		s.Health = HealthEjected
+	case b.down.Load():
+		s.Health = HealthDown
+	case b.seenOK.Load():
+		s.Health = HealthHealthy
+	default:
+		s.Health = HealthUnknown
+	}
+	return s
+}

@@ -1,0 +1,46 @@
+package strategy
+
+import "time"
+
+// Defaults of HealthCheck, applied to fields left at zero.
+const (
+	DefaultHealthInterval = 10 * time.Second
+	DefaultHealthTimeout  = 3 * time.Second
+	DefaultHealthRise     = 2
+	DefaultHealthFall     = 3
+)
+
+// HealthCheck configures active status-ping probes for a route's backends.
+// Passive ejection on dial failures is always on and needs no config.
+type HealthCheck struct {
+	// Enabled turns periodic probes on. Default false.
+	Enabled bool
+	// Interval between two probes of one backend, jittered by ±10%.
+	// Zero means 10s.
+	Interval time.Duration
+	// Timeout of one probe. Zero means 3s.
+	Timeout time.Duration
+	// Rise is how many consecutive successful probes bring a down backend
+	// back. Zero means 2.
+	Rise int
+	// Fall is how many consecutive failed probes mark a backend down.
+	// Zero means 3.
+	Fall int
+}
+
+// WithDefaults returns h with every zero (or negative) field set to its default.
+func (h HealthCheck) WithDefaults() HealthCheck {
+	if h.Interval <= 0 {
+		h.Interval = DefaultHealthInterval
+	}
+	if h.Timeout <= 0 {
+		h.Timeout = DefaultHealthTimeout
+	}
+	if h.Rise <= 0 {
+		h.Rise = DefaultHealthRise
+	}
+	if h.Fall <= 0 {
+		h.Fall = DefaultHealthFall
+	}
+	return h
+}

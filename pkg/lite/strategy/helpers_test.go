@@ -1,0 +1,141 @@
+package strategy
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr"
+	"github.com/go-logr/logr/funcr"
+)
+
+// epoch is the virtual clock's start; any fixed instant works.
+var epoch = time.Date(2025, 1, 1, 12, 0, 0, 0, time.UTC)
+
+// fakeClock is a virtual clock that moves only when a test advances it.
+type fakeClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func newClock() *fakeClock { return &fakeClock{t: epoch} }
+
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *fakeClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	c.t = c.t.Add(d)
+	c.mu.Unlock()
+}
+
+// logLines collects log messages so tests can count state-change lines.
+type logLines struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+func (l *logLines) logger() logr.Logger {
+	return funcr.New(func(prefix, args string) {
+		l.mu.Lock()
+		l.lines = append(l.lines, args)
+		l.mu.Unlock()
+	}, funcr.Options{Verbosity: 1})
+}
+
+// count returns how many lines contain substr.
+func (l *logLines) count(substr string) int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	n := 0
+	for _, s := range l.lines {
+		if strings.Contains(s, substr) {
+			n++
+		}
+	}
+	return n
+}
+
+// scriptProber answers probes from a per-address function and counts them.
+type scriptProber struct {
+	mu     sync.Mutex
+	calls  map[string]int
+	answer func(addr string, call int) (Report, error)
+}
+
+func (p *scriptProber) Probe(ctx context.Context, addr string) (Report, error) {
+	p.mu.Lock()
+	if p.calls == nil {
+		p.calls = map[string]int{}
+	}
+	p.calls[addr]++
+	n := p.calls[addr]
+	p.mu.Unlock()
+	return p.answer(addr, n)
+}
+
+func (p *scriptProber) count(addr string) int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.calls[addr]
+}
+
+var errRefused = errors.New("connection refused")
+
+// newTestManager builds a manager on a virtual clock with one route.
+func newTestManager(t testing.TB, name Name, backends ...string) (*Manager, *fakeClock) {
+	t.Helper()
+	clk := newClock()
+	m := NewManager(Options{Seed: 42, Now: clk.Now})
+	m.SetRoutes([]Route{{Key: "r", Strategy: name, Backends: backends}})
+	return m, clk
+}
+
+// addrs returns n backend addresses b0..b(n-1).
+func addrs(n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = fmt.Sprintf("b%d", i)
+	}
+	return out
+}
+
+// state returns addr's snapshot entry.
+func state(t testing.TB, m *Manager, addr string) BackendState {
+	t.Helper()
+	for _, s := range m.Snapshot() {
+		if s.Addr == addr {
+			return s
+		}
+	}
+	t.Fatalf("backend %s not in snapshot", addr)
+	return BackendState{}
+}
+
+// fail feeds n dial failures for addr.
+func fail(m *Manager, addr string, n int) {
+	for range n {
+		m.ObserveDial(addr, 0, errRefused)
+	}
+}
+
+// firsts counts which backend comes first over n login orders; with
+// reserve the player is counted on it (and kept).
+func firsts(m *Manager, key string, backends []string, n int, reserve bool) map[string]int {
+	got := map[string]int{}
+	for range n {
+		o := m.Order(key, backends, IntentLogin)
+		got[o[0]]++
+		if reserve {
+			m.Reserve(o[0])
+		}
+	}
+	return got
+}

@@ -1,0 +1,219 @@
+package strategy
+
+import (
+	crand "crypto/rand"
+	"encoding/binary"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/go-logr/logr"
+)
+
+// Manager is the StrategyManager of one Lite instance: it owns the routes'
+// strategy instances and the state of every backend they use. All methods
+// are safe for concurrent use.
+type Manager struct {
+	now       func() time.Time
+	log       logr.Logger
+	prober    Prober
+	factories map[Name]Factory
+	seeds     *lockedRand // derives each strategy instance's seed
+	jitter    *lockedRand // ejection and probe-interval jitter
+	lat       *latencyStore
+	kick      chan struct{} // wakes the probe loop; buffered, never blocks
+	running   atomic.Bool
+	probing   atomic.Bool // ejected backends wait for a probe before players
+	scratch   sync.Pool
+	reload    sync.Mutex // serialises SetRoutes
+
+	mu        sync.RWMutex
+	routes    map[string]*route
+	backends  map[string]*backend
+	lastSweep time.Time
+}
+
+// route is one installed Route with its strategy instance.
+type route struct {
+	key      string
+	name     Name
+	strat    Strategy
+	inputs   Inputs
+	health   HealthCheck // with defaults when Enabled
+	panicked atomic.Bool // logged once per change
+}
+
+// NewManager creates a manager with no routes; Order treats every route as
+// sequential until SetRoutes installs them.
+func NewManager(o Options) *Manager {
+	seed := o.Seed
+	if seed == 0 {
+		var b [8]byte
+		_, _ = crand.Read(b[:]) // never fails on supported platforms
+		seed = binary.LittleEndian.Uint64(b[:])
+	}
+	now := o.Now
+	if now == nil {
+		now = time.Now
+	}
+	factories := builtins()
+	for name, f := range o.Strategies {
+		if f != nil {
+			factories[name] = f
+		}
+	}
+	master := newLockedRand(seed)
+	m := &Manager{
+		now:       now,
+		log:       o.Log,
+		prober:    o.Prober,
+		factories: factories,
+		seeds:     newLockedRand(master.Uint64()),
+		jitter:    newLockedRand(master.Uint64()),
+		lat:       newLatencyStore(now),
+		kick:      make(chan struct{}, 1),
+		routes:    map[string]*route{},
+		backends:  map[string]*backend{},
+	}
+	m.scratch.New = func() any { return new(scratch) }
+	return m
+}
+
+// SetRoutes installs the route set, on start and on every reload. A route
+// whose key and strategy remain keeps its strategy instance (round-robin
+// cursor, lowest-latency incumbent). Backends that some route still lists
+// keep their state; the rest are dropped, except those with players still
+// on them, which stay until they are idle. A backend new to a route starts
+// unknown, which is usable at once.
+func (m *Manager) SetRoutes(routes []Route) {
+	// Reloads are serialised so that strategy factories (which may be a
+	// caller's code) run outside m.mu yet see a stable previous route set.
+	m.reload.Lock()
+	defer m.reload.Unlock()
+	m.mu.RLock()
+	prev := m.routes
+	m.mu.RUnlock()
+	next := make(map[string]*route, len(routes))
+	var kept []Route
+	for _, rt := range routes {
+		if _, dup := next[rt.Key]; dup {
+			m.log.Info("duplicate route key ignored", "route", rt.Key)
+			continue
+		}
+		next[rt.Key] = m.buildRoute(rt, prev[rt.Key])
+		kept = append(kept, rt)
+	}
+	m.mu.Lock()
+	m.routes = next
+	m.pinBackends(kept, next)
+	m.mu.Unlock()
+	m.wake()
+}
+
+// buildRoute keeps old's strategy instance when the strategy is unchanged.
+func (m *Manager) buildRoute(rt Route, old *route) *route {
+	name := rt.Strategy
+	if name == "" {
+		name = Sequential
+	}
+	f, ok := m.factories[name]
+	if !ok {
+		m.log.Error(ErrUnknownName, "route falls back to sequential", "route", rt.Key, "strategy", string(name))
+		name, f = Sequential, m.factories[Sequential]
+	}
+	r := &route{key: rt.Key, name: name}
+	if rt.Health.Enabled {
+		r.health = rt.Health.WithDefaults()
+	}
+	if old != nil && old.name == name {
+		r.strat = old.strat
+		r.panicked.Store(old.panicked.Load())
+	} else {
+		r.strat = f(Env{Seed: m.seeds.Uint64(), Now: m.now})
+	}
+	r.inputs = r.strat.Inputs()
+	return r
+}
+
+// pinBackends recounts which backends the routes list, gives each its
+// health-check settings (the first route listing it that enables checks
+// wins) and drops the idle rest. m.mu must be held.
+func (m *Manager) pinBackends(routes []Route, next map[string]*route) {
+	for _, b := range m.backends {
+		b.pins = 0
+		b.wantLatency.Store(false)
+	}
+	checks := map[string]HealthCheck{}
+	for _, rt := range routes {
+		r := next[rt.Key]
+		for _, addr := range rt.Backends {
+			b := m.backends[addr]
+			if b == nil {
+				b = newBackend(addr)
+				m.backends[addr] = b
+			}
+			b.pins++
+			if r.inputs&InputLatency != 0 {
+				b.wantLatency.Store(true)
+			}
+			if _, set := checks[addr]; !set && r.health.Enabled {
+				checks[addr] = r.health
+			}
+		}
+	}
+	for addr, b := range m.backends {
+		switch {
+		case b.pins > 0:
+			m.setHealthCheck(b, checks[addr])
+		case b.active.Load() == 0:
+			delete(m.backends, addr)
+			m.lat.delete(addr)
+		}
+		// An unlisted backend with players keeps its settings until it is
+		// idle and expires like a templated one.
+	}
+}
+
+// setHealthCheck switches b's active checks; turning them off forgets the
+// down verdict, since nothing would ever lift it.
+func (m *Manager) setHealthCheck(b *backend, hc HealthCheck) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.hc == hc {
+		return
+	}
+	b.hc = hc
+	if !hc.Enabled {
+		b.down.Store(false)
+		b.okRun, b.failRun = 0, 0
+	}
+	b.nextCheck = time.Time{}
+}
+
+// Snapshot describes every known backend, sorted by address.
+func (m *Manager) Snapshot() []BackendState {
+	m.mu.RLock()
+	bs := make([]*backend, 0, len(m.backends))
+	for _, b := range m.backends {
+		bs = append(bs, b)
+	}
+	m.mu.RUnlock()
+	now := m.now()
+	probing := m.probing.Load()
+	out := make([]BackendState, 0, len(bs))
+	for _, b := range bs {
+		out = append(out, b.state(now, probing, m.lat))
+	}
+	slices.SortFunc(out, func(a, b BackendState) int { return strings.Compare(a.Addr, b.Addr) })
+	return out
+}
+
+// wake nudges the probe loop to recompute its schedule.
+func (m *Manager) wake() {
+	select {
+	case m.kick <- struct{}{}:
+	default:
+	}
+}

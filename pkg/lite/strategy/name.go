@@ -1,0 +1,64 @@
+package strategy
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Name identifies a strategy in configuration.
+type Name string
+
+// The built-in strategies. Sequential is the default, as in Gate Lite.
+const (
+	Sequential       Name = "sequential"
+	Random           Name = "random"
+	RoundRobin       Name = "round-robin"
+	LeastConnections Name = "least-connections"
+	LowestLatency    Name = "lowest-latency"
+)
+
+// Names lists the built-in strategies in documentation order.
+func Names() []Name {
+	return []Name{Sequential, Random, RoundRobin, LeastConnections, LowestLatency}
+}
+
+// ErrUnknownName is returned (wrapped) by ParseName for a name that is not built in.
+var ErrUnknownName = errors.New("unknown strategy")
+
+// ParseName validates a configured strategy name. The empty string means the
+// default (sequential) so that an omitted key behaves like Gate Lite.
+func ParseName(s string) (Name, error) {
+	if s == "" {
+		return Sequential, nil
+	}
+	for _, n := range Names() {
+		if string(n) == s {
+			return n, nil
+		}
+	}
+	allowed := make([]string, 0, len(Names()))
+	for _, n := range Names() {
+		allowed = append(allowed, string(n))
+	}
+	return "", fmt.Errorf("%w %q (want %s)", ErrUnknownName, s, strings.Join(allowed, ", "))
+}
+
+// Intent is why a connection asks for an order. Status pings see the same
+// order as logins but never advance round-robin and never count as players.
+type Intent uint8
+
+const (
+	// IntentLogin covers login and transfer handshakes: a player will join.
+	IntentLogin Intent = iota
+	// IntentStatus is a server-list ping.
+	IntentStatus
+)
+
+// String names the intent for logs.
+func (i Intent) String() string {
+	if i == IntentStatus {
+		return "status"
+	}
+	return "login"
+}

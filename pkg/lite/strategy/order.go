@@ -1,0 +1,247 @@
+package strategy
+
+import "time"
+
+// Idle templated backends are forgotten after dynamicIdle; the sweep that
+// does it runs at most every sweepEvery.
+const (
+	dynamicIdle = 10 * time.Minute
+	sweepEvery  = time.Minute
+)
+
+// scratch holds Order's working memory, pooled so that the returned slice
+// is the only allocation per call.
+type scratch struct {
+	bs    []*backend
+	ok    []bool
+	seen  []bool
+	cands []Candidate
+	order []int
+}
+
+func (m *Manager) getScratch(n int) *scratch {
+	sc := m.scratch.Get().(*scratch)
+	if cap(sc.bs) < n {
+		sc.bs = make([]*backend, n)
+		sc.ok = make([]bool, n)
+		sc.seen = make([]bool, n)
+		sc.cands = make([]Candidate, 0, n)
+		sc.order = make([]int, n)
+	}
+	sc.bs, sc.ok, sc.seen, sc.order = sc.bs[:n], sc.ok[:n], sc.seen[:n], sc.order[:n]
+	return sc
+}
+
+func (m *Manager) putScratch(sc *scratch) {
+	clear(sc.bs) // do not keep dropped backends reachable
+	clear(sc.cands[:cap(sc.cands)])
+	m.scratch.Put(sc)
+}
+
+// Order returns the try order for one connection: a new slice holding every
+// address of backends, ordered by the route's strategy over the backends
+// that look usable, followed by the known-bad ones in config order. When
+// fewer than half look usable (panic mode) health is ignored and the
+// strategy orders them all. An unknown routeKey orders sequentially.
+// Order does no I/O and, for a given seed and call sequence, is
+// deterministic.
+func (m *Manager) Order(routeKey string, backends []string, intent Intent) []string {
+	out := make([]string, len(backends))
+	if len(backends) == 0 {
+		return out
+	}
+	now := m.now()
+	sc := m.getScratch(len(backends))
+	defer m.putScratch(sc)
+	r := m.resolve(routeKey, backends, sc.bs, now)
+	var strat Strategy = sequential{}
+	var inputs Inputs
+	if r != nil {
+		strat, inputs = r.strat, r.inputs
+	}
+
+	panicMode := m.markUsable(r, sc, now)
+	cands := m.gather(sc, backends, panicMode, inputs, now)
+	order := sc.order[:len(cands)]
+	strat.Order(cands, intent, order)
+	if !permutation(order, sc.seen) {
+		identity(order)
+	}
+	k := 0
+	for _, p := range order {
+		out[k] = backends[cands[p].Index]
+		k++
+	}
+	if !panicMode {
+		for i, ok := range sc.ok {
+			if !ok {
+				out[k] = backends[i]
+				k++
+			}
+		}
+	}
+	return out
+}
+
+// markUsable sets sc.ok for each backend and reports panic mode: fewer
+// than half usable, when health is more likely wrong than the backends.
+func (m *Manager) markUsable(r *route, sc *scratch, now time.Time) bool {
+	probing, nowNS, usable := m.probing.Load(), now.UnixNano(), 0
+	for i, b := range sc.bs {
+		sc.ok[i] = b.usable(nowNS, probing)
+		if sc.ok[i] {
+			usable++
+		}
+	}
+	n := len(sc.bs)
+	panicMode := usable*2 < n
+	if r != nil && r.panicked.Load() != panicMode {
+		m.logPanic(r, panicMode, usable, n)
+	}
+	return panicMode
+}
+
+// gather fills the candidates the strategy orders: the usable backends,
+// or all of them in panic mode.
+func (m *Manager) gather(sc *scratch, backends []string, all bool, in Inputs, now time.Time) []Candidate {
+	cands := sc.cands[:0]
+	for i, b := range sc.bs {
+		if all || sc.ok[i] {
+			cands = cands[:len(cands)+1]
+			m.fillCandidate(&cands[len(cands)-1], b, backends[i], i, in, now)
+		}
+	}
+	sc.cands = cands
+	return cands
+}
+
+// fillCandidate gathers b's live state into c, reading only what the
+// strategy uses. It fills in place: Order's candidates live in pooled
+// scratch and copying them around costs more than the reads.
+func (m *Manager) fillCandidate(c *Candidate, b *backend, addr string, i int, in Inputs, now time.Time) {
+	*c = Candidate{Addr: addr, Index: i, Active: b.active.Load()}
+	if in&InputLatency != 0 {
+		if e, ok := fresh(b.latency.Load(), now); ok {
+			c.Latency, c.HasLatency, c.Samples = e.ewma, true, e.samples
+		}
+		if !b.wantLatency.Load() {
+			b.wantLatency.Store(true)
+			m.wake()
+		}
+	}
+	if in&InputReport != 0 {
+		if p := b.report.Load(); p != nil {
+			c.Online, c.Max, c.HasReport = p.r.Online, p.r.Max, true
+		}
+	}
+}
+
+// resolve finds the route and the state of each backend, creating state
+// for addresses seen for the first time (templated backends).
+func (m *Manager) resolve(key string, addrs []string, bs []*backend, now time.Time) *route {
+	missing := false
+	nowNS := now.UnixNano()
+	m.mu.RLock()
+	r := m.routes[key]
+	for i, addr := range addrs {
+		b := m.backends[addr]
+		bs[i] = b
+		switch {
+		case b == nil:
+			missing = true
+		case b.pins == 0:
+			b.lastUsed.Store(nowNS)
+		}
+	}
+	m.mu.RUnlock()
+	if missing {
+		m.createMissing(r, addrs, bs, now)
+	}
+	return r
+}
+
+// createMissing fills the nil entries of bs with new state.
+func (m *Manager) createMissing(r *route, addrs []string, bs []*backend, now time.Time) {
+	m.mu.Lock()
+	for i, addr := range addrs {
+		if bs[i] != nil {
+			continue
+		}
+		b := m.backends[addr]
+		if b == nil {
+			b = newBackend(addr)
+			if r != nil {
+				b.hc = r.health
+			}
+			m.backends[addr] = b
+		}
+		b.lastUsed.Store(now.UnixNano())
+		bs[i] = b
+	}
+	m.sweepLocked(now, false)
+	m.mu.Unlock()
+	m.wake()
+}
+
+// backendFor returns addr's state, creating it (unlisted, so it expires
+// when idle) if needed.
+func (m *Manager) backendFor(addr string) *backend {
+	m.mu.RLock()
+	b := m.backends[addr]
+	m.mu.RUnlock()
+	if b != nil {
+		return b
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if b = m.backends[addr]; b == nil {
+		b = newBackend(addr)
+		b.lastUsed.Store(m.now().UnixNano())
+		m.backends[addr] = b
+	}
+	return b
+}
+
+// sweepLocked forgets idle unlisted backends and stale latency estimates,
+// at most every sweepEvery unless forced. m.mu must be held.
+func (m *Manager) sweepLocked(now time.Time, force bool) {
+	if !force && now.Sub(m.lastSweep) < sweepEvery {
+		return
+	}
+	m.lastSweep = now
+	for addr, b := range m.backends {
+		idle := now.Sub(time.Unix(0, b.lastUsed.Load()))
+		if b.pins == 0 && b.active.Load() == 0 && idle >= dynamicIdle {
+			delete(m.backends, addr)
+			m.lat.delete(addr)
+		}
+	}
+	m.lat.sweep()
+}
+
+// permutation reports whether order holds each of 0..len-1 exactly once,
+// so a faulty custom strategy degrades to config order instead of
+// dropping or repeating backends.
+func permutation(order []int, seen []bool) bool {
+	seen = seen[:len(order)]
+	clear(seen)
+	for _, p := range order {
+		if p < 0 || p >= len(order) || seen[p] {
+			return false
+		}
+		seen[p] = true
+	}
+	return true
+}
+
+// logPanic logs a route entering or leaving panic mode, once per change.
+func (m *Manager) logPanic(r *route, panicMode bool, usable, n int) {
+	if !r.panicked.CompareAndSwap(!panicMode, panicMode) {
+		return
+	}
+	if panicMode {
+		m.log.Info("too few healthy backends, trying all of them (panic mode)", "route", r.key, "usable", usable, "backends", n)
+	} else {
+		m.log.Info("enough healthy backends again, leaving panic mode", "route", r.key, "usable", usable, "backends", n)
+	}
+}

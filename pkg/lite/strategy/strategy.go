@@ -1,0 +1,75 @@
+package strategy
+
+import "time"
+
+// Strategy orders one connection's candidates. The manager calls Order once
+// per connection with the candidates that currently look usable (all of
+// them in panic mode) in config order; the strategy writes a permutation of
+// 0..len(cands)-1 into order, which has the same length as cands.
+//
+// Implementations must be safe for concurrent use, do no I/O, and draw any
+// randomness from the seed in their Env so that orders are reproducible.
+// A strategy instance belongs to one route and lives as long as the route
+// keeps its key and strategy across reloads.
+type Strategy interface {
+	// Inputs says which Candidate fields the strategy reads, so the manager
+	// gathers only those on the hot path.
+	Inputs() Inputs
+	// Order writes the try order into order.
+	Order(cands []Candidate, intent Intent, order []int)
+}
+
+// Inputs is a set of optional Candidate fields.
+type Inputs uint8
+
+const (
+	// InputLatency asks for Latency, HasLatency and Samples.
+	InputLatency Inputs = 1 << iota
+	// InputReport asks for Online, Max and HasReport.
+	InputReport
+)
+
+// Candidate is one backend's live state as a strategy sees it.
+type Candidate struct {
+	// Addr is the backend address as the route lists it (after templating).
+	Addr string
+	// Index is the backend's position in the connection's full backend
+	// list, so strategies can fall back to config order.
+	Index int
+	// Active is the number of players this instance has placed on the
+	// backend and not yet released. Always filled.
+	Active int64
+	// Latency is the smoothed latency; valid only when HasLatency.
+	Latency    time.Duration
+	HasLatency bool
+	// Samples counts the measurements behind Latency; it grows by one per
+	// measurement and restarts when the estimate fades.
+	Samples uint64
+	// Online and Max come from the last status report; valid only when
+	// HasReport.
+	Online, Max int
+	HasReport   bool
+}
+
+// Env is what a strategy instance receives when the manager creates it.
+type Env struct {
+	// Seed is this instance's own seed, derived from the manager's seed.
+	Seed uint64
+	// Now is the manager's clock.
+	Now func() time.Time
+}
+
+// Factory creates a strategy instance for one route.
+type Factory func(Env) Strategy
+
+// builtins returns a fresh registry of the built-in strategies, so every
+// Manager owns its own map.
+func builtins() map[Name]Factory {
+	return map[Name]Factory{
+		Sequential:       func(Env) Strategy { return sequential{} },
+		Random:           func(e Env) Strategy { return newRandom(e) },
+		RoundRobin:       func(e Env) Strategy { return newRoundRobin(e) },
+		LeastConnections: func(e Env) Strategy { return newLeastConn(e) },
+		LowestLatency:    func(e Env) Strategy { return newLowestLatency(e) },
+	}
+}
