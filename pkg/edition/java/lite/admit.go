@@ -3,7 +3,6 @@ package lite
 import (
 	"bufio"
 	"errors"
-	"fmt"
 	"net"
 	"net/netip"
 	"time"
@@ -26,9 +25,9 @@ func (s *session) admit() error {
 	case errors.Is(err, proxyproto.ErrNoProxyProtocol):
 		// Direct connection without a header: allowed, the socket address is the client.
 	case err != nil:
-		return fmt.Errorf("%w: proxy header: %w", errRejected, err)
+		return reject(ReasonProxyHeader, "proxy header: %w", err)
 	case !s.trusted():
-		return fmt.Errorf("%w: proxy header from untrusted %s", errRejected, s.clientAddr)
+		return reject(ReasonProxyHeader, "proxy header from untrusted %s", s.clientAddr)
 	default:
 		if src, _, ok := hdr.TCPAddrs(); ok {
 			s.clientAddr = src

@@ -214,6 +214,7 @@ type proxy struct {
 type proxyOpts struct {
 	now    func() time.Time
 	dialer lite.Dialer
+	obs    lite.Observer
 	seed   uint64
 	log    logr.Logger
 }
@@ -239,7 +240,7 @@ func startProxy(t testing.TB, yaml string, o ...proxyOpts) *proxy {
 			opt.log = logr.Discard()
 		}
 	}
-	p, err := lite.New(cfg, lite.Options{Log: opt.log, Seed: opt.seed, Now: opt.now, Dialer: opt.dialer})
+	p, err := lite.New(cfg, lite.Options{Log: opt.log, Seed: opt.seed, Now: opt.now, Dialer: opt.dialer, Observer: opt.obs})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -27,12 +27,14 @@ func (s *session) serveLegacy(ctx context.Context) error {
 		return err
 	}
 	host := wire.CleanHost(ping.Host)
-	s.log = s.log.WithValues("vhost", host, "legacy", true)
+	s.ev.VHost, s.ev.Protocol, s.ev.Intent = host, ping.Protocol, wire.IntentStatus
 	m, ok := s.snap.table.Match(host)
 	if !ok {
-		return fmt.Errorf("%w: no route for legacy ping host %q", errRejected, host)
+		return reject(ReasonNoRoute, "no route for legacy ping host %q", host)
 	}
 	rt := s.snap.routes[m.Route]
+	s.ev.Route = rt.key
+	s.emit(EventRouted)
 	port := uint16(25565)
 	if ping.Port > 0 && ping.Port <= 0xFFFF {
 		port = uint16(ping.Port)
@@ -40,17 +42,21 @@ func (s *session) serveLegacy(ctx context.Context) error {
 	// Backends are asked with a modern handshake; -1 is the protocol pingers send when
 	// they do not speak a particular version, and servers answer it with their own.
 	hs := wire.Handshake{Protocol: -1, Address: ping.Host, Port: port, Intent: wire.IntentStatus}
-	body, _ := s.statusBody(ctx, rt, m, hs, host)
+	body, src := s.statusBody(ctx, rt, m, hs, host)
 	if body == nil {
-		return fmt.Errorf("%w: no status available for legacy ping", errRejected)
+		return reject(ReasonUnavailable, "no status available for legacy ping")
 	}
 	rep, err := status.ParseReport(body)
 	if err != nil {
 		return fmt.Errorf("legacy ping: backend status: %w", err)
 	}
 	st := wire.LegacyStatus{Protocol: rep.Protocol, Version: rep.VersionName, MOTD: rep.MOTD, Online: rep.Online, Max: rep.Max}
-	_, err = s.client.Write(wire.AppendLegacyKick(nil, ping.Kind, st))
-	return err
+	if _, err := s.client.Write(wire.AppendLegacyKick(nil, ping.Kind, st)); err != nil {
+		return err
+	}
+	s.ev.Source = src
+	s.emit(EventStatus)
+	return nil
 }
 
 // readLegacy reads until the legacy ping parses, treating a short pause as its end.
@@ -62,10 +68,10 @@ func (s *session) readLegacy() (wire.LegacyPing, error) {
 			return p, nil
 		}
 		if !errors.Is(err, wire.ErrIncomplete) {
-			return p, fmt.Errorf("%w: legacy ping: %w", errRejected, err)
+			return p, reject(ReasonMalformed, "legacy ping: %w", err)
 		}
 		if len(s.buf) >= maxLegacyPing {
-			return p, fmt.Errorf("%w: legacy ping too large", errRejected)
+			return p, reject(ReasonMalformed, "legacy ping too large")
 		}
 		_ = s.client.SetReadDeadline(earliest(time.Now().Add(legacyQuiet), hardDeadline))
 		var tmp [maxLegacyPing]byte
@@ -75,7 +81,7 @@ func (s *session) readLegacy() (wire.LegacyPing, error) {
 			// The client went quiet or hung up: answer what it sent.
 			p, _, err := wire.ParseLegacyPing(s.buf, true)
 			if err != nil {
-				return p, fmt.Errorf("%w: legacy ping: %w", errRejected, err)
+				return p, reject(ReasonMalformed, "legacy ping: %w", err)
 			}
 			_ = s.client.SetReadDeadline(hardDeadline)
 			return p, nil

@@ -29,6 +29,9 @@ type Options struct {
 	// Dialer opens backend connections. nil uses a net.Dialer. Tests wrap it to count
 	// dial attempts; it must return *net.TCPConn for the relay to splice.
 	Dialer Dialer
+	// Observer receives every session event (metrics, logs, embedding programs).
+	// nil observes nothing. See Observer for its rules.
+	Observer Observer
 	// Now is the clock of status TTLs and strategy state (tests inject one). Socket
 	// deadlines always use the real clock. nil uses time.Now.
 	Now func() time.Time
@@ -50,6 +53,8 @@ type Lite struct {
 	log      logr.Logger
 	resolver Resolver
 	dialer   Dialer
+	obs      Observer
+	connIDs  atomic.Uint64
 	mgr      *strategy.Manager
 	cache    *status.Cache
 
@@ -75,6 +80,7 @@ func New(cfg *config.Config, o Options) (*Lite, error) {
 		log:      o.Log,
 		resolver: o.Resolver,
 		dialer:   o.Dialer,
+		obs:      o.Observer,
 		cache:    status.NewCache(status.Options{Now: o.Now}),
 		conns:    make(map[net.Conn]struct{}),
 	}

@@ -1,9 +1,11 @@
 package lite
 
 import (
+	"context"
 	"errors"
 	"io"
 	"net"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -14,11 +16,12 @@ import (
 const lingerAfterHalfClose = 2 * time.Second
 
 // relay copies bytes both ways until the session ends and returns the byte counts
-// (up = client to backend). Both directions use io.Copy between the connections, which
-// the runtime turns into splice(2) on Linux when both ends are TCP sockets, so nothing
-// sits in the copy path. A clean end of one direction half-closes the other side (FIN)
-// and gives the opposite direction a short linger; an error ends both at once.
-func (s *session) relay(backend net.Conn) (up, down int64) {
+// (up = client to backend) and why it ended. Both directions use io.Copy between the
+// connections, which the runtime turns into splice(2) on Linux when both ends are TCP
+// sockets, so nothing sits in the copy path. A clean end of one direction half-closes
+// the other side (FIN) and gives the opposite direction a short linger; an error ends
+// both at once.
+func (s *session) relay(ctx context.Context, backend net.Conn) (up, down int64, reason string) {
 	defer backend.Close()
 	s.l.track(backend, true)
 	defer s.l.track(backend, false)
@@ -29,14 +32,29 @@ func (s *session) relay(backend net.Conn) (up, down int64) {
 		n   int64
 		err error
 	}
+	// first records which direction ended first: that side ended the session.
+	var first atomic.Int32
+	const upFirst, downFirst = 1, 2
 	upDone := make(chan result, 1)
 	go func() {
 		n, err := copyHalf(backend, s.client)
+		first.CompareAndSwap(0, upFirst)
 		upDone <- result{n, err}
 	}()
-	down, _ = copyHalf(s.client, backend)
+	down, derr := copyHalf(s.client, backend)
+	first.CompareAndSwap(0, downFirst)
 	r := <-upDone
-	return r.n, down
+	switch {
+	case ctx.Err() != nil:
+		reason = ReasonShutdown
+	case first.Load() == upFirst && r.err != nil, first.Load() == downFirst && derr != nil:
+		reason = ReasonError
+	case first.Load() == upFirst:
+		reason = ReasonClientClosed
+	default:
+		reason = ReasonBackendClosed
+	}
+	return r.n, down, reason
 }
 
 // copyHalf copies src to dst, then shuts down dst's write side. The opposite direction

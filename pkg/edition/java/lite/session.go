@@ -8,8 +8,6 @@ import (
 	"net"
 	"time"
 
-	"github.com/go-logr/logr"
-
 	"go.minekube.com/gate/pkg/edition/java/lite/route"
 	"go.minekube.com/gate/pkg/edition/java/lite/wire"
 	"go.minekube.com/gate/pkg/lite/strategy"
@@ -23,35 +21,93 @@ type session struct {
 	client net.Conn
 	// clientAddr is the player's address: from a trusted PROXY header, else the socket's.
 	clientAddr net.Addr
-	log        logr.Logger
 	start      time.Time
 
 	buf []byte // bytes read from the client so far
 	hs  wire.Handshake
 	raw []byte // the handshake frame exactly as received
+
+	// ev carries the fields every event of this connection shares; it is reused for
+	// each event so observing costs no allocation.
+	ev     Event
+	joined bool
 }
 
-// errRejected marks a connection closed on purpose (bad input, no route); it is logged at debug.
-var errRejected = errors.New("rejected")
+// rejection is a connection closed on purpose (bad input, no route, all backends
+// down), with a reason fit for a metric label. It is logged at debug: one bad client
+// must not flood the log.
+type rejection struct {
+	reason string
+	err    error
+}
+
+func (r *rejection) Error() string { return r.reason + ": " + r.err.Error() }
+func (r *rejection) Unwrap() error { return r.err }
+
+func reject(reason string, format string, args ...any) error {
+	return &rejection{reason: reason, err: fmt.Errorf(format, args...)}
+}
 
 // handle is the whole life of one client connection.
 func (l *Lite) handle(ctx context.Context, c net.Conn) {
-	snap := l.snap.Load()
-	s := &session{l: l, snap: snap, client: c, clientAddr: c.RemoteAddr(), start: time.Now()}
+	s := &session{l: l, snap: l.snap.Load(), client: c, clientAddr: c.RemoteAddr(), start: time.Now()}
+	s.ev.ConnID = l.connIDs.Add(1)
 	defer c.Close()
-	s.log = l.log.WithValues("client", s.clientAddr.String())
+	s.emit(EventAccepted)
 	err := s.admit()
 	if err == nil {
-		s.log = l.log.WithValues("client", s.clientAddr.String())
 		err = s.run(ctx)
 	}
-	if err != nil {
-		if errors.Is(err, errRejected) || isClientNoise(err) {
-			s.log.V(1).Info("connection closed", "reason", err.Error())
+	if err != nil && !s.joined {
+		s.ev.Reason, s.ev.Err = rejectReason(ctx, err), err
+		s.emit(EventRejected)
+		if _, ok := errors.AsType[*rejection](err); ok || isClientNoise(err) {
+			s.l.log.V(1).Info("connection closed", s.logKV("reason", err.Error())...)
 		} else {
-			s.log.Error(err, "connection failed")
+			s.l.log.Error(err, "connection failed", s.logKV()...)
 		}
 	}
+	s.ev.Err, s.ev.Reason = nil, ""
+	s.emit(EventClosed)
+}
+
+// rejectReason classifies why a connection ended before reaching a backend.
+func rejectReason(ctx context.Context, err error) string {
+	var ne net.Error
+	switch r, ok := errors.AsType[*rejection](err); {
+	case ok:
+		return r.reason
+	case ctx.Err() != nil:
+		return ReasonShutdown
+	case errors.As(err, &ne) && ne.Timeout():
+		return ReasonTimeout
+	default:
+		return ReasonClientGone
+	}
+}
+
+// emit delivers one event to the instance's observer.
+func (s *session) emit(kind EventKind) {
+	if s.l.obs == nil {
+		return
+	}
+	s.ev.Kind, s.ev.Time, s.ev.Client = kind, time.Now(), s.clientAddr
+	s.l.obs.Observe(&s.ev)
+}
+
+// logKV is the session's structured context for a log line, plus extra pairs.
+func (s *session) logKV(extra ...any) []any {
+	kv := []any{"client", s.clientAddr.String()}
+	if s.ev.VHost != "" {
+		kv = append(kv, "vhost", s.ev.VHost, "protocol", s.ev.Protocol)
+	}
+	if s.ev.Route != "" {
+		kv = append(kv, "route", s.ev.Route)
+	}
+	if s.ev.Backend != "" {
+		kv = append(kv, "backend", s.ev.Backend)
+	}
+	return append(kv, extra...)
 }
 
 func (s *session) run(ctx context.Context) error {
@@ -66,16 +122,17 @@ func (s *session) run(ctx context.Context) error {
 
 	// 2. Match the cleaned host against the route table.
 	host := wire.CleanHost(s.hs.Address)
-	s.log = s.log.WithValues("vhost", host, "protocol", s.hs.Protocol)
+	s.ev.VHost, s.ev.Protocol, s.ev.Intent = host, s.hs.Protocol, s.hs.Intent
 	m, ok := s.snap.table.Match(host)
 	if !ok {
 		if s.hs.IsLogin() {
 			_, _ = s.client.Write(s.snap.unknownHost)
 		}
-		return fmt.Errorf("%w: no route for host %q", errRejected, host)
+		return reject(ReasonNoRoute, "no route for host %q", host)
 	}
 	rt := s.snap.routes[m.Route]
-	s.log = s.log.WithValues("route", m.Pattern)
+	s.ev.Route = rt.key
+	s.emit(EventRouted)
 
 	// 3. Status intent: answered by the proxy (cache, backend, fallback).
 	if s.hs.Intent == wire.IntentStatus {
@@ -100,7 +157,7 @@ func (s *session) readHandshake() (legacy bool, err error) {
 		}
 		if len(s.buf) == cap(s.buf) {
 			if cap(s.buf) >= wire.MaxHandshakeLen+8 {
-				return false, fmt.Errorf("%w: handshake larger than %d bytes", errRejected, wire.MaxHandshakeLen)
+				return false, reject(ReasonMalformed, "handshake larger than %d bytes", wire.MaxHandshakeLen)
 			}
 			s.buf = append(s.buf, make([]byte, cap(s.buf))...)[:len(s.buf)]
 		}
@@ -131,7 +188,7 @@ func (s *session) parseHandshake() (done, legacy bool, err error) {
 	case errors.Is(err, wire.ErrIncomplete):
 		return false, false, nil
 	default:
-		return true, false, fmt.Errorf("%w: handshake: %w", errRejected, err)
+		return true, false, reject(ReasonMalformed, "handshake: %w", err)
 	}
 }
 
@@ -148,27 +205,33 @@ func (s *session) serveLogin(ctx context.Context, rt *compiledRoute, m route.Mat
 		if ctx.Err() != nil || !time.Now().Before(budget) {
 			break
 		}
+		s.ev.Backend, s.ev.BackendTemplate = addr, rt.template(m.Backends, addr)
 		lease := s.l.mgr.Reserve(addr)
 		backend, err := s.connectBackend(ctx, rt, addr, budget)
 		if err != nil {
 			lease.Release()
 			lastErr = err
-			s.log.V(1).Info("backend failed, trying next", "backend", addr, "err", err.Error())
+			s.l.log.V(1).Info("backend failed, trying next", s.logKV("err", err.Error())...)
 			continue
 		}
-		s.log = s.log.WithValues("backend", addr)
-		up, down := s.relay(backend)
+		s.joined = true
+		s.emit(EventJoined)
+		up, down, reason := s.relay(ctx, backend)
+		up += int64(len(s.buf)) // the handshake and what followed it, sent before relaying
 		lease.Release()
-		s.log.Info("session ended", "duration", time.Now().Sub(s.start).Round(time.Millisecond),
-			"bytesUp", up, "bytesDown", down)
+		s.ev.Reason, s.ev.Duration, s.ev.BytesUp, s.ev.BytesDown = reason, time.Since(s.start), up, down
+		s.emit(EventEnded)
+		s.l.log.Info("session ended", s.logKV("reason", reason, "duration", s.ev.Duration.Round(time.Millisecond),
+			"bytesUp", up, "bytesDown", down)...)
 		return nil
 	}
+	s.ev.Backend, s.ev.BackendTemplate = "", ""
 	_ = s.client.SetWriteDeadline(time.Now().Add(s.snap.cfg.ConnectionTimeout))
 	_, _ = s.client.Write(rt.unavailable)
 	if lastErr == nil {
 		lastErr = errors.New("no backend tried")
 	}
-	return fmt.Errorf("%w: every backend failed (%d tried): %w", errRejected, len(order), lastErr)
+	return reject(ReasonUnavailable, "every backend failed (%d tried): %w", len(order), lastErr)
 }
 
 // connectBackend dials addr and sends the preamble: PROXY header if the route asks for
@@ -179,7 +242,10 @@ func (s *session) connectBackend(ctx context.Context, rt *compiledRoute, addr st
 	defer cancel()
 	start := time.Now()
 	backend, err := s.l.dial(dctx, addr)
-	s.l.mgr.ObserveDial(addr, time.Now().Sub(start), err)
+	s.ev.Duration, s.ev.Err = time.Since(start), err
+	s.l.mgr.ObserveDial(addr, s.ev.Duration, err)
+	s.emit(EventDial)
+	s.ev.Err = nil
 	if err != nil {
 		return nil, err
 	}

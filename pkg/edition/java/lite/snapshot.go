@@ -94,6 +94,17 @@ func compile(cfg *config.Config) (*snapshot, error) {
 	return s, nil
 }
 
+// template returns the configured backend (with $n unfilled) that addr was expanded
+// from, so metrics and logs can label by it: expanded addresses are client-chosen.
+func (r *compiledRoute) template(expanded []string, addr string) string {
+	for i, b := range expanded {
+		if b == addr && i < len(r.cfg.Backend) {
+			return r.cfg.Backend[i]
+		}
+	}
+	return addr
+}
+
 func disconnectFrame(msg json.RawMessage, def string) []byte {
 	return wire.AppendLoginDisconnect(nil, status.DisconnectText(msg, def))
 }

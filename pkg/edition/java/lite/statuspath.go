@@ -41,7 +41,7 @@ func (s *session) serveStatus(ctx context.Context, rt *compiledRoute, m route.Ma
 			continue
 		}
 		if err != nil {
-			return fmt.Errorf("%w: status frame: %w", errRejected, err)
+			return reject(ReasonMalformed, "status frame: %w", err)
 		}
 		pending = pending[n:]
 		switch {
@@ -49,21 +49,22 @@ func (s *session) serveStatus(ctx context.Context, rt *compiledRoute, m route.Ma
 			answered = true
 			body, src := s.statusBody(ctx, rt, m, s.hs, host)
 			if body == nil {
-				return fmt.Errorf("%w: no status available (every backend failed, no fallback)", errRejected)
+				return reject(ReasonUnavailable, "no status available (every backend failed, no fallback)")
 			}
-			s.log.V(1).Info("status answered", "source", src)
+			s.ev.Source = src
+			s.emit(EventStatus)
 			if _, err := s.client.Write(wire.AppendStatusResponse(nil, body)); err != nil {
 				return fmt.Errorf("write status: %w", err)
 			}
 		case id == wire.IDPing:
 			v, err := wire.ParsePing(payload)
 			if err != nil {
-				return fmt.Errorf("%w: ping: %w", errRejected, err)
+				return reject(ReasonMalformed, "ping: %w", err)
 			}
 			_, _ = s.client.Write(wire.AppendPing(nil, v))
 			return nil
 		default:
-			return fmt.Errorf("%w: unexpected status frame id %d", errRejected, id)
+			return reject(ReasonMalformed, "unexpected status frame id %d", id)
 		}
 	}
 }
@@ -71,7 +72,7 @@ func (s *session) serveStatus(ctx context.Context, rt *compiledRoute, m route.Ma
 // readMore appends what the client sends next to pending (under the session deadline).
 func (s *session) readMore(pending []byte) ([]byte, error) {
 	if len(pending) >= maxStatusFrame {
-		return pending, fmt.Errorf("%w: status frame too large", errRejected)
+		return pending, reject(ReasonMalformed, "status frame too large")
 	}
 	var tmp [maxStatusFrame]byte
 	n, err := s.client.Read(tmp[:maxStatusFrame-len(pending)])
@@ -98,7 +99,7 @@ func (s *session) statusBody(ctx context.Context, rt *compiledRoute, m route.Mat
 			}
 			return body, sourceBackend
 		}
-		s.log.V(1).Info("backend status failed", "backend", addr, "err", err.Error())
+		s.l.log.V(1).Info("backend status failed", s.logKV("backend", addr, "err", err.Error())...)
 	}
 	if rt.fallback != nil {
 		return rt.fallback.Render(hs.Protocol), sourceFallback

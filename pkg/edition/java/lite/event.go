@@ -1,0 +1,110 @@
+package lite
+
+import (
+	"net"
+	"time"
+)
+
+// EventKind says which step of a connection an Event reports.
+type EventKind uint8
+
+// The steps of a connection, in the order they happen. Every accepted connection
+// produces exactly one EventClosed, whatever happened before it.
+const (
+	// EventAccepted: a TCP connection was accepted (before any byte was read).
+	EventAccepted EventKind = iota
+	// EventRejected: the connection was refused before reaching a backend (Reason says
+	// why: see the Reason* constants). A login still receives a Disconnect text.
+	EventRejected
+	// EventRouted: the handshake matched a route (Route, VHost, Protocol, Intent set).
+	EventRouted
+	// EventDial: one dial attempt to a backend finished (Err nil on success; Duration
+	// is the connect time). Status fetches and probes are not reported here.
+	EventDial
+	// EventJoined: a player session was handed to Backend; bytes now flow.
+	EventJoined
+	// EventStatus: a status request was answered (Source says from where).
+	EventStatus
+	// EventEnded: a player session ended (Reason, Duration, BytesUp/BytesDown set).
+	EventEnded
+	// EventClosed: the client connection is gone; the last event of every connection.
+	EventClosed
+)
+
+var eventKindNames = [...]string{"accepted", "rejected", "routed", "dial", "joined", "status", "ended", "closed"}
+
+func (k EventKind) String() string {
+	if int(k) < len(eventKindNames) {
+		return eventKindNames[k]
+	}
+	return "unknown"
+}
+
+// Reasons carried by EventRejected and EventEnded. They are fixed strings so they can
+// be metric labels.
+const (
+	ReasonMalformed   = "malformed"    // not a Minecraft handshake, or too large
+	ReasonTimeout     = "timeout"      // the client did not finish in time
+	ReasonClientGone  = "client-gone"  // the client hung up before routing finished
+	ReasonNoRoute     = "no-route"     // no route matches the host
+	ReasonUnavailable = "unavailable"  // every backend failed (login) or no status (ping)
+	ReasonProxyHeader = "proxy-header" // a bad or untrusted PROXY header
+	ReasonAdmission   = "admission"    // refused by quota or access lists
+	ReasonShutdown    = "shutdown"     // the proxy stopped
+
+	ReasonClientClosed  = "client-closed"  // session ended by the player's side
+	ReasonBackendClosed = "backend-closed" // session ended by the backend's side
+	ReasonError         = "error"          // session ended by a network error
+)
+
+// Event is one step in the life of a connection. Fields that do not apply to a kind
+// are zero. Events of one connection are delivered in order, on that connection's
+// goroutine; different connections deliver concurrently.
+type Event struct {
+	Kind   EventKind
+	Time   time.Time
+	Client net.Addr // the player's address (from a trusted PROXY header if any)
+	// ConnID numbers connections of this instance from 1 so events can be correlated.
+	ConnID uint64
+
+	VHost    string // cleaned virtual host
+	Protocol int32
+	Intent   int32
+	// Route is the route's identity: its host patterns joined with ",".
+	Route string
+	// Backend is the backend address dialed (with $n filled in).
+	Backend string
+	// BackendTemplate is the backend as configured (with $n unfilled): bounded by the
+	// config, so safe as a metric label where Backend is not.
+	BackendTemplate string
+
+	Reason   string
+	Source   string // EventStatus: "cache", "backend", "fallback", "last-known-good"
+	Err      error
+	Duration time.Duration // EventDial: connect time; EventEnded: session length
+	// BytesUp and BytesDown count relayed bytes (up: player to backend).
+	BytesUp, BytesDown int64
+}
+
+// Observer receives session events. Observe is called synchronously on the
+// connection's goroutine, so it must be quick and must not block: count, log, or hand
+// off to a channel. This is the extension point for programs that embed the proxy.
+type Observer interface {
+	Observe(e *Event)
+}
+
+// ObserverFunc adapts a function to Observer.
+type ObserverFunc func(e *Event)
+
+// Observe calls f(e).
+func (f ObserverFunc) Observe(e *Event) { f(e) }
+
+// Observers fans one event out to several observers in order.
+type Observers []Observer
+
+// Observe calls every observer in order.
+func (os Observers) Observe(e *Event) {
+	for _, o := range os {
+		o.Observe(e)
+	}
+}
