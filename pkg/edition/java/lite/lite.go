@@ -58,7 +58,8 @@ type Lite struct {
 	mgr      *strategy.Manager
 	cache    *status.Cache
 
-	snap atomic.Pointer[snapshot]
+	snap  atomic.Pointer[snapshot]
+	ready atomic.Bool // listener bound and config loaded
 
 	sessions sync.WaitGroup
 	connsMu  sync.Mutex
@@ -109,6 +110,13 @@ func (l *Lite) Reload(cfg *config.Config) error {
 	return nil
 }
 
+// Ready reports whether the instance is serving: its listener is bound and a config
+// is loaded. It turns false as soon as shutdown begins.
+func (l *Lite) Ready() bool { return l.ready.Load() }
+
+// Config returns the config currently in force (read-only: callers must not modify it).
+func (l *Lite) Config() *config.Config { return l.snap.Load().cfg }
+
 // Manager exposes the instance's strategy manager (for the admin view and tests).
 func (l *Lite) Manager() *strategy.Manager { return l.mgr }
 
@@ -137,8 +145,10 @@ func (l *Lite) Serve(ctx context.Context, ln net.Listener) error {
 		_ = ln.Close()
 	})
 	l.log.Info("listening", "bind", ln.Addr().String(), "routes", len(l.snap.Load().routes))
+	l.ready.Store(true)
 
 	err := l.acceptLoop(ctx, ln)
+	l.ready.Store(false)
 	cancel()
 	l.drain()
 	bg.Wait()
