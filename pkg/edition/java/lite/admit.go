@@ -68,3 +68,12 @@ func localProxyHeader() ([]byte, error) {
 	h := &proxyproto.Header{Version: 2, Command: proxyproto.LOCAL, TransportProtocol: proxyproto.UNSPEC}
 	return h.Format()
 }
+
+// admissionState is what admission holds for one connection until it closes.
+type admissionState struct{}
+
+// admitIntent applies the per-intent admission policy once the handshake is known.
+func (s *session) admitIntent() error { return nil }
+
+// releaseAdmission gives back whatever admission reserved for this connection.
+func (s *session) releaseAdmission() {}

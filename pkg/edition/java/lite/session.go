@@ -31,6 +31,7 @@ type session struct {
 	// each event so observing costs no allocation.
 	ev     Event
 	joined bool
+	adm    admissionState
 }
 
 // rejection is a connection closed on purpose (bad input, no route, all backends
@@ -54,6 +55,7 @@ func (l *Lite) handle(ctx context.Context, c net.Conn) {
 	s.ev.ConnID = l.connIDs.Add(1)
 	defer c.Close()
 	s.emit(EventAccepted)
+	defer s.releaseAdmission()
 	err := s.admit()
 	if err == nil {
 		err = s.run(ctx)
@@ -133,6 +135,9 @@ func (s *session) run(ctx context.Context) error {
 	rt := s.snap.routes[m.Route]
 	s.ev.Route = rt.key
 	s.emit(EventRouted)
+	if err := s.admitIntent(); err != nil {
+		return err
+	}
 
 	// 3. Status intent: answered by the proxy (cache, backend, fallback).
 	if s.hs.Intent == wire.IntentStatus {

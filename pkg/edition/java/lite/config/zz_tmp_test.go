@@ -58,3 +58,18 @@ func splitLines(s string) []string {
 	}
 	return append(out, s[start:])
 }
+
+func BenchmarkZZParseRepo(b *testing.B) {
+	for _, name := range []string{"config.yml", "config-lite.yml"} {
+		data, err := os.ReadFile(repoRoot + name)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				Parse(data, "x.yml")
+			}
+		})
+	}
+}
