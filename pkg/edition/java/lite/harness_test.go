@@ -26,12 +26,16 @@ import (
 // waitFor polls cond until it holds or the deadline passes.
 func waitFor(t testing.TB, what string, d time.Duration, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(d)
+	deadline := time.NewTimer(d)
+	defer deadline.Stop()
+	tick := time.NewTicker(2 * time.Millisecond)
+	defer tick.Stop()
 	for !cond() {
-		if time.Now().After(deadline) {
+		select {
+		case <-deadline.C:
 			t.Fatalf("timed out after %v waiting for %s", d, what)
+		case <-tick.C:
 		}
-		time.Sleep(2 * time.Millisecond) // polling interval, not synchronisation
 	}
 }
 
