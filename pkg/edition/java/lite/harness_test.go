@@ -69,11 +69,19 @@ type backend struct {
 
 func newBackend(t testing.TB, statusJSON string) *backend {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	return newBackendOn(t, "127.0.0.1:0", statusJSON)
+}
+
+func newBackendOn(t testing.TB, addr string, statusJSON ...string) *backend {
+	t.Helper()
+	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := &backend{t: t, ln: ln, addr: ln.Addr().String(), statusJSON: statusJSON, got: make(chan received, 1024)}
+	b := &backend{t: t, ln: ln, addr: ln.Addr().String(), got: make(chan received, 1024)}
+	if len(statusJSON) > 0 {
+		b.statusJSON = statusJSON[0]
+	}
 	b.wg.Go(b.serve)
 	t.Cleanup(b.close)
 	return b
@@ -213,12 +221,15 @@ func statusJSON(name string, online, max int) string {
 type proxy struct {
 	*lite.Lite
 	addr string
+	// stop cancels Serve and waits for it to return.
+	stop func() error
 }
 
 type proxyOpts struct {
 	now    func() time.Time
-	dialer lite.Dialer
-	obs    lite.Observer
+	dialer   lite.Dialer
+	obs      lite.Observer
+	resolver lite.Resolver
 	seed   uint64
 	log    logr.Logger
 }
@@ -244,7 +255,7 @@ func startProxy(t testing.TB, yaml string, o ...proxyOpts) *proxy {
 			opt.log = logr.Discard()
 		}
 	}
-	p, err := lite.New(cfg, lite.Options{Log: opt.log, Seed: opt.seed, Now: opt.now, Dialer: opt.dialer, Observer: opt.obs})
+	p, err := lite.New(cfg, lite.Options{Log: opt.log, Seed: opt.seed, Now: opt.now, Dialer: opt.dialer, Observer: opt.obs, Resolver: opt.resolver})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -255,18 +266,26 @@ func startProxy(t testing.TB, yaml string, o ...proxyOpts) *proxy {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- p.Serve(ctx, ln) }()
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Errorf("serve: %v", err)
+	var once sync.Once
+	var serveErr error
+	stop := func() error {
+		once.Do(func() {
+			cancel()
+			select {
+			case serveErr = <-done:
+			case <-time.After(15 * time.Second):
+				serveErr = errors.New("proxy did not stop within 15s")
 			}
-		case <-time.After(15 * time.Second):
-			t.Errorf("proxy did not stop within 15s")
+		})
+		return serveErr
+	}
+	t.Cleanup(func() {
+		if err := stop(); err != nil {
+			t.Errorf("serve: %v", err)
 		}
 	})
-	return &proxy{Lite: p, addr: ln.Addr().String()}
+	waitFor(t, "proxy ready", 5*time.Second, p.Ready)
+	return &proxy{Lite: p, addr: ln.Addr().String(), stop: stop}
 }
 
 // fill replaces {{key}} placeholders.
