@@ -2,89 +2,74 @@
 //
 //	gate [--config FILE] [--debug] [--log-format text|json]
 //	gate validate [--config FILE]
+//	gate lite status [--api URL] [--token TOKEN | --token-file FILE] [--config FILE]
 //	gate lite plan --config FILE --host HOST [simulation flags]
+//	gate healthcheck [--url URL | --config FILE]
+//	gate version
 package main
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"os/signal"
 	"syscall"
 
-	"github.com/go-logr/logr"
-
-	"go.minekube.com/gate/pkg/edition/java/lite"
 	"go.minekube.com/gate/pkg/edition/java/lite/config"
 )
+
+// version is set at build time: -ldflags "-X main.version=v1.2.3".
+var version = "dev"
 
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
+
+const usage = `usage:
+  gate [--config FILE] [--debug] [--log-format text|json]   run the proxy
+  gate validate [--config FILE]                             check a config file
+  gate lite status [--api URL] [--token TOKEN]              table of every backend
+  gate lite plan --config FILE --host HOST [flags]          simulate a route's strategy
+  gate healthcheck [--url URL | --config FILE]              exit 0 when the proxy is up
+  gate version                                              print the version`
 
 func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 {
 		switch args[0] {
 		case "validate":
 			return validate(args[1:], stdout, stderr)
+		case "healthcheck":
+			return healthcheckCmd(args[1:], stdout, stderr)
 		case "lite":
-			if len(args) > 1 && args[1] == "plan" {
-				return planCmd(args[2:], stdout, stderr)
+			if len(args) > 1 {
+				switch args[1] {
+				case "plan":
+					return planCmd(args[2:], stdout, stderr)
+				case "status":
+					return statusCmd(args[2:], stdout, stderr)
+				}
 			}
-			fmt.Fprintln(stderr, "usage: gate lite plan --config FILE --host HOST [flags]")
+			fmt.Fprintln(stderr, usage)
 			return 2
+		case "version", "--version":
+			fmt.Fprintln(stdout, "gate", version)
+			return 0
+		case "help", "-h", "--help":
+			fmt.Fprintln(stdout, usage)
+			return 0
 		}
 	}
-	return serve(args, stderr)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return serve(ctx, args, stderr, nil)
 }
 
 // defaultConfig is config.yml in the working directory, like Gate.
 const defaultConfig = "config.yml"
 
-func serve(args []string, stderr io.Writer) int {
-	fs := flag.NewFlagSet("gate", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	path := fs.String("config", "", "config file (default: config.yml in the working directory)")
-	debug := fs.Bool("debug", false, "log debug messages")
-	format := fs.String("log-format", "text", "log format: text or json")
-	if err := fs.Parse(args); err != nil {
-		return 2
-	}
-	cfg, warnings, err := load(*path)
-	log, lerr := newLogger(stderr, *format, *debug || (cfg != nil && cfg.Debug))
-	if lerr != nil {
-		fmt.Fprintln(stderr, lerr)
-		return 2
-	}
-	for _, w := range warnings {
-		log.Info("config warning", "warning", w.String())
-	}
-	if err != nil {
-		fmt.Fprintln(stderr, err)
-		return 1
-	}
-	p, err := lite.New(cfg, lite.Options{Log: log})
-	if err != nil {
-		log.Error(err, "start")
-		return 1
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := p.ListenAndServe(ctx); err != nil && !errors.Is(err, context.Canceled) {
-		log.Error(err, "serve")
-		return 1
-	}
-	log.Info("stopped")
-	return 0
-}
-
 func validate(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("gate validate", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlagSet("gate validate", stderr)
 	path := fs.String("config", "", "config file (default: config.yml in the working directory)")
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -101,25 +86,13 @@ func validate(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-func load(path string) (*config.Config, []config.Warning, error) {
+func configPath(path string) string {
 	if path == "" {
-		path = defaultConfig
+		return defaultConfig
 	}
-	return config.Load(path)
+	return path
 }
 
-func newLogger(w io.Writer, format string, debug bool) (logr.Logger, error) {
-	level := slog.LevelInfo
-	if debug {
-		level = slog.LevelDebug
-	}
-	opts := &slog.HandlerOptions{Level: level}
-	switch format {
-	case "text":
-		return logr.FromSlogHandler(slog.NewTextHandler(w, opts)), nil
-	case "json":
-		return logr.FromSlogHandler(slog.NewJSONHandler(w, opts)), nil
-	default:
-		return logr.Logger{}, fmt.Errorf("--log-format: unknown %q (want text or json)", format)
-	}
+func load(path string) (*config.Config, []config.Warning, error) {
+	return config.Load(configPath(path))
 }

@@ -81,7 +81,7 @@ func (f nameFlag) String() string {
 }
 
 func (f nameFlag) Set(s string) error {
-	n, err := strategy.ParseName(s)
+	n, err := parseName(s)
 	if err != nil {
 		return err
 	}

@@ -20,7 +20,12 @@ const (
 	DefaultArrival     = time.Second
 	DefaultNoise       = 10 // percent
 	DefaultDialTimeout = 5 * time.Second
+	DefaultBudget      = 30 * time.Second
+	DefaultReplicas    = 1
 )
+
+// maxReplicas bounds --replicas; each replica is a full manager.
+const maxReplicas = 256
 
 // Options describe one simulated plan.
 type Options struct {
@@ -63,6 +68,36 @@ type Options struct {
 	// HealthInterval, when positive (the --health-interval flag), turns
 	// health checks on at this interval whatever Health says.
 	HealthInterval time.Duration
+
+	// Replicas is how many proxy replicas share the players, each with its
+	// own manager and seed and nothing shared, behind an L4 load balancer
+	// that sends each connection to a random one. Zero means 1.
+	Replicas int
+	// Refuse lists dead backends that refuse connections at once (a closed
+	// port), where Fail ones time out (black-holed).
+	Refuse []string
+	// ArrivalDist is DistFixed (default: one player every Arrival) or
+	// DistPoisson (independent players, Arrival apart on average).
+	ArrivalDist Dist
+	// SessionDist is DistUniform (default: 50-150% of Session) or DistExp.
+	SessionDist Dist
+	// Budget bounds one player's dialing, as the proxy's readTimeout does:
+	// no new dial starts after it, and a dial is cut at it. Zero means 30s.
+	Budget time.Duration
+	// ReportOnline makes backends report a fixed number of players online
+	// whatever they have (a server that always says 0).
+	ReportOnline map[string]int
+	// ReportMax makes backends report a fixed max whatever their capacity
+	// (a server that always says 500). Otherwise a backend reports its
+	// Capacity, and a backend without one reports no usable players object.
+	ReportMax map[string]int
+	// Events change the world during the run.
+	Events []Event
+	// P2C is the route's p2c tuning (from config).
+	P2C strategy.P2CConfig
+	// CapacityOverride is the route's per-backend `capacity:` (from
+	// config), what the strategy believes rather than what the backend has.
+	CapacityOverride map[string]int
 }
 
 // Flags binds the simulation flags to o, with their defaults:
@@ -72,7 +107,7 @@ type Options struct {
 func (o *Options) Flags(fs *flag.FlagSet) {
 	fs.IntVar(&o.Count, "count", DefaultCount, "players to simulate")
 	fs.Uint64Var(&o.Seed, "seed", DefaultSeed, "seed of every random choice; same seed, same plan")
-	fs.Var(nameFlag{&o.Override}, "strategy", "strategy to simulate instead of the route's (sequential, random, round-robin, least-connections, lowest-latency)")
+	fs.Var(nameFlag{&o.Override}, "strategy", "strategy to simulate instead of the route's (sequential, random, round-robin, least-connections, lowest-latency, p2c; gate-lowest-latency models Gate Lite)")
 	fs.Var(durationsFlag{&o.Latency}, "latency", "backend round-trip times, e.g. a:25565=20ms,b:25565=50ms (default 20ms each)")
 	fs.Var(intsFlag{&o.Capacity}, "capacity", "backend player limits, e.g. a:25565=100 (default unlimited)")
 	fs.Var(listFlag{&o.Fail}, "fail", "dead backends whose dials time out, comma separated")
@@ -81,6 +116,14 @@ func (o *Options) Flags(fs *flag.FlagSet) {
 	fs.DurationVar(&o.Arrival, "arrival", DefaultArrival, "time between two players connecting")
 	fs.DurationVar(&o.DialTimeout, "dial-timeout", DefaultDialTimeout, "what a dial to a dead backend costs")
 	fs.DurationVar(&o.HealthInterval, "health-interval", 0, "simulate active health checks at this interval (0: as the route configures)")
+	fs.IntVar(&o.Replicas, "replicas", DefaultReplicas, "proxy replicas sharing the players, each deciding on its own")
+	fs.Var(listFlag{&o.Refuse}, "refuse", "dead backends that refuse connections at once, comma separated")
+	fs.Var(distFlag{&o.ArrivalDist}, "arrival-dist", "arrival gaps: fixed or poisson")
+	fs.Var(distFlag{&o.SessionDist}, "session-dist", "session lengths: uniform (50-150% of --session) or exp")
+	fs.DurationVar(&o.Budget, "budget", DefaultBudget, "dialing budget of one player (the proxy's readTimeout)")
+	fs.Var(intsFlag{&o.ReportOnline}, "report-online", "backends that always report this many players online, e.g. a=0")
+	fs.Var(intsFlag{&o.ReportMax}, "report-max", "backends that always report this max, e.g. a=500")
+	fs.Var(eventsFlag{&o.Events}, "event", "scheduled change AT:KIND:BACKEND[=VALUE], e.g. 5m:add:c, 2m:latency:b=+200ms, 3m:fail:b, 3m:refuse:b, 6m:recover:b, 1m:capacity:a=50")
 }
 
 // ErrInvalid is wrapped by Run for unusable options.
@@ -91,7 +134,7 @@ func (o Options) normalize() (Options, error) {
 	if o.Override != "" {
 		o.Strategy = o.Override
 	}
-	name, err := strategy.ParseName(string(o.Strategy))
+	name, err := parseName(string(o.Strategy))
 	if err != nil {
 		return o, fmt.Errorf("%w: %w", ErrInvalid, err)
 	}
@@ -107,9 +150,25 @@ func (o Options) normalize() (Options, error) {
 	if o.Count < 0 || o.Noise < 0 || o.Noise > 100 {
 		return o, fmt.Errorf("%w: count %d, noise %d%% (want count >= 0, noise 0-100)", ErrInvalid, o.Count, o.Noise)
 	}
+	if o.Replicas < 0 || o.Replicas > maxReplicas {
+		return o, fmt.Errorf("%w: replicas %d (want 1-%d)", ErrInvalid, o.Replicas, maxReplicas)
+	}
 	if err := o.checkNames(); err != nil {
 		return o, err
 	}
+	if o.ArrivalDist, err = parseDist(o.ArrivalDist, "arrival", DistFixed, DistPoisson); err != nil {
+		return o, err
+	}
+	if o.SessionDist, err = parseDist(o.SessionDist, "session", DistUniform, DistExp); err != nil {
+		return o, err
+	}
+	return o.withDefaults(), nil
+}
+
+// withDefaults fills zero fields and resolves the health-check settings.
+func (o Options) withDefaults() Options {
+	o.Replicas = or(o.Replicas, DefaultReplicas)
+	o.Budget = or(o.Budget, DefaultBudget)
 	o.Count = or(o.Count, DefaultCount)
 	o.Seed = or(o.Seed, DefaultSeed)
 	o.Session = or(o.Session, DefaultSession)
@@ -126,7 +185,7 @@ func (o Options) normalize() (Options, error) {
 	if o.Health.Enabled {
 		o.Health = o.Health.WithDefaults()
 	}
-	return o, nil
+	return o
 }
 
 // checkNames rejects simulation settings for backends the route does not
@@ -147,12 +206,39 @@ func (o Options) checkNames() error {
 	for _, addr := range o.Fail {
 		check("fail", addr)
 	}
+	for _, addr := range o.Refuse {
+		check("refuse", addr)
+	}
+	for addr := range o.ReportOnline {
+		check("report-online", addr)
+	}
+	for addr := range o.ReportMax {
+		check("report-max", addr)
+	}
+	for _, e := range o.Events {
+		check("event", e.Backend)
+	}
 	if len(unknown) == 0 {
 		return nil
 	}
 	slices.Sort(unknown)
 	return fmt.Errorf("%w: unknown backend in %s (backends: %s)", ErrInvalid,
 		strings.Join(unknown, ", "), strings.Join(o.Backends, ", "))
+}
+
+// distFlag sets a distribution name; Run validates it.
+type distFlag struct{ d *Dist }
+
+func (f distFlag) String() string {
+	if f.d == nil {
+		return ""
+	}
+	return string(*f.d)
+}
+
+func (f distFlag) Set(s string) error {
+	*f.d = Dist(s)
+	return nil
 }
 
 func or[T comparable](v, def T) T {

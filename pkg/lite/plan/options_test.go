@@ -18,20 +18,28 @@ func TestFlags(t *testing.T) {
 	}{
 		{"defaults", nil, Options{
 			Count: DefaultCount, Seed: DefaultSeed, Noise: DefaultNoise, Session: DefaultSession,
-			Arrival: DefaultArrival, DialTimeout: DefaultDialTimeout,
+			Arrival: DefaultArrival, DialTimeout: DefaultDialTimeout, Replicas: DefaultReplicas, Budget: DefaultBudget,
 		}},
 		{"everything", []string{
 			"--count", "50", "--seed", "7", "--strategy", "least-connections",
 			"--latency", "a:25565=20ms,b:25565=50ms", "--latency", "c=1s",
 			"--capacity", "a:25565=100", "--fail", "b:25565", "--fail", "c",
 			"--noise", "0", "--session", "1m", "--arrival", "100ms", "--dial-timeout", "2s",
-			"--health-interval", "5s",
+			"--health-interval", "5s", "--replicas", "4", "--refuse", "d", "--arrival-dist", "poisson",
+			"--session-dist", "exp", "--budget", "10s", "--report-online", "a=0", "--report-max", "b=500",
+			"--event", "5m:add:c,2m:latency:b:25565=+200ms", "--event", "1m:capacity:a:25565=50",
 		}, Options{
 			Count: 50, Seed: 7, Override: strategy.LeastConnections,
 			Latency:  map[string]time.Duration{"a:25565": 20 * time.Millisecond, "b:25565": 50 * time.Millisecond, "c": time.Second},
 			Capacity: map[string]int{"a:25565": 100}, Fail: []string{"b:25565", "c"},
 			Session: time.Minute, Arrival: 100 * time.Millisecond, DialTimeout: 2 * time.Second,
-			HealthInterval: 5 * time.Second,
+			HealthInterval: 5 * time.Second, Replicas: 4, Refuse: []string{"d"}, ArrivalDist: DistPoisson,
+			SessionDist: DistExp, Budget: 10 * time.Second, ReportOnline: map[string]int{"a": 0}, ReportMax: map[string]int{"b": 500},
+			Events: []Event{
+				{At: 5 * time.Minute, Kind: EventAdd, Backend: "c"},
+				{At: 2 * time.Minute, Kind: EventLatency, Backend: "b:25565", Latency: 200 * time.Millisecond, Relative: true},
+				{At: time.Minute, Kind: EventCapacity, Backend: "a:25565", Capacity: 50},
+			},
 		}},
 	}
 	for _, tt := range tests {
@@ -58,6 +66,11 @@ func TestFlagErrors(t *testing.T) {
 		{"latency without value", []string{"--latency", "a"}},
 		{"bad duration", []string{"--latency", "a=fast"}},
 		{"negative capacity", []string{"--capacity", "a=-1"}},
+		{"event without kind", []string{"--event", "5m:c"}},
+		{"event of unknown kind", []string{"--event", "5m:explode:c"}},
+		{"event at a bad time", []string{"--event", "soon:add:c"}},
+		{"latency event without value", []string{"--event", "1m:latency:c"}},
+		{"negative capacity event", []string{"--event", "1m:capacity:c=-5"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

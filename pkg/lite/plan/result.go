@@ -17,8 +17,10 @@ type Result struct {
 	Strategy strategy.Name `json:"strategy"`
 	Seed     uint64        `json:"seed"`
 	Count    int           `json:"count"`
+	Replicas int           `json:"replicas"`
 	Arrival  Duration      `json:"arrival"`
 	Session  Duration      `json:"session"`
+	Events   []Event       `json:"events,omitempty"`
 	// Backends are in config order.
 	Backends []BackendResult `json:"backends"`
 	// Placed players got a session; TurnedAway landed on a full backend;
@@ -33,6 +35,8 @@ type Result struct {
 	// Imbalance is the busiest live backend's players over the mean of the
 	// live backends: 1.00 is perfectly even.
 	Imbalance float64 `json:"imbalance"`
+	// Metrics are the quality figures of the run.
+	Metrics Metrics `json:"metrics"`
 	// Timeline splits the run into ten equal spans of connections.
 	Timeline []Bucket `json:"timeline"`
 }

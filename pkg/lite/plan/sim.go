@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"time"
 
 	"go.minekube.com/gate/pkg/lite/strategy"
@@ -18,24 +19,57 @@ const routeKey = "plan"
 // when a plan runs.
 var epoch = time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 
-var errDialTimeout = errors.New("simulated dial timeout")
+var (
+	errDialTimeout = errors.New("simulated dial timeout")
+	errRefused     = errors.New("simulated connection refused")
+)
+
+// replicaSeedStep separates the seeds of replicas; replica 0 keeps the
+// plan's seed, so a one-replica plan is what it always was.
+const replicaSeedStep = 0x9e3779b97f4a7c15
 
 // clock is the virtual clock; the simulation is single-threaded.
 type clock struct{ t time.Time }
 
 func (c *clock) Now() time.Time { return c.t }
 
-// sim is one run: the manager under test plus the simulated backends.
+// health of a simulated backend.
+type health uint8
+
+const (
+	alive health = iota
+	timingOut
+	refusing
+)
+
+// replica is one simulated proxy: its own manager, nothing shared.
+type replica struct {
+	m *strategy.Manager
+	// deadDials counts this replica's player dials to each backend while
+	// it was dead.
+	deadDials []int
+}
+
+// sim is one run: the managers under test plus the simulated backends.
 type sim struct {
 	o      Options
 	clk    *clock
-	rng    *rand.Rand
-	m      *strategy.Manager
+	rng    *rand.Rand // noise and session lengths
+	lb     *rand.Rand // which replica takes a connection
+	arr    *rand.Rand // arrival gaps
+	reps   []*replica
 	idx    map[string]int
-	dead   []bool
-	active []int
+	lat    []time.Duration
+	caps   []int
+	state  []health
+	listed []bool // in the route now
+	active []int  // players on it, all replicas together
+	route  []string
+	events []Event // sorted by time; next is the first not applied
+	next   int
 	ends   sessionHeap
 	res    *Result
+	rec    recorder
 }
 
 // Run simulates o and returns where the players went.
@@ -46,55 +80,125 @@ func Run(o Options) (*Result, error) {
 	}
 	s := newSim(o)
 	ctx := context.Background()
-	s.m.ProbeDue(ctx)
+	s.probeAll(ctx)
+	t := epoch
 	for i := range o.Count {
-		t := epoch.Add(time.Duration(i) * o.Arrival)
-		s.endSessions(t)
+		if i > 0 {
+			t = t.Add(s.gap())
+		}
+		s.advance(ctx, t)
 		s.clk.t = t
-		s.m.ProbeDue(ctx)
-		s.connect(i, t)
+		s.probeAll(ctx)
+		s.connect(i, t, s.pickReplica())
 	}
-	s.finish()
+	s.finish(t)
 	return s.res, nil
 }
 
 func newSim(o Options) *sim {
+	n := len(o.Backends)
 	s := &sim{
 		o:      o,
 		clk:    &clock{t: epoch},
 		rng:    rand.New(rand.NewPCG(o.Seed, 0x706c616e)),
+		lb:     rand.New(rand.NewPCG(o.Seed, 0x6c62)),
+		arr:    rand.New(rand.NewPCG(o.Seed, 0x617272)),
 		idx:    map[string]int{},
-		dead:   make([]bool, len(o.Backends)),
-		active: make([]int, len(o.Backends)),
+		lat:    make([]time.Duration, n),
+		caps:   make([]int, n),
+		state:  make([]health, n),
+		listed: make([]bool, n),
+		active: make([]int, n),
+		events: slices.Clone(o.Events),
 	}
-	s.res = &Result{Strategy: o.Strategy, Seed: o.Seed, Count: o.Count,
-		Arrival: Duration(o.Arrival), Session: Duration(o.Session)}
-	for i, addr := range o.Backends {
-		s.idx[addr] = i
+	slices.SortStableFunc(s.events, func(a, b Event) int { return int(a.At - b.At) })
+	s.res = &Result{Strategy: o.Strategy, Seed: o.Seed, Count: o.Count, Replicas: o.Replicas,
+		Arrival: Duration(o.Arrival), Session: Duration(o.Session), Events: o.Events}
+	for k, addr := range o.Backends {
+		s.idx[addr] = k
+		s.lat[k], s.caps[k], s.listed[k] = s.baseLatency(addr), o.Capacity[addr], true
 		s.res.Backends = append(s.res.Backends, BackendResult{
-			Addr: addr, Latency: Duration(s.latency(addr)), Capacity: o.Capacity[addr]})
+			Addr: addr, Latency: Duration(s.lat[k]), Capacity: o.Capacity[addr]})
+	}
+	for _, e := range s.events {
+		if e.Kind == EventAdd {
+			s.listed[s.idx[e.Backend]] = false
+		}
 	}
 	for _, addr := range o.Fail {
-		s.dead[s.idx[addr]] = true
+		s.state[s.idx[addr]] = timingOut
 		s.res.Backends[s.idx[addr]].Dead = true
 	}
-	s.res.Timeline = buckets(o.Count, len(o.Backends))
-	s.m = strategy.NewManager(strategy.Options{Seed: o.Seed, Now: s.clk.Now, Prober: s})
-	s.m.SetRoutes([]strategy.Route{{Key: routeKey, Strategy: o.Strategy, Backends: o.Backends, Health: o.Health}})
+	for _, addr := range o.Refuse {
+		s.state[s.idx[addr]] = refusing
+		s.res.Backends[s.idx[addr]].Dead = true
+	}
+	s.res.Timeline = buckets(o.Count, n)
+	s.rec = newRecorder(o, n)
+	s.route = s.routeBackends()
+	for r := range o.Replicas {
+		m := strategy.NewManager(strategy.Options{
+			Seed: o.Seed + uint64(r)*replicaSeedStep, Now: s.clk.Now, Prober: s, Strategies: simStrategies()})
+		s.reps = append(s.reps, &replica{m: m, deadDials: make([]int, n)})
+	}
+	s.setRoutes()
 	return s
 }
 
-func (s *sim) latency(addr string) time.Duration {
+func (s *sim) baseLatency(addr string) time.Duration {
 	if d, ok := s.o.Latency[addr]; ok && d > 0 {
 		return d
 	}
 	return DefaultLatency
 }
 
+// routeBackends lists the backends in the route now, in config order.
+func (s *sim) routeBackends() []string {
+	var out []string
+	for k, addr := range s.o.Backends {
+		if s.listed[k] {
+			out = append(out, addr)
+		}
+	}
+	return out
+}
+
+// setRoutes (re)loads the route on every replica.
+func (s *sim) setRoutes() {
+	rt := strategy.Route{Key: routeKey, Strategy: s.o.Strategy, Backends: s.route, Health: s.o.Health,
+		P2C: s.o.P2C, Capacity: s.o.CapacityOverride}
+	for _, r := range s.reps {
+		r.m.SetRoutes([]strategy.Route{rt})
+	}
+}
+
+// gap is the time until the next arrival.
+func (s *sim) gap() time.Duration {
+	if s.o.ArrivalDist == DistPoisson {
+		return expDraw(s.arr, s.o.Arrival)
+	}
+	return s.o.Arrival
+}
+
+// pickReplica is the load balancer in front of the replicas.
+func (s *sim) pickReplica() *replica {
+	if len(s.reps) == 1 {
+		return s.reps[0]
+	}
+	return s.reps[s.lb.IntN(len(s.reps))]
+}
+
+// probeAll runs every probe due now, replica by replica.
+func (s *sim) probeAll(ctx context.Context) {
+	for _, r := range s.reps {
+		r.m.ProbeDue(ctx)
+	}
+}
+
 // sample is one measured round trip: the latency plus uniform noise.
 // Integer arithmetic keeps plans identical on every platform.
 func (s *sim) sample(k int) time.Duration {
-	lat := s.latency(s.o.Backends[k])
+	lat := s.lat[k]
 	span := int64(lat) * int64(s.o.Noise) / 100
 	if span == 0 {
 		return lat
@@ -102,73 +206,177 @@ func (s *sim) sample(k int) time.Duration {
 	return lat + time.Duration(s.rng.Int64N(2*span+1)-span)
 }
 
-// Probe answers the manager's probes as the simulated backend would.
+// Probe answers the managers' probes as the simulated backend would.
 func (s *sim) Probe(_ context.Context, addr string) (strategy.Report, error) {
 	k, ok := s.idx[addr]
 	if !ok {
 		return strategy.Report{}, fmt.Errorf("probe %s: not a simulated backend", addr)
 	}
 	s.res.Backends[k].Probes++
-	if s.dead[k] {
+	switch s.state[k] {
+	case timingOut:
 		return strategy.Report{}, fmt.Errorf("probe %s: %w", addr, errDialTimeout)
+	case refusing:
+		return strategy.Report{}, fmt.Errorf("probe %s: %w", addr, errRefused)
 	}
-	return strategy.Report{RTT: s.sample(k), Online: s.active[k], Max: s.o.Capacity[addr], HasPlayers: true}, nil
+	online, ok := s.o.ReportOnline[addr]
+	if !ok {
+		online = s.active[k]
+	}
+	maxPlayers, ok := s.o.ReportMax[addr]
+	if !ok {
+		maxPlayers = s.caps[k]
+	}
+	return strategy.Report{RTT: s.sample(k), Online: online, Max: maxPlayers, HasPlayers: maxPlayers > 0 && online >= 0}, nil
 }
 
 // connect places player i, arriving at t, the way the proxy would: dial
-// down the manager's order, reserving before each dial.
-func (s *sim) connect(i int, t time.Time) {
+// down the replica's order, reserving before each dial, within the budget.
+func (s *sim) connect(i int, t time.Time, rep *replica) {
 	bucket := &s.res.Timeline[i*len(s.res.Timeline)/s.o.Count]
-	for _, addr := range s.m.Order(routeKey, s.o.Backends, strategy.IntentLogin) {
+	waited := time.Duration(0)
+	for _, addr := range rep.m.Order(routeKey, s.route, strategy.IntentLogin) {
+		if waited >= s.o.Budget {
+			break
+		}
 		k, b := s.idx[addr], &s.res.Backends[s.idx[addr]]
-		lease := s.m.Reserve(addr)
-		if s.dead[k] {
-			s.m.ObserveDial(addr, s.o.DialTimeout, errDialTimeout)
+		lease := rep.m.Reserve(addr)
+		if s.state[k] != alive {
+			cost, err := min(s.o.DialTimeout, s.o.Budget-waited), errDialTimeout
+			if s.state[k] == refusing {
+				cost, err = min(s.sample(k), s.o.Budget-waited), errRefused
+			}
+			rep.m.ObserveDial(addr, cost, err)
 			lease.Release()
+			waited += cost
 			b.FailedDials++
+			rep.deadDials[k]++
 			s.res.FailedDials++
-			s.res.FailedDialTime += Duration(s.o.DialTimeout)
+			s.res.FailedDialTime += Duration(cost)
 			continue
 		}
-		s.m.ObserveDial(addr, s.sample(k), nil)
-		if c := s.o.Capacity[addr]; c > 0 && s.active[k] >= c {
+		rep.m.ObserveDial(addr, s.sample(k), nil)
+		if c := s.caps[k]; c > 0 && s.active[k] >= c {
 			// The backend kicks the player at login; Lite does not see it.
 			lease.Release()
 			b.TurnedAway++
 			s.res.TurnedAway++
+			s.rec.connection(t, -1)
 			return
 		}
+		s.rec.placed(k, s.active[k], s.caps[k])
 		s.active[k]++
 		b.Players++
 		b.Peak = max(b.Peak, s.active[k])
 		bucket.Players[k]++
 		s.res.Placed++
-		length := s.o.Session/2 + time.Duration(s.rng.Int64N(int64(s.o.Session)+1))
-		heap.Push(&s.ends, session{end: t.Add(length), seq: i, k: k, lease: lease})
+		s.rec.connection(t, k)
+		heap.Push(&s.ends, session{end: t.Add(s.length()), seq: i, k: k, lease: lease})
 		return
 	}
 	s.res.Unplaced++
+	s.rec.connection(t, -1)
 }
 
-// endSessions releases every session that ended by t, in end order.
-func (s *sim) endSessions(t time.Time) {
-	for len(s.ends) > 0 && !s.ends[0].end.After(t) {
-		e := heap.Pop(&s.ends).(session)
-		s.clk.t = e.end
-		e.lease.Release()
-		s.active[e.k]--
+// length draws one session length.
+func (s *sim) length() time.Duration {
+	if s.o.SessionDist == DistExp {
+		return max(expDraw(s.rng, s.o.Session), time.Second)
+	}
+	return s.o.Session/2 + time.Duration(s.rng.Int64N(int64(s.o.Session)+1))
+}
+
+// advance applies everything that happens up to t in time order: sessions
+// ending and scheduled events (an event at the same instant as a session
+// end comes after it).
+func (s *sim) advance(ctx context.Context, t time.Time) {
+	for {
+		var evAt time.Time
+		hasEv := s.next < len(s.events)
+		if hasEv {
+			evAt = epoch.Add(s.events[s.next].At)
+		}
+		hasEnd := len(s.ends) > 0 && !s.ends[0].end.After(t)
+		switch {
+		case hasEnd && (!hasEv || !s.ends[0].end.After(evAt)):
+			e := heap.Pop(&s.ends).(session)
+			s.clk.t = e.end
+			e.lease.Release()
+			s.active[e.k]--
+		case hasEv && !evAt.After(t):
+			s.clk.t = evAt
+			s.apply(ctx, s.events[s.next])
+			s.next++
+		default:
+			return
+		}
 	}
 }
 
-// finish fills the shares, the imbalance and the manager's final view.
-func (s *sim) finish() {
+// apply changes the world by e; reloads and deaths are seen by the probes
+// that run right after.
+func (s *sim) apply(ctx context.Context, e Event) {
+	k := s.idx[e.Backend]
+	s.rec.event(e, s.clk.t, s)
+	switch e.Kind {
+	case EventAdd, EventRemove:
+		s.listed[k] = e.Kind == EventAdd
+		s.route = s.routeBackends()
+		s.setRoutes()
+	case EventLatency:
+		if e.Relative {
+			s.lat[k] = max(s.lat[k]+e.Latency, time.Microsecond)
+		} else {
+			s.lat[k] = e.Latency
+		}
+	case EventCapacity:
+		s.caps[k] = e.Capacity
+	case EventFail, EventRefuse:
+		s.state[k] = timingOut
+		if e.Kind == EventRefuse {
+			s.state[k] = refusing
+		}
+		s.res.Backends[k].Dead = true
+		s.disconnect(k)
+	case EventRecover:
+		s.state[k] = alive
+	}
+	s.probeAll(ctx)
+}
+
+// raises reports whether latency event e makes its backend slower.
+func (s *sim) raises(e Event) bool {
+	if e.Relative {
+		return e.Latency > 0
+	}
+	return e.Latency > s.lat[s.idx[e.Backend]]
+}
+
+// disconnect ends every session on backend k at once: it died.
+func (s *sim) disconnect(k int) {
+	kept := s.ends[:0]
+	for _, e := range s.ends {
+		if e.k == k {
+			e.lease.Release()
+			s.active[k]--
+			continue
+		}
+		kept = append(kept, e)
+	}
+	s.ends = kept
+	heap.Init(&s.ends)
+}
+
+// finish fills the shares, the imbalance, the metrics and the managers'
+// final view (replica 0's, which is every replica's in a one-replica plan).
+func (s *sim) finish(end time.Time) {
 	live, most := 0, 0
 	for k := range s.res.Backends {
 		b := &s.res.Backends[k]
 		if s.res.Placed > 0 {
 			b.Share = float64(b.Players*1000/s.res.Placed) / 10
 		}
-		if !s.dead[k] {
+		if !b.Dead {
 			live++
 			most = max(most, b.Players)
 		}
@@ -176,49 +384,16 @@ func (s *sim) finish() {
 	if s.res.Placed > 0 && live > 0 {
 		s.res.Imbalance = float64(most*live*100/s.res.Placed) / 100
 	}
-	for _, st := range s.m.Snapshot() {
-		b := &s.res.Backends[s.idx[st.Addr]]
+	for _, st := range s.reps[0].m.Snapshot() {
+		k, ok := s.idx[st.Addr]
+		if !ok {
+			continue
+		}
+		b := &s.res.Backends[k]
 		b.Health = st.Health
 		if st.HasLatency {
 			b.Measured = Duration(st.Latency)
 		}
 	}
-}
-
-// buckets splits count connections into up to ten spans.
-func buckets(count, backends int) []Bucket {
-	n := min(10, count)
-	out := make([]Bucket, n)
-	for j := range out {
-		out[j] = Bucket{From: j*count/n + 1, To: (j + 1) * count / n, Players: make([]int, backends)}
-	}
-	return out
-}
-
-// session is a simulated player on backend k until end.
-type session struct {
-	end   time.Time
-	seq   int
-	k     int
-	lease *strategy.Lease
-}
-
-// sessionHeap orders sessions by end time, then arrival, so that equal
-// end times release in a fixed order.
-type sessionHeap []session
-
-func (h sessionHeap) Len() int { return len(h) }
-func (h sessionHeap) Less(i, j int) bool {
-	if !h[i].end.Equal(h[j].end) {
-		return h[i].end.Before(h[j].end)
-	}
-	return h[i].seq < h[j].seq
-}
-func (h sessionHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *sessionHeap) Push(x any)   { *h = append(*h, x.(session)) }
-func (h *sessionHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
+	s.res.Metrics = s.rec.metrics(s, end)
 }

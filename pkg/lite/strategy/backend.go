@@ -1,6 +1,7 @@
 package strategy
 
 import (
+	"regexp"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -24,6 +25,15 @@ type BackendState struct {
 	// ejected. After it a probe (or, without probes, a player) tests the
 	// backend before it gets players again.
 	EjectedUntil time.Time
+	// Placed counts logins placed since the last report.
+	Placed int64
+	// Capacity is the configured capacity override; 0 when none.
+	Capacity int
+	// Draining says the last report's MOTD matches the drain pattern.
+	Draining bool
+	// WarmSince is when the backend last joined a route by a reload or
+	// recovered; zero when neither happened.
+	WarmSince time.Time
 }
 
 // Health values of BackendState.
@@ -34,10 +44,19 @@ const (
 	HealthUnknown = "unknown"
 )
 
-// reportAt is an immutable status report with its arrival time.
+// reportAt is an immutable status report with its arrival time and the
+// players this instance had placed on the backend when it arrived.
 type reportAt struct {
-	r  Report
-	at time.Time
+	r   Report
+	at  time.Time
+	own int64
+}
+
+// backendSettings are the per-backend knobs routes configure; immutable,
+// replaced on reload.
+type backendSettings struct {
+	capacity int
+	drain    *regexp.Regexp
 }
 
 // backend is the manager's state for one address. The atomics are what
@@ -51,6 +70,10 @@ type backend struct {
 	wantLatency atomic.Bool  // a lowest-latency route uses it: probe it while unmeasured
 	report      atomic.Pointer[reportAt]
 	latency     atomic.Pointer[latencyEstimate] // latest estimate, mirrored from latencyStore
+	placed      atomic.Int64                    // logins reserved since the last report
+	warmSince   atomic.Int64                    // unix ns of the last join or recovery; 0: none
+	settings    atomic.Pointer[backendSettings] // nil: no overrides
+	draining    atomic.Bool                     // the last report's MOTD matches the drain pattern
 
 	ejectedUntil atomic.Int64 // unix ns; 0 when not ejected
 	awaitProbe   atomic.Bool  // after the ejection a probe, not a player, tests it first
@@ -68,6 +91,8 @@ type backend struct {
 	okRun, failRun int         // consecutive probe outcomes
 	nextCheck      time.Time
 	latencyProbeAt time.Time
+	reportEvery    time.Duration // probe for load reports this often; 0: no need
+	nextReport     time.Time
 	inFlight       bool
 }
 
@@ -105,6 +130,13 @@ func (b *backend) state(now time.Time, probing bool, lat *latencyStore) BackendS
 	if until != 0 {
 		s.EjectedUntil = time.Unix(0, until)
 	}
+	if w := b.warmSince.Load(); w != 0 {
+		s.WarmSince = time.Unix(0, w)
+	}
+	if st := b.settings.Load(); st != nil {
+		s.Capacity = st.capacity
+	}
+	s.Placed, s.Draining = b.placed.Load(), b.draining.Load()
 	switch {
 	case b.inEjection(now.UnixNano(), probing):
 		s.Health = HealthEjected
@@ -116,4 +148,33 @@ func (b *backend) state(now time.Time, probing bool, lat *latencyStore) BackendS
 		s.Health = HealthUnknown
 	}
 	return s
+}
+
+// refreshDrain recomputes the drain verdict from the last report and the
+// current pattern; called when either changes.
+func (b *backend) refreshDrain() {
+	st, p := b.settings.Load(), b.report.Load()
+	b.draining.Store(st != nil && st.drain != nil && p != nil && st.drain.MatchString(p.r.MOTD))
+}
+
+// warm returns how long ago b joined or recovered, Settled if never.
+func (b *backend) warm(now int64) time.Duration {
+	w := b.warmSince.Load()
+	if w == 0 || now < w {
+		return Settled
+	}
+	return time.Duration(now - w)
+}
+
+// setSettings installs s, keeping the pointer (and skipping the drain
+// recomputation) when nothing changed.
+func (b *backend) setSettings(s backendSettings) {
+	if old := b.settings.Load(); old != nil && *old == s {
+		return
+	}
+	if s == (backendSettings{}) && b.settings.Load() == nil {
+		return
+	}
+	b.settings.Store(&s)
+	b.refreshDrain()
 }

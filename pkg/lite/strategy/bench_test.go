@@ -28,7 +28,7 @@ func BenchmarkOrder(b *testing.B) {
 // route are ordered at once.
 func BenchmarkOrderParallel(b *testing.B) {
 	bs := addrs(10)
-	for _, name := range []Name{RoundRobin, LeastConnections, LowestLatency} {
+	for _, name := range []Name{RoundRobin, LeastConnections, LowestLatency, P2C} {
 		b.Run(string(name), func(b *testing.B) {
 			m := NewManager(Options{Seed: 1})
 			m.SetRoutes([]Route{{Key: "r", Strategy: name, Backends: bs}})
@@ -51,5 +51,25 @@ func BenchmarkReserveRelease(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		m.Reserve("b3").Release()
+	}
+}
+
+// BenchmarkAppendOrder measures the allocation-free form the proxy uses,
+// with reports and latency for every backend so p2c takes its full path.
+func BenchmarkAppendOrder(b *testing.B) {
+	bs := addrs(10)
+	for _, name := range Names() {
+		b.Run(string(name), func(b *testing.B) {
+			m := NewManager(Options{Seed: 1})
+			m.SetRoutes([]Route{{Key: "r", Strategy: name, Backends: bs}})
+			for i, addr := range bs {
+				m.ObserveStatus(addr, Report{RTT: time.Duration(10+i) * time.Millisecond, Online: 10 * i, Max: 100, HasPlayers: true}, nil)
+			}
+			dst := make([]string, 0, len(bs))
+			b.ReportAllocs()
+			for b.Loop() {
+				dst = m.AppendOrder(dst[:0], "r", bs, IntentLogin)
+			}
+		})
 	}
 }

@@ -1,19 +1,24 @@
 // Package strategy decides which backend each player lands on.
 //
-// It owns the Strategy seam and the five built-in strategies (sequential,
-// random, round-robin, least-connections, lowest-latency), the per-backend
-// state they read (active sessions, smoothed latency, the last status report,
-// health), passive ejection and active health checks with their probe loop,
-// and the Manager that ties these together for one Lite instance.
+// It owns the Strategy seam and the six built-in strategies (sequential,
+// random, round-robin, least-connections, lowest-latency, p2c), the
+// per-backend state they read (active sessions, smoothed latency, the last
+// status report and the placements since it, capacity overrides, drain
+// verdicts, slow-start ramps, health), passive ejection and active health
+// checks with their probe loop, and the Manager that ties these together
+// for one Lite instance.
 //
 // It does not own sockets, configuration files or the proxy: it never dials
 // anything itself (probes go through a Prober the proxy supplies), it never
 // reads YAML, and it never imports the proxy. Every piece of state lives in a
-// Manager, so two Lite instances in one process do not share anything.
+// Manager, so two Lite instances in one process do not share anything, and
+// neither do replicas: p2c sees other replicas only through the players the
+// backends report.
 //
-// The proxy's contract is small: Order gives the try order for one
-// connection, Reserve/Release count a player on the backend it is dialing,
-// and ObserveDial/ObserveStatus feed every outcome back. Known-bad backends
-// are demoted to the end of the order, never dropped, so stale health can
-// slow failover but can never cause an outage.
+// The proxy's contract is small: Order (or AppendOrder, which does not
+// allocate) gives the try order for one connection, Reserve/Release count a
+// player on the backend it is dialing, and ObserveDial/ObserveStatus feed
+// every outcome back; Players sums the reported players for a route's
+// status. Known-bad backends are demoted to the end of the order, never
+// dropped, so stale health can slow failover but can never cause an outage.
 package strategy

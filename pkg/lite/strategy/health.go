@@ -60,9 +60,13 @@ func (m *Manager) ObserveStatus(addr string, r Report, err error) {
 	m.passiveOK(b)
 }
 
+// recordReport stores a fresh report; it resets the placements charged
+// since the previous one, because the backend now counts them itself.
 func (m *Manager) recordReport(b *backend, r Report) {
 	m.lat.add(b, r.RTT)
-	b.report.Store(&reportAt{r: r, at: m.now()})
+	b.report.Store(&reportAt{r: r, at: m.now(), own: b.active.Load()})
+	b.placed.Store(0)
+	b.refreshDrain()
 }
 
 // passiveOK records a successful exchange: it ends any ejection at once.
@@ -77,6 +81,7 @@ func (m *Manager) passiveOK(b *backend) {
 		b.ejectedUntil.Store(0)
 		b.awaitProbe.Store(false)
 		b.recoveredAt = now
+		b.warmSince.Store(now.UnixNano())
 		ev = evRecovered
 	}
 	b.mu.Unlock()
@@ -162,6 +167,7 @@ func (m *Manager) activeLocked(b *backend, ok bool) event {
 		b.okRun, b.failRun = b.okRun+1, 0
 		if b.down.Load() && b.okRun >= b.hc.Rise {
 			b.down.Store(false)
+			b.warmSince.Store(m.now().UnixNano())
 			return evUp
 		}
 		return evNone

@@ -33,6 +33,7 @@ func (m *Manager) Reserve(addr string) *Lease {
 		b.lastUsed.Store(m.now().UnixNano())
 		m.mu.Unlock()
 	}
+	b.placed.Add(1)
 	return &Lease{m: m, b: b}
 }
 

@@ -38,6 +38,7 @@ type lowestLatency struct {
 	confirms uint64    // consecutive measurements confirming chal
 	seen     uint64    // inc+chal sample count at the last evaluation
 	switched time.Time // last measured change of inc; zero before the first
+	changes  uint64    // times inc moved from one backend to another
 }
 
 func newLowestLatency(e Env) *lowestLatency {
@@ -109,6 +110,9 @@ func (s *lowestLatency) incumbent(cands []Candidate) int {
 	if cur < 0 {
 		// The incumbent left the candidates or its sample faded: there is
 		// nothing to defend, so the best measured one takes over at once.
+		if s.inc != "" && s.inc != cands[best].Addr {
+			s.changes++
+		}
 		s.inc, s.chal, s.confirms = cands[best].Addr, "", 0
 		return best
 	}
@@ -125,6 +129,7 @@ func (s *lowestLatency) incumbent(cands []Candidate) int {
 		return cur
 	}
 	s.inc, s.chal, s.confirms, s.switched = s.chal, "", 0, now
+	s.changes++
 	return best
 }
 
@@ -148,6 +153,13 @@ func (s *lowestLatency) state() (string, time.Time) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.inc, s.switched
+}
+
+// Leader returns the incumbent and how often it changed.
+func (s *lowestLatency) Leader() (string, uint64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.inc, s.changes
 }
 
 // neutralLatency is the mean of the measured latencies; ok is false when

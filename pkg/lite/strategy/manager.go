@@ -42,7 +42,15 @@ type route struct {
 	strat    Strategy
 	inputs   Inputs
 	health   HealthCheck // with defaults when Enabled
+	p2c      P2CConfig   // with defaults
 	panicked atomic.Bool // logged once per change
+}
+
+// configurable is implemented by strategies with per-route settings; the
+// manager hands them the route's settings on every SetRoutes, so a kept
+// instance follows a reload.
+type configurable interface {
+	configure(P2CConfig)
 }
 
 // NewManager creates a manager with no routes; Order treats every route as
@@ -106,8 +114,9 @@ func (m *Manager) SetRoutes(routes []Route) {
 		kept = append(kept, rt)
 	}
 	m.mu.Lock()
+	reload := len(prev) > 0
 	m.routes = next
-	m.pinBackends(kept, next)
+	m.pinBackends(kept, next, reload)
 	m.mu.Unlock()
 	m.wake()
 }
@@ -123,7 +132,7 @@ func (m *Manager) buildRoute(rt Route, old *route) *route {
 		m.log.Error(ErrUnknownName, "route falls back to sequential", "route", rt.Key, "strategy", string(name))
 		name, f = Sequential, m.factories[Sequential]
 	}
-	r := &route{key: rt.Key, name: name}
+	r := &route{key: rt.Key, name: name, p2c: rt.P2C.WithDefaults()}
 	if rt.Health.Enabled {
 		r.health = rt.Health.WithDefaults()
 	}
@@ -134,18 +143,26 @@ func (m *Manager) buildRoute(rt Route, old *route) *route {
 		r.strat = f(Env{Seed: m.seeds.Uint64(), Now: m.now})
 	}
 	r.inputs = r.strat.Inputs()
+	if c, ok := r.strat.(configurable); ok {
+		c.configure(r.p2c)
+	}
 	return r
 }
 
 // pinBackends recounts which backends the routes list, gives each its
-// health-check settings (the first route listing it that enables checks
-// wins) and drops the idle rest. m.mu must be held.
-func (m *Manager) pinBackends(routes []Route, next map[string]*route) {
-	for _, b := range m.backends {
+// per-backend settings (health checks, capacity, drain pattern, report
+// probes; the first route that sets one wins) and drops the idle rest. On a
+// reload, a backend new to the routes starts its slow start. m.mu must be
+// held.
+func (m *Manager) pinBackends(routes []Route, next map[string]*route, reload bool) {
+	prevPins := make(map[string]int, len(m.backends))
+	for addr, b := range m.backends {
+		prevPins[addr] = b.pins
 		b.pins = 0
 		b.wantLatency.Store(false)
 	}
-	checks := map[string]HealthCheck{}
+	cfg := map[string]*pinned{}
+	nowNS := m.now().UnixNano()
 	for _, rt := range routes {
 		r := next[rt.Key]
 		for _, addr := range rt.Backends {
@@ -154,19 +171,27 @@ func (m *Manager) pinBackends(routes []Route, next map[string]*route) {
 				b = newBackend(addr)
 				m.backends[addr] = b
 			}
+			if reload && prevPins[addr] == 0 && b.pins == 0 {
+				b.warmSince.Store(nowNS)
+			}
 			b.pins++
 			if r.inputs&InputLatency != 0 {
 				b.wantLatency.Store(true)
 			}
-			if _, set := checks[addr]; !set && r.health.Enabled {
-				checks[addr] = r.health
+			p := cfg[addr]
+			if p == nil {
+				p = &pinned{}
+				cfg[addr] = p
 			}
+			p.add(r, rt, addr)
 		}
 	}
 	for addr, b := range m.backends {
 		switch {
 		case b.pins > 0:
-			m.setHealthCheck(b, checks[addr])
+			p := cfg[addr]
+			m.setHealthCheck(b, p.hc, p.reportEvery)
+			b.setSettings(p.settings)
 		case b.active.Load() == 0:
 			delete(m.backends, addr)
 			m.lat.delete(addr)
@@ -176,11 +201,41 @@ func (m *Manager) pinBackends(routes []Route, next map[string]*route) {
 	}
 }
 
+// pinned gathers one backend's settings from the routes that list it.
+type pinned struct {
+	hc          HealthCheck
+	hcSet       bool
+	reportEvery time.Duration
+	settings    backendSettings
+}
+
+// add folds in route r (configured as rt) listing addr.
+func (p *pinned) add(r *route, rt Route, addr string) {
+	if !p.hcSet && r.health.Enabled {
+		p.hc, p.hcSet = r.health, true
+	}
+	if r.inputs&InputLoad != 0 {
+		iv := rt.Health.WithDefaults().Interval
+		if p.reportEvery == 0 || iv < p.reportEvery {
+			p.reportEvery = iv
+		}
+	}
+	if c := rt.Capacity[addr]; p.settings.capacity == 0 && c > 0 {
+		p.settings.capacity = c
+	}
+	if p.settings.drain == nil && rt.P2C.Drain != nil {
+		p.settings.drain = rt.P2C.Drain
+	}
+}
+
 // setHealthCheck switches b's active checks; turning them off forgets the
 // down verdict, since nothing would ever lift it.
-func (m *Manager) setHealthCheck(b *backend, hc HealthCheck) {
+func (m *Manager) setHealthCheck(b *backend, hc HealthCheck, reportEvery time.Duration) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	if b.reportEvery != reportEvery {
+		b.reportEvery, b.nextReport = reportEvery, time.Time{}
+	}
 	if b.hc == hc {
 		return
 	}

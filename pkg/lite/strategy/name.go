@@ -16,11 +16,14 @@ const (
 	RoundRobin       Name = "round-robin"
 	LeastConnections Name = "least-connections"
 	LowestLatency    Name = "lowest-latency"
+	// P2C is power of two choices over latency and reported load, the
+	// strategy for routes served by several proxy replicas.
+	P2C Name = "p2c"
 )
 
 // Names lists the built-in strategies in documentation order.
 func Names() []Name {
-	return []Name{Sequential, Random, RoundRobin, LeastConnections, LowestLatency}
+	return []Name{Sequential, Random, RoundRobin, LeastConnections, LowestLatency, P2C}
 }
 
 // ErrUnknownName is returned (wrapped) by ParseName for a name that is not built in.

@@ -18,6 +18,7 @@ func TestParseName(t *testing.T) {
 		{"round-robin", "round-robin", RoundRobin, false},
 		{"least-connections", "least-connections", LeastConnections, false},
 		{"lowest-latency", "lowest-latency", LowestLatency, false},
+		{"p2c", "p2c", P2C, false},
 		{"underscore typo", "round_robin", "", true},
 		{"upper case", "Random", "", true},
 	}
@@ -28,7 +29,7 @@ func TestParseName(t *testing.T) {
 				if !errors.Is(err, ErrUnknownName) {
 					t.Fatalf("ParseName(%q) error = %v, want ErrUnknownName", tt.in, err)
 				}
-				const allowed = "(want sequential, random, round-robin, least-connections, lowest-latency)"
+				const allowed = "(want sequential, random, round-robin, least-connections, lowest-latency, p2c)"
 				if !strings.Contains(err.Error(), allowed) {
 					t.Fatalf("error %q does not list the allowed names", err)
 				}

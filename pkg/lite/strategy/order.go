@@ -46,9 +46,14 @@ func (m *Manager) putScratch(sc *scratch) {
 // Order does no I/O and, for a given seed and call sequence, is
 // deterministic.
 func (m *Manager) Order(routeKey string, backends []string, intent Intent) []string {
-	out := make([]string, len(backends))
+	return m.AppendOrder(make([]string, 0, len(backends)), routeKey, backends, intent)
+}
+
+// AppendOrder is Order appending to dst, so a caller that reuses dst
+// orders a connection without allocating.
+func (m *Manager) AppendOrder(dst []string, routeKey string, backends []string, intent Intent) []string {
 	if len(backends) == 0 {
-		return out
+		return dst
 	}
 	now := m.now()
 	sc := m.getScratch(len(backends))
@@ -67,20 +72,17 @@ func (m *Manager) Order(routeKey string, backends []string, intent Intent) []str
 	if !permutation(order, sc.seen) {
 		identity(order)
 	}
-	k := 0
 	for _, p := range order {
-		out[k] = backends[cands[p].Index]
-		k++
+		dst = append(dst, backends[cands[p].Index])
 	}
 	if !panicMode {
 		for i, ok := range sc.ok {
 			if !ok {
-				out[k] = backends[i]
-				k++
+				dst = append(dst, backends[i])
 			}
 		}
 	}
-	return out
+	return dst
 }
 
 // markUsable sets sc.ok for each backend and reports panic mode: fewer
@@ -129,9 +131,16 @@ func (m *Manager) fillCandidate(c *Candidate, b *backend, addr string, i int, in
 			m.wake()
 		}
 	}
-	if in&InputReport != 0 {
+	if in&(InputReport|InputLoad) != 0 {
 		if p := b.report.Load(); p != nil {
-			c.Online, c.Max, c.HasReport = p.r.Online, p.r.Max, true
+			c.Online, c.Max, c.HasReport, c.HasPlayers = p.r.Online, p.r.Max, true, p.r.HasPlayers
+			c.ReportAge, c.ActiveAtReport = now.Sub(p.at), p.own
+		}
+	}
+	if in&InputLoad != 0 {
+		c.Placed, c.Draining, c.Warm = b.placed.Load(), b.draining.Load(), b.warm(now.UnixNano())
+		if st := b.settings.Load(); st != nil {
+			c.Capacity = st.capacity
 		}
 	}
 }

@@ -123,6 +123,9 @@ func (m *Manager) dueAt(b *backend, now time.Time) (at time.Time, ok bool) {
 	if b.hc.Enabled {
 		consider(b.nextCheck)
 	}
+	if b.reportEvery > 0 {
+		consider(b.nextReport)
+	}
 	if b.ejected && b.awaitProbe.Load() {
 		consider(time.Unix(0, b.ejectedUntil.Load()))
 	}
@@ -143,13 +146,20 @@ func (m *Manager) startProbe(b *backend, now time.Time) time.Duration {
 	defer b.mu.Unlock()
 	b.inFlight = true
 	b.latencyProbeAt = now
+	if b.reportEvery > 0 {
+		b.nextReport = now.Add(m.jittered(b.reportEvery))
+	}
 	if !b.hc.Enabled {
 		return DefaultHealthTimeout
 	}
-	iv := b.hc.Interval
-	// ±10% so checks of many backends (and replicas) spread out.
-	b.nextCheck = now.Add(iv - iv/10 + time.Duration(m.jitter.Int64N(int64(iv/5)+1)))
+	b.nextCheck = now.Add(m.jittered(b.hc.Interval))
 	return b.hc.Timeout
+}
+
+// jittered returns iv ±10%, so probes of many backends (and replicas)
+// spread out.
+func (m *Manager) jittered(iv time.Duration) time.Duration {
+	return iv - iv/10 + time.Duration(m.jitter.Int64N(int64(iv/5)+1))
 }
 
 // probe performs one probe and records it, unless ctx ended meanwhile: a

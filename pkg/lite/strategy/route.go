@@ -13,6 +13,17 @@ type Route struct {
 	// are not listed: their state is created on demand by Order and
 	// expires when unused.
 	Backends []string
-	// Health configures active checks for the route's backends.
+	// Health configures active checks for the route's backends. Its
+	// Interval (default 10s) is also how often the backends of a route
+	// whose strategy reads load (p2c) are probed for reports when checks
+	// are off.
 	Health HealthCheck
+	// P2C tunes the p2c strategy; other strategies ignore it. The zero
+	// value means every default.
+	P2C P2CConfig
+	// Capacity overrides the player capacity of some backends (address to
+	// players), for servers whose reported max is not their real limit.
+	// A backend listed by several routes takes the first route's value.
+	// Nil means every backend's reported max stands.
+	Capacity map[string]int
 }

@@ -25,8 +25,12 @@ type Inputs uint8
 const (
 	// InputLatency asks for Latency, HasLatency and Samples.
 	InputLatency Inputs = 1 << iota
-	// InputReport asks for Online, Max and HasReport.
+	// InputReport asks for Online, Max, HasReport and HasPlayers.
 	InputReport
+	// InputLoad asks for everything a load estimate needs: the report
+	// fields plus ReportAge, ActiveAtReport, Placed, Capacity, Draining
+	// and Warm.
+	InputLoad
 )
 
 // Candidate is one backend's live state as a strategy sees it.
@@ -46,10 +50,34 @@ type Candidate struct {
 	// measurement and restarts when the estimate fades.
 	Samples uint64
 	// Online and Max come from the last status report; valid only when
-	// HasReport.
+	// HasReport. HasPlayers says the report had a plausible players object
+	// (max > 0, online >= 0).
 	Online, Max int
 	HasReport   bool
+	HasPlayers  bool
+
+	// ReportAge is how old the report is; valid only when HasReport.
+	ReportAge time.Duration
+	// ActiveAtReport is what Active was when the report arrived, so a
+	// report can be checked against the players this instance alone had
+	// placed there.
+	ActiveAtReport int64
+	// Placed counts the logins placed on the backend since its last report
+	// (since it became known, before the first).
+	Placed int64
+	// Capacity is the configured player capacity of the backend; 0 when
+	// none is configured and the report's Max stands.
+	Capacity int
+	// Draining says the backend's MOTD matches its drain pattern.
+	Draining bool
+	// Warm is how long ago the backend joined the route by a reload or
+	// recovered from ejection or a down verdict; Settled when neither
+	// happened recently enough to matter.
+	Warm time.Duration
 }
+
+// Settled is Candidate.Warm for a backend that is not ramping up.
+const Settled = time.Duration(1<<63 - 1)
 
 // Env is what a strategy instance receives when the manager creates it.
 type Env struct {
@@ -71,5 +99,6 @@ func builtins() map[Name]Factory {
 		RoundRobin:       func(e Env) Strategy { return newRoundRobin(e) },
 		LeastConnections: func(e Env) Strategy { return newLeastConn(e) },
 		LowestLatency:    func(e Env) Strategy { return newLowestLatency(e) },
+		P2C:              func(e Env) Strategy { return newP2C(e) },
 	}
 }

@@ -2,57 +2,204 @@ package lite
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
+	"fmt"
 	"net"
 	"net/netip"
 	"time"
 
 	"github.com/pires/go-proxyproto"
+
+	"go.minekube.com/gate/pkg/edition/java/lite/admission"
+	"go.minekube.com/gate/pkg/edition/java/lite/config"
 )
 
-// admit starts the handshake deadline and, when the config accepts PROXY headers, reads
-// one from a trusted source. The header is read through a small bufio.Reader whose
-// leftover bytes (the start of the handshake) move into s.buf, so the client socket
-// itself stays a plain *net.TCPConn and the relay can still splice.
+// quotaDisconnect is the Login Disconnect a player gets when the logins quota refuses
+// them: a bare close would show as a generic I/O error in the client.
+var quotaDisconnect = disconnectFrame(nil, "You are connecting too often. Wait a moment and try again.")
+
+// admissionState is what admission holds for one connection until it closes.
+type admissionState struct {
+	// player is the address quotas are charged to; the zero Addr when the player is
+	// unknown (a trusted proxy that sent no PROXY header).
+	player netip.Addr
+	ticket admission.Ticket
+	// handshakeBy is when the whole handshake must have arrived.
+	handshakeBy time.Time
+}
+
+// admit runs before anything else reads from the client. Within a short first-byte
+// deadline it reads the PROXY header (only from a trusted proxy, only when enabled),
+// asks the admission controller (access lists, quotas, caps) and waits for the first
+// byte; then it leaves the rest of the handshake under readTimeout, counted from accept.
+// Whatever it read past a PROXY header or as first bytes stays in s.buf, so the client
+// socket stays a plain *net.TCPConn and the relay can still splice.
 func (s *session) admit() error {
-	_ = s.client.SetReadDeadline(time.Now().Add(s.snap.cfg.ReadTimeout))
-	if !s.snap.cfg.ProxyProtocol {
-		return nil
+	cfg := s.snap.cfg
+	s.adm.handshakeBy = s.start.Add(cfg.ReadTimeout)
+	_ = s.client.SetReadDeadline(earliest(s.start.Add(cfg.Quota.FirstByteTimeout), s.adm.handshakeBy))
+
+	peerTrusted := s.trusted()
+	playerKnown := !peerTrusted
+	headerRead := false
+	if cfg.ProxyProtocol && peerTrusted {
+		var err error
+		if headerRead, playerKnown, err = s.readProxyHeader(); err != nil {
+			return err
+		}
 	}
+	if playerKnown {
+		s.adm.player = addrOf(s.clientAddr)
+	}
+	t, err := s.l.adm.Admit(s.adm.player)
+	if err != nil {
+		return reject(ReasonAdmission, "admit %s: %w", s.clientAddr, err)
+	}
+	s.adm.ticket = t
+
+	if len(s.buf) == 0 {
+		if err := s.readFirst(); err != nil {
+			return err
+		}
+	}
+	if !headerRead && looksLikeProxyHeader(s.buf) {
+		return reject(ReasonProxyHeader, "proxy header from %s, which may not send one", s.client.RemoteAddr())
+	}
+	_ = s.client.SetReadDeadline(s.adm.handshakeBy)
+	return nil
+}
+
+// readProxyHeader reads an optional PROXY header from a trusted peer. read reports a
+// header was there; known reports it named the player (a LOCAL header, e.g. a load
+// balancer's health check, names nobody).
+func (s *session) readProxyHeader() (read, known bool, err error) {
 	br := bufio.NewReaderSize(s.client, 512)
 	hdr, err := proxyproto.Read(br)
 	switch {
 	case errors.Is(err, proxyproto.ErrNoProxyProtocol):
-		// Direct connection without a header: allowed, the socket address is the client.
+		// A trusted peer connecting directly: allowed, but it is not a player.
+	case err != nil && isClientNoise(err):
+		return false, false, fmt.Errorf("read proxy header: %w", err)
 	case err != nil:
-		return reject(ReasonProxyHeader, "proxy header: %w", err)
-	case !s.trusted():
-		return reject(ReasonProxyHeader, "proxy header from untrusted %s", s.clientAddr)
+		return false, false, reject(ReasonProxyHeader, "proxy header: %w", err)
 	default:
+		read = true
 		if src, _, ok := hdr.TCPAddrs(); ok {
-			s.clientAddr = src
+			s.clientAddr, known = src, true
 		}
 	}
 	if n := br.Buffered(); n > 0 {
 		peek, _ := br.Peek(n)
 		s.buf = append(make([]byte, 0, max(512, n)), peek...)
 	}
-	return nil
+	return read, known, nil
 }
 
-// trusted reports whether the socket peer may send a PROXY header.
+// readFirst waits for the client's first bytes under the first-byte deadline.
+func (s *session) readFirst() error {
+	if s.buf == nil {
+		s.buf = make([]byte, 0, 512)
+	}
+	for {
+		n, err := s.client.Read(s.buf[len(s.buf):cap(s.buf)])
+		s.buf = s.buf[:len(s.buf)+n]
+		if len(s.buf) > 0 {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("read first byte: %w", err)
+		}
+	}
+}
+
+// looksLikeProxyHeader reports bytes that start a PROXY header (v1 or v2). Two bytes
+// decide it: neither signature starts a Minecraft handshake ("PR" is a frame of
+// length 80 with packet id 0x52; the v2 signature's "\r\n" a frame of length 13
+// with id 0x0A), so a real client is never mistaken for one.
+func looksLikeProxyHeader(b []byte) bool {
+	for _, sig := range [][]byte{proxyproto.SIGV1, proxyproto.SIGV2} {
+		n := min(len(b), len(sig))
+		if n >= 2 && bytes.Equal(b[:n], sig[:n]) {
+			return true
+		}
+	}
+	return false
+}
+
+// trusted reports whether the socket peer may send a PROXY header. A trusted peer
+// that sends none is a load balancer or tunnel, not a player, so per-address quotas
+// do not apply to it.
 func (s *session) trusted() bool {
-	ap, err := netip.ParseAddrPort(s.client.RemoteAddr().String())
-	if err != nil {
+	ip := addrOf(s.client.RemoteAddr())
+	if !ip.IsValid() {
 		return false
 	}
-	ip := ap.Addr().Unmap()
 	for _, p := range s.snap.cfg.ProxyProtocolTrustedProxies {
 		if p.Contains(ip) {
 			return true
 		}
 	}
 	return false
+}
+
+// addrOf returns the IP of a TCP address (IPv4-mapped addresses unmapped); the zero
+// Addr for anything else.
+func addrOf(a net.Addr) netip.Addr {
+	switch t := a.(type) {
+	case *net.TCPAddr:
+		return t.AddrPort().Addr().Unmap()
+	case nil:
+		return netip.Addr{}
+	}
+	ap, err := netip.ParseAddrPort(a.String())
+	if err != nil {
+		return netip.Addr{}
+	}
+	return ap.Addr().Unmap()
+}
+
+// admitIntent charges the status or logins quota once the handshake is known. A
+// refused login gets a Disconnect text; a refused ping is just closed.
+func (s *session) admitIntent() error {
+	in := admission.IntentStatus
+	if s.hs.IsLogin() {
+		in = admission.IntentLogin
+	}
+	err := s.l.adm.AdmitIntent(s.adm.player, in)
+	if err == nil {
+		return nil
+	}
+	if in == admission.IntentLogin {
+		_ = s.client.SetWriteDeadline(time.Now().Add(s.snap.cfg.ConnectionTimeout))
+		_, _ = s.client.Write(quotaDisconnect)
+	}
+	return reject(ReasonAdmission, "admit %s intent %d: %w", s.clientAddr, s.hs.Intent, err)
+}
+
+// releaseAdmission gives back whatever admission reserved for this connection.
+func (s *session) releaseAdmission() { s.adm.ticket.Release() }
+
+// Admission exposes the instance's admission controller (for metrics and tests).
+func (l *Lite) Admission() *admission.Controller { return l.adm }
+
+// admissionConfig translates the config's quota section for the admission controller.
+func admissionConfig(cfg *config.Config) admission.Config {
+	q := cfg.Quota
+	limit := func(s config.QuotaSettings) admission.Limit {
+		return admission.Limit{Enabled: s.Enabled, Rate: s.OPS, Burst: s.Burst, MaxEntries: s.MaxEntries}
+	}
+	a := admission.Config{
+		Connections:           limit(q.Connections),
+		Status:                limit(q.Status),
+		Logins:                limit(q.Logins),
+		MaxConnections:        q.MaxConnections,
+		MaxConnectionsPerAddr: q.MaxConnectionsPerIP,
+	}
+	if q.Access != nil {
+		a.Allow, a.Deny = q.Access.Allow, q.Access.Deny
+	}
+	return a
 }
 
 // proxyHeader builds the PROXY v2 header sent to a backend: the player's address as the
@@ -68,12 +215,3 @@ func localProxyHeader() ([]byte, error) {
 	h := &proxyproto.Header{Version: 2, Command: proxyproto.LOCAL, TransportProtocol: proxyproto.UNSPEC}
 	return h.Format()
 }
-
-// admissionState is what admission holds for one connection until it closes.
-type admissionState struct{}
-
-// admitIntent applies the per-intent admission policy once the handshake is known.
-func (s *session) admitIntent() error { return nil }
-
-// releaseAdmission gives back whatever admission reserved for this connection.
-func (s *session) releaseAdmission() {}

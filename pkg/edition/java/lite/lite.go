@@ -12,6 +12,7 @@ import (
 
 	"github.com/go-logr/logr"
 
+	"go.minekube.com/gate/pkg/edition/java/lite/admission"
 	"go.minekube.com/gate/pkg/edition/java/lite/config"
 	"go.minekube.com/gate/pkg/edition/java/lite/status"
 	"go.minekube.com/gate/pkg/lite/strategy"
@@ -57,6 +58,8 @@ type Lite struct {
 	connIDs  atomic.Uint64
 	mgr      *strategy.Manager
 	cache    *status.Cache
+	// adm holds quotas and open-connection counts; it outlives reloads.
+	adm *admission.Controller
 
 	snap  atomic.Pointer[snapshot]
 	ready atomic.Bool // listener bound and config loaded
@@ -84,6 +87,7 @@ func New(cfg *config.Config, o Options) (*Lite, error) {
 		obs:      o.Observer,
 		cache:    status.NewCache(status.Options{Now: o.Now}),
 		conns:    make(map[net.Conn]struct{}),
+		adm:      admission.New(admissionConfig(cfg), admission.Options{Now: o.Now}),
 	}
 	l.mgr = strategy.NewManager(strategy.Options{
 		Seed:   o.Seed,
@@ -106,6 +110,7 @@ func (l *Lite) Reload(cfg *config.Config) error {
 		return fmt.Errorf("compile config: %w", err)
 	}
 	l.mgr.SetRoutes(s.strategyRoutes())
+	l.adm.Update(admissionConfig(cfg))
 	l.snap.Store(s)
 	return nil
 }

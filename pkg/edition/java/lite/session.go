@@ -26,6 +26,10 @@ type session struct {
 	buf []byte // bytes read from the client so far
 	hs  wire.Handshake
 	raw []byte // the handshake frame exactly as received
+	// order is the backends' try order; orderBuf backs it so ordering does not allocate
+	// for routes of up to len(orderBuf) backends.
+	order    []string
+	orderBuf [4]string
 
 	// ev carries the fields every event of this connection shares; it is reused for
 	// each event so observing costs no allocation.
@@ -54,6 +58,7 @@ func (l *Lite) handle(ctx context.Context, c net.Conn) {
 	s := &session{l: l, snap: l.snap.Load(), client: c, clientAddr: c.RemoteAddr(), start: time.Now()}
 	s.ev.ConnID = l.connIDs.Add(1)
 	defer c.Close()
+	defer s.releaseBuf()
 	s.emit(EventAccepted)
 	defer s.releaseAdmission()
 	err := s.admit()
@@ -69,7 +74,6 @@ func (l *Lite) handle(ctx context.Context, c net.Conn) {
 			s.l.log.Error(err, "connection failed", s.logKV()...)
 		}
 	}
-	s.ev.Err, s.ev.Reason = nil, ""
 	s.emit(EventClosed)
 }
 
@@ -95,6 +99,9 @@ func (s *session) emit(kind EventKind) {
 	}
 	s.ev.Kind, s.ev.Time, s.ev.Client = kind, time.Now(), s.clientAddr
 	s.l.obs.Observe(&s.ev)
+	// Per-event fields must not leak into the next event; the connection's context
+	// (VHost, Route, Backend, ...) stays.
+	s.ev.Reason, s.ev.Source, s.ev.Err, s.ev.Duration, s.ev.BytesUp, s.ev.BytesDown = "", "", nil, 0, 0, 0
 }
 
 // logKV is the session's structured context for a log line, plus extra pairs.
@@ -151,7 +158,7 @@ func (s *session) run(ctx context.Context) error {
 // s.buf. Bytes that arrive after the handshake stay in s.buf after s.raw.
 func (s *session) readHandshake() (legacy bool, err error) {
 	if s.buf == nil {
-		s.buf = make([]byte, 0, 512)
+		s.buf = newHandshakeBuf()
 	}
 	for first := true; ; first = false {
 		if first && len(s.buf) > 0 {
@@ -204,7 +211,8 @@ func (s *session) serveLogin(ctx context.Context, rt *compiledRoute, m route.Mat
 	// The whole dial sequence is bounded by the client's read timeout: a player is never
 	// kept waiting longer than a handshake may take, however many backends are dead.
 	budget := time.Now().Add(s.snap.cfg.ReadTimeout)
-	order := s.l.mgr.Order(rt.key, m.Backends, strategy.IntentLogin)
+	s.order = s.l.mgr.AppendOrder(s.orderBuf[:0], rt.key, m.Backends, strategy.IntentLogin)
+	order := s.order
 	var lastErr error
 	for _, addr := range order {
 		if ctx.Err() != nil || !time.Now().Before(budget) {
@@ -221,8 +229,11 @@ func (s *session) serveLogin(ctx context.Context, rt *compiledRoute, m route.Mat
 		}
 		s.joined = true
 		s.emit(EventJoined)
+		// The handshake and what followed it were sent before relaying; the buffer is
+		// not needed any more, and an idle session should not keep it.
+		sent := int64(s.releaseBuf())
 		up, down, reason := s.relay(ctx, backend)
-		up += int64(len(s.buf)) // the handshake and what followed it, sent before relaying
+		up += sent
 		lease.Release()
 		s.ev.Reason, s.ev.Duration, s.ev.BytesUp, s.ev.BytesDown = reason, time.Since(s.start), up, down
 		s.emit(EventEnded)
@@ -246,38 +257,66 @@ func (s *session) connectBackend(ctx context.Context, rt *compiledRoute, addr st
 	dctx, cancel := context.WithDeadline(ctx, deadline)
 	defer cancel()
 	start := time.Now()
-	backend, err := s.l.dial(dctx, addr)
+	backend, err := s.dialAside(dctx, addr)
 	s.ev.Duration, s.ev.Err = time.Since(start), err
 	s.l.mgr.ObserveDial(addr, s.ev.Duration, err)
 	s.emit(EventDial)
-	s.ev.Err = nil
 	if err != nil {
 		return nil, err
 	}
-	hs := s.raw
-	if rt.cfg.ModifyVirtualHost || rt.cfg.TCPShieldRealIP {
-		hs = wire.AppendHandshake(nil, rewriteHandshake(s.hs, rt, addr, s.clientAddr, time.Now()))
-	}
-	bufs := net.Buffers{}
-	if rt.cfg.ProxyProtocol {
-		hdr, err := proxyHeader(s.clientAddr, s.client.LocalAddr())
-		if err != nil {
-			_ = backend.Close()
-			return nil, fmt.Errorf("proxy header for %s: %w", addr, err)
-		}
-		bufs = append(bufs, hdr)
-	}
-	bufs = append(bufs, hs)
-	if ex := s.extra(); len(ex) > 0 {
-		bufs = append(bufs, ex)
-	}
-	_ = backend.SetWriteDeadline(deadline)
-	if _, err := bufs.WriteTo(backend); err != nil {
+	if err := s.sendPreamble(backend, rt, addr, deadline); err != nil {
 		_ = backend.Close()
-		return nil, fmt.Errorf("send handshake to %s: %w", addr, err)
+		return nil, err
 	}
 	_ = backend.SetWriteDeadline(time.Time{})
 	return backend, nil
+}
+
+// dialAside dials on a short-lived goroutine of its own. The net package's dial path
+// is deep: run here it would grow the session goroutine's stack from 4 to 8 KiB, and a
+// session keeps that stack for as long as the player stays (the runtime shrinks a
+// stack only when under a quarter of it is in use, which a goroutine parked in relay
+// never is). One goroutine start per dial buys 4 KiB less per idle player.
+func (s *session) dialAside(ctx context.Context, addr string) (net.Conn, error) {
+	type dialed struct {
+		c   net.Conn
+		err error
+	}
+	ch := make(chan dialed, 1)
+	go func() {
+		c, err := s.l.dial(ctx, addr)
+		ch <- dialed{c, err}
+	}()
+	d := <-ch
+	return d.c, d.err
+}
+
+// sendPreamble writes what the backend must see before relaying starts: a PROXY header
+// if the route asks for one, the handshake (rewritten only if configured) and every byte
+// read past it. Unrewritten, handshake and extra bytes are s.buf exactly as read, so the
+// common case is one write of an existing buffer.
+func (s *session) sendPreamble(backend net.Conn, rt *compiledRoute, addr string, deadline time.Time) error {
+	payload := s.buf
+	if rt.cfg.ModifyVirtualHost || rt.cfg.TCPShieldRealIP {
+		payload = wire.AppendHandshake(nil, rewriteHandshake(s.hs, rt, addr, s.clientAddr, time.Now()))
+		payload = append(payload, s.extra()...)
+	}
+	_ = backend.SetWriteDeadline(deadline)
+	var err error
+	if rt.cfg.ProxyProtocol {
+		hdr, herr := proxyHeader(s.clientAddr, s.client.LocalAddr())
+		if herr != nil {
+			return fmt.Errorf("proxy header for %s: %w", addr, herr)
+		}
+		bufs := net.Buffers{hdr, payload}
+		_, err = bufs.WriteTo(backend)
+	} else {
+		_, err = backend.Write(payload)
+	}
+	if err != nil {
+		return fmt.Errorf("send handshake to %s: %w", addr, err)
+	}
+	return nil
 }
 
 // isClientNoise reports errors that clients cause all the time (they hang up, time out,

@@ -125,9 +125,22 @@ func (s *snapshot) strategyRoutes() []strategy.Route {
 				Rise:     hc.Rise,
 				Fall:     hc.Fall,
 			},
+			P2C:      p2cConfig(r.cfg.P2C),
+			Capacity: r.cfg.Capacity,
 		})
 	}
 	return out
+}
+
+// p2cConfig carries a route's p2c keys over to the strategy.
+func p2cConfig(c config.P2CConfig) strategy.P2CConfig {
+	return strategy.P2CConfig{
+		LatencyWeight: c.LatencyWeight,
+		StaleAfter:    c.StaleAfter,
+		Saturation:    c.Saturation,
+		Peers:         c.Peers,
+		Drain:         c.DrainMOTD,
+	}
 }
 
 // statusTimeout bounds one status exchange with a backend, dial included.

@@ -1,12 +1,16 @@
 package lite
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
+	"strconv"
 	"time"
 
+	"go.minekube.com/gate/pkg/edition/java/lite/config"
 	"go.minekube.com/gate/pkg/edition/java/lite/route"
 	"go.minekube.com/gate/pkg/edition/java/lite/status"
 	"go.minekube.com/gate/pkg/edition/java/lite/wire"
@@ -94,6 +98,9 @@ func (s *session) statusBody(ctx context.Context, rt *compiledRoute, m route.Mat
 			return s.l.fetchStatus(s.snap, rt, addr, hs, s.clientAddr, s.client.LocalAddr())
 		})
 		if err == nil {
+			if rt.cfg.Status == config.StatusAggregate {
+				body = s.l.aggregate(rt, m.Backends, body)
+			}
 			if hit {
 				return body, sourceCache
 			}
@@ -108,6 +115,54 @@ func (s *session) statusBody(ctx context.Context, rt *compiledRoute, m route.Mat
 		return body, sourceLastGood
 	}
 	return nil, ""
+}
+
+// aggregate replaces the players online and max of body with the sums over the route's
+// healthy backends (status: aggregate), so a balanced route shows as one server. The
+// rest of the response, sample included, is the backend's. Without any fresh report,
+// or if body is not a JSON object, body is returned as it is.
+func (l *Lite) aggregate(rt *compiledRoute, backends []string, body []byte) []byte {
+	online, maxPlayers, ok := l.mgr.Players(rt.key, backends)
+	if !ok {
+		return body
+	}
+	return withPlayers(body, online, maxPlayers)
+}
+
+// withPlayers returns body with players.online and players.max set, every other field
+// kept as the backend wrote it (key order aside).
+func withPlayers(body []byte, online, maxPlayers int) []byte {
+	var doc map[string]json.RawMessage
+	if json.Unmarshal(body, &doc) != nil || doc == nil {
+		return body
+	}
+	var players map[string]json.RawMessage
+	if raw, ok := doc["players"]; !ok || json.Unmarshal(raw, &players) != nil || players == nil {
+		players = map[string]json.RawMessage{}
+	}
+	players["online"] = json.RawMessage(strconv.Itoa(online))
+	players["max"] = json.RawMessage(strconv.Itoa(maxPlayers))
+	p, err := marshalPlain(players)
+	if err != nil {
+		return body
+	}
+	doc["players"] = p
+	out, err := marshalPlain(doc)
+	if err != nil || len(out) > wire.MaxStatusJSON {
+		return body
+	}
+	return out
+}
+
+// marshalPlain encodes v without escaping <, > and &, which MOTDs use as text.
+func marshalPlain(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, fmt.Errorf("encode status json: %w", err)
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
 // fetchStatus performs one status exchange with a backend, as the player would, under

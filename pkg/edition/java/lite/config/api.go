@@ -21,6 +21,10 @@ type API struct {
 	// file's directory at load and required to exist when the API is enabled.
 	// Default "" (none).
 	TokenFile string
+	// PublicMetrics serves /metrics without the token (for scrapers that carry
+	// none, such as Kubernetes annotation-based discovery); the JSON API still
+	// needs it. /healthz and /readyz never need a token. Default false.
+	PublicMetrics bool
 }
 
 func defaultAPI() API { return API{Bind: "localhost:8080"} }
@@ -41,6 +45,7 @@ func (d *decoder) decodeAPI(e entry, a *API) {
 			d.str(f, &a.TokenFile)
 			tokenFile = &f
 		},
+		"publicMetrics": func(f entry) { d.boolean(f, &a.PublicMetrics) },
 	}, nil)
 	if !ok {
 		return

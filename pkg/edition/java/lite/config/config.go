@@ -3,6 +3,7 @@ package config
 import (
 	"cmp"
 	"fmt"
+	"io"
 	"net/netip"
 	"os"
 	"path/filepath"
@@ -74,9 +75,17 @@ func Default() *Config {
 }
 
 // Load reads and parses the config file at path. File errors are returned
-// wrapped; config problems are returned as an ErrorList.
+// wrapped; config problems, a file over MaxFileSize included, are returned as
+// an ErrorList.
 func Load(path string) (*Config, []Warning, error) {
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("load config: %w", err)
+	}
+	defer f.Close()
+	// One byte over the limit is enough for Parse to reject the file, and
+	// reading no further keeps a path like /dev/zero from hanging the load.
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
 	if err != nil {
 		return nil, nil, fmt.Errorf("load config: %w", err)
 	}
@@ -86,27 +95,48 @@ func Load(path string) (*Config, []Warning, error) {
 // Parse parses a config. file names the source in messages and is the base
 // for relative paths in the config (favicon, tokenFile); "" means the current
 // directory. When the config is unusable the error is an ErrorList holding
-// every problem found, and the Config is nil. Warnings are returned either way.
+// the problems found (see ErrorList for its cap), and the Config is nil.
+// Warnings are returned either way, at most 100 of them and a last one saying
+// how many more there were. Parse is bounded on any input: a file over
+// MaxFileSize, or one whose aliases expand beyond the decoding limits, is
+// rejected with an error wrapping ErrLimit.
 func Parse(data []byte, file string) (*Config, []Warning, error) {
-	d := &decoder{file: file, dir: filepath.Dir(file), budget: nodeBudget}
+	d := &decoder{file: file, dir: filepath.Dir(file), budget: newBudget()}
 	if file == "" {
 		d.dir = "."
 	}
 	cfg := Default()
 	cfg.File = file
+	if len(data) > MaxFileSize {
+		d.sizeError()
+		return nil, nil, d.errs
+	}
 	var root yaml.Node
 	if err := yaml.Unmarshal(data, &root); err != nil {
 		d.errorf(syntaxLine(err), "", ErrSyntax, "%s", err.Error())
 		return nil, d.warns, d.errs
 	}
 	d.decodeRoot(&root, cfg)
-	// Sections are decoded in dependency order; report in file order.
-	slices.SortStableFunc(d.warns, func(a, b Warning) int { return cmp.Compare(a.Line, b.Line) })
-	slices.SortStableFunc(d.errs, func(a, b *Error) int { return cmp.Compare(a.Line, b.Line) })
+	d.finish()
 	if len(d.errs) > 0 {
 		return nil, d.warns, d.errs
 	}
 	return cfg, d.warns, nil
+}
+
+// finish puts the findings in file order (sections are decoded in dependency
+// order) and appends the count of those over the caps.
+func (d *decoder) finish() {
+	slices.SortStableFunc(d.warns, func(a, b Warning) int { return cmp.Compare(a.Line, b.Line) })
+	slices.SortStableFunc(d.errs, func(a, b *Error) int { return cmp.Compare(a.Line, b.Line) })
+	if d.droppedErrs > 0 {
+		d.errs = append(d.errs, &Error{File: d.file, Err: ErrLimit,
+			Msg: fmt.Sprintf("%d more errors not shown (the limit is %d)", d.droppedErrs, maxErrors)})
+	}
+	if d.droppedWarns > 0 {
+		d.warns = append(d.warns, Warning{File: d.file,
+			Msg: fmt.Sprintf("%d more warnings not shown (the limit is %d)", d.droppedWarns, maxWarnings)})
+	}
 }
 
 var syntaxLineRE = regexp.MustCompile(`line (\d+)`)

@@ -9,10 +9,6 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// nodeBudget bounds how many nodes one Parse visits, so that a small file
-// with nested aliases ("billion laughs") cannot make the walk explode.
-const nodeBudget = 1 << 20
-
 // maxDepth bounds recursion through aliases and merge keys.
 const maxDepth = 64
 
@@ -23,8 +19,9 @@ type decoder struct {
 	dir    string // directory that relative paths (favicon, tokenFile) resolve against
 	errs   ErrorList
 	warns  []Warning
-	budget int
-	spent  bool // the budget error was reported already
+	budget budget
+	// droppedErrs and droppedWarns count findings over maxErrors and maxWarnings.
+	droppedErrs, droppedWarns int
 }
 
 // entry is one key of a mapping with its value and full key path.
@@ -36,12 +33,22 @@ type entry struct {
 // handler decodes the value of one known key.
 type handler func(e entry)
 
+// errorf records an error. Past maxErrors only limit errors are kept, so the
+// reason decoding stopped is never the one left out.
 func (d *decoder) errorf(line int, path string, kind error, format string, args ...any) {
-	d.errs = append(d.errs, &Error{File: d.file, Line: line, Path: path, Msg: fmt.Sprintf(format, args...), Err: kind})
+	if len(d.errs) >= maxErrors && kind != ErrLimit {
+		d.droppedErrs++
+		return
+	}
+	d.errs = append(d.errs, &Error{File: d.file, Line: line, Path: path, Msg: clip(fmt.Sprintf(format, args...)), Err: kind})
 }
 
 func (d *decoder) warnf(line int, path, format string, args ...any) {
-	d.warns = append(d.warns, Warning{File: d.file, Line: line, Path: path, Msg: fmt.Sprintf(format, args...)})
+	if len(d.warns) >= maxWarnings {
+		d.droppedWarns++
+		return
+	}
+	d.warns = append(d.warns, Warning{File: d.file, Line: line, Path: path, Msg: clip(fmt.Sprintf(format, args...))})
 }
 
 // invalid reports a bad value at the value's line.
@@ -49,20 +56,10 @@ func (d *decoder) invalid(e entry, format string, args ...any) {
 	d.errorf(e.val.Line, e.path, ErrInvalid, format, args...)
 }
 
-// spend takes n nodes from the budget and reports once when it runs out.
-func (d *decoder) spend(n int, line int) bool {
-	d.budget -= n
-	if d.budget >= 0 {
-		return true
-	}
-	if !d.spent {
-		d.spent = true
-		d.errorf(line, "", ErrInvalid, "document too large or too deeply aliased (more than %d nodes)", nodeBudget)
-	}
-	return false
-}
-
+// child extends a key path. Keys are truncated like quoted values, so that
+// a huge unknown key cannot make every message that names it huge.
 func child(path, key string) string {
+	key = truncate(key)
 	if path == "" {
 		return key
 	}
@@ -122,7 +119,10 @@ func (d *decoder) pairs(e entry) ([]entry, bool) {
 		merged []entry
 		seen   = map[string]int{}
 	)
-	d.collect(n, e.path, 0, &out, &merged, seen)
+	d.collect(e, n, 0, &out, &merged, seen)
+	if d.budget.exhausted {
+		return nil, false // reported; the entries may be incomplete
+	}
 	for _, m := range merged {
 		if _, dup := seen[m.key.Value]; !dup {
 			seen[m.key.Value] = m.key.Line
@@ -132,14 +132,18 @@ func (d *decoder) pairs(e entry) ([]entry, bool) {
 	return out, true
 }
 
-// collect gathers the explicit keys of n into out and the keys merged in
-// through `<<` into merged.
-func (d *decoder) collect(n *yaml.Node, path string, depth int, out, merged *[]entry, seen map[string]int) {
-	if !d.spend(len(n.Content), n.Line) {
+// collect gathers the explicit keys of n, the mapping site's value resolves
+// to, into out and the keys merged in through `<<` into merged.
+func (d *decoder) collect(site entry, n *yaml.Node, depth int, out, merged *[]entry, seen map[string]int) {
+	if !d.spend(1+len(n.Content), site) {
 		return
 	}
+	path := site.path
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
+		if !d.spendText(len(k.Value), site) {
+			return
+		}
 		if k.ShortTag() == "!!merge" {
 			d.merge(entry{key: k, val: v, path: path}, depth, merged)
 			continue
@@ -176,7 +180,7 @@ func (d *decoder) merge(e entry, depth int, merged *[]entry) {
 		}
 		var inner []entry
 		innerSeen := map[string]int{}
-		d.collect(src, e.path, depth+1, &inner, merged, innerSeen)
+		d.collect(e, src, depth+1, &inner, merged, innerSeen)
 		*merged = append(*merged, inner...)
 	}
 }
@@ -205,6 +209,10 @@ func (d *decoder) mapping(e entry, known map[string]handler, ignored map[string]
 }
 
 func (d *decoder) unknown(f entry, known map[string]handler, ignored map[string]string) {
+	if len(d.errs) >= maxErrors {
+		d.droppedErrs++ // not shown, so the suggestion is not worth its work
+		return
+	}
 	ours := slices.Sorted(maps.Keys(known))
 	name := truncate(f.key.Value)
 	if s := suggest(f.key.Value, append(slices.Sorted(maps.Keys(ignored)), ours...)); s != "" {
@@ -231,7 +239,7 @@ func (d *decoder) sequence(e entry) ([]entry, bool) {
 		d.invalid(e, "want a list, got %s", describe(n))
 		return nil, false
 	}
-	if !d.spend(len(n.Content), n.Line) {
+	if !d.spend(1+len(n.Content), e) {
 		return nil, false
 	}
 	out := make([]entry, len(n.Content))

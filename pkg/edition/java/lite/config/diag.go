@@ -19,6 +19,10 @@ var (
 	ErrLiteDisabled = errors.New("lite mode disabled")
 	// ErrSyntax marks a file that is not valid YAML.
 	ErrSyntax = errors.New("yaml syntax")
+	// ErrLimit marks a config over one of the parser's limits: the file size
+	// (MaxFileSize), the work its aliases and merge keys expand to, a favicon
+	// file's size, or the number of errors reported.
+	ErrLimit = errors.New("config limit exceeded")
 )
 
 // Warning is a problem that does not stop the config from loading: an ignored
@@ -48,8 +52,10 @@ func (e *Error) Error() string { return format(e.File, e.Line, e.Path, e.Msg) }
 // Unwrap returns the sentinel, so errors.Is(err, ErrUnknownKey) works.
 func (e *Error) Unwrap() error { return e.Err }
 
-// ErrorList is every error found in one config, in file order of discovery.
-// Parse and Load return it as their error when the config is unusable.
+// ErrorList is the errors found in one config, in file order. Parse and Load
+// return it as their error when the config is unusable. It holds at most 100
+// errors; when more were found, a last entry wrapping ErrLimit says how many
+// were left out.
 type ErrorList []*Error
 
 // Error joins the errors one per line.

@@ -12,6 +12,13 @@
 // milliseconds, as in Gate. Defaults are applied once, at load; nothing in the
 // returned Config needs a getter to be read correctly.
 //
+// Parsing is bounded on any input, because configs are reloaded while the
+// proxy serves players: files over MaxFileSize are rejected, aliases and merge
+// keys are charged at every use against limits on the nodes and bytes decoding
+// may visit, favicon files are read only when regular and small, and at most
+// 100 errors and 100 warnings are reported. Hitting a limit is an error
+// wrapping ErrLimit that names the file, line and key path.
+//
 // The package does not watch files, reload, log, or start anything: it turns
 // bytes into a validated *Config and leaves running it to package lite.
 package config

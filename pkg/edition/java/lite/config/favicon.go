@@ -3,6 +3,7 @@ package config
 import (
 	"bytes"
 	"encoding/base64"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,6 +15,9 @@ const (
 	// faviconWarnLen is where a favicon starts to crowd the 32767-character
 	// limit of the whole status response.
 	faviconWarnLen = 24 << 10
+	// maxFaviconFile caps the favicon file read at load: far above anything a
+	// client shows, far below what would stall a reload.
+	maxFaviconFile = 1 << 20
 )
 
 // favicon decodes `favicon:` into a data URI: either a PNG data URI as is, or
@@ -36,13 +40,8 @@ func (d *decoder) favicon(e entry, dst *string) {
 		if !filepath.IsAbs(path) {
 			path = filepath.Join(d.dir, path)
 		}
-		data, err := os.ReadFile(path)
-		if err != nil {
-			d.invalid(e, "favicon file: %v", err)
-			return
-		}
-		if !bytes.HasPrefix(data, []byte(pngSignature)) {
-			d.invalid(e, "favicon file %s is not a PNG image", path)
+		data, ok := d.faviconFile(e, path)
+		if !ok {
 			return
 		}
 		uri = pngDataURIPrefix + base64.StdEncoding.EncodeToString(data)
@@ -68,4 +67,43 @@ func (d *decoder) checkDataURI(e entry, v string) bool {
 		return false
 	}
 	return true
+}
+
+// faviconFile reads a PNG favicon file. Only regular files are read, and at
+// most maxFaviconFile bytes of them: a path such as /dev/zero or a FIFO must
+// not hang the load. The type is checked before opening, because opening a
+// FIFO blocks until something writes to it.
+func (d *decoder) faviconFile(e entry, path string) ([]byte, bool) {
+	info, err := os.Stat(path)
+	if err != nil {
+		d.invalid(e, "favicon file: %v", err)
+		return nil, false
+	}
+	if !info.Mode().IsRegular() {
+		d.invalid(e, "favicon file %s is not a regular file", truncate(path))
+		return nil, false
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		d.invalid(e, "favicon file: %v", err)
+		return nil, false
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxFaviconFile+1))
+	if err != nil {
+		d.invalid(e, "favicon file: %v", err)
+		return nil, false
+	}
+	if len(data) > maxFaviconFile {
+		d.errorf(e.val.Line, e.path, ErrLimit, "favicon file %s is larger than %d KiB", truncate(path), maxFaviconFile>>10)
+		return nil, false
+	}
+	if !d.spendText(len(data), e) {
+		return nil, false
+	}
+	if !bytes.HasPrefix(data, []byte(pngSignature)) {
+		d.invalid(e, "favicon file %s is not a PNG image", truncate(path))
+		return nil, false
+	}
+	return data, true
 }

@@ -2,11 +2,34 @@ package config
 
 import (
 	"errors"
+	"flag"
+	"fmt"
 	"os"
 	"testing"
 
 	"go.minekube.com/gate/pkg/edition/java/lite/route"
 )
+
+// fuzzMinimizeTime replaces go test's default of 60s per input for
+// -fuzzminimizetime. The fuzzer minimizes every input that finds new
+// coverage, in up to len(input)^2 runs, and counts none of them until it is
+// done: an input grown from the 8 KiB reference config kept both workers
+// minimizing for up to that minute, which showed as 0 execs/sec and, with a
+// short -fuzztime, ended the run while minimizing.
+const fuzzMinimizeTime = "1s"
+
+func TestMain(m *testing.M) {
+	flag.Parse()
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.fuzzminimizetime" })
+	if !set {
+		if err := flag.Set("test.fuzzminimizetime", fuzzMinimizeTime); err != nil {
+			fmt.Fprintln(os.Stderr, "bound fuzz minimization:", err)
+			os.Exit(2)
+		}
+	}
+	os.Exit(m.Run())
+}
 
 func FuzzParse(f *testing.F) {
 	for _, name := range []string{"config.yml", "config-lite.yml"} {

@@ -11,6 +11,7 @@ func (d *decoder) decodeProxy(e entry, cfg *Config) {
 	var (
 		lite    *entry
 		trusted *entry
+		quota   *entry
 	)
 	ok := d.mapping(e, map[string]handler{
 		"bind":                        func(f entry) { d.bind(f, &cfg.Bind) },
@@ -19,7 +20,7 @@ func (d *decoder) decodeProxy(e entry, cfg *Config) {
 		"debug":                       func(f entry) { d.boolean(f, &cfg.Debug) },
 		"proxyProtocol":               func(f entry) { d.boolean(f, &cfg.ProxyProtocol) },
 		"proxyProtocolTrustedProxies": func(f entry) { trusted = &f },
-		"quota":                       func(f entry) { d.decodeQuota(f, &cfg.Quota) },
+		"quota":                       func(f entry) { quota = &f },
 		"lite":                        func(f entry) { lite = &f },
 	}, ignoredSet(fullProxyKeys, fullProxyIgnored))
 	if !ok {
@@ -27,6 +28,10 @@ func (d *decoder) decodeProxy(e entry, cfg *Config) {
 	}
 	if trusted != nil {
 		d.trustedProxies(*trusted, cfg)
+	}
+	if quota != nil {
+		// After readTimeout, wherever the keys stand: the deadlines are checked together.
+		d.checkDeadlines(cfg, d.decodeQuota(*quota, &cfg.Quota))
 	}
 	if lite == nil {
 		d.errorf(e.key.Line, child(e.path, "lite.enabled"), ErrLiteDisabled,
@@ -48,7 +53,7 @@ func (d *decoder) bind(e entry, dst *string) {
 		return
 	}
 	if err := validListenAddr(s); err != nil {
-		d.invalid(e, "invalid address %q: %v", s, err)
+		d.invalid(e, "invalid address %q: %v", truncate(s), err)
 		return
 	}
 	*dst = s

@@ -1,6 +1,10 @@
 package config
 
 import (
+	"errors"
+	"maps"
+	"strconv"
+	"strings"
 	"time"
 
 	"go.minekube.com/gate/pkg/edition/java/lite/route"
@@ -37,6 +41,16 @@ type Route struct {
 	// HealthCheck is resolved: the route's `healthCheck` keys over the global
 	// `config.lite.healthCheck`.
 	HealthCheck HealthCheck
+	// Capacity overrides the player capacity some backends report, keyed by
+	// address (`backend` items written as {address, capacity}). Read by
+	// strategy p2c and status: aggregate. Nil when no item sets one.
+	Capacity map[string]int
+	// P2C tunes strategy p2c (`latencyWeight`, `staleAfter`, `saturation`,
+	// `peers`, `drainMotd`); defaults applied.
+	P2C P2CConfig
+	// Status is how the route answers server-list pings (`status`).
+	// Default StatusBackend.
+	Status StatusMode
 	// Line is where the route's entry starts in the file, for logs.
 	Line int
 }
@@ -64,6 +78,9 @@ func (d *decoder) decodeRoutes(e entry, l *Lite) {
 	}
 	metas := make([]routeMeta, 0, len(items))
 	for _, it := range items {
+		if d.budget.exhausted {
+			return // reported; the rest of the table is not looked at
+		}
 		r, meta := d.decodeRoute(it, l)
 		l.Routes = append(l.Routes, r)
 		metas = append(metas, meta)
@@ -79,13 +96,15 @@ func (d *decoder) decodeRoute(e entry, l *Lite) (Route, routeMeta) {
 		CachePingTTL: defaultCachePingTTL,
 		Disconnect:   Messages{Unavailable: l.Disconnect.Unavailable},
 		HealthCheck:  l.HealthCheck,
+		P2C:          defaultP2C(),
+		Status:       StatusBackend,
 		Line:         resolve(e.val).Line,
 	}
 	meta := routeMeta{line: r.Line, path: e.path}
 	var tcpShield, realIP bool
-	ok := d.mapping(e, map[string]handler{
+	handlers := map[string]handler{
 		"host":              func(f entry) { r.Host, meta.hosts = d.hosts(f) },
-		"backend":           func(f entry) { r.Backend, meta.backends = d.backends(f) },
+		"backend":           func(f entry) { r.Backend, meta.backends, r.Capacity = d.backendList(f) },
 		"strategy":          func(f entry) { d.strategy(f, &r.Strategy) },
 		"cachePingTTL":      func(f entry) { d.cachePingTTL(f, &r.CachePingTTL) },
 		"fallback":          func(f entry) { r.Fallback = d.decodeFallback(f) },
@@ -94,13 +113,19 @@ func (d *decoder) decodeRoute(e entry, l *Lite) (Route, routeMeta) {
 		"modifyVirtualHost": func(f entry) { d.boolean(f, &r.ModifyVirtualHost) },
 		"disconnect":        func(f entry) { d.decodeMessages(f, &r.Disconnect, true) },
 		"healthCheck":       func(f entry) { r.HealthCheck = d.decodeHealthCheck(f, l.HealthCheck) },
+		"status":            func(f entry) { d.statusMode(f, &r.Status) },
 		"realIP": func(f entry) {
 			if d.boolean(f, &realIP) {
 				d.warnf(f.key.Line, f.path, "deprecated: use tcpShieldRealIP")
 			}
 		},
-	}, nil)
+	}
+	maps.Copy(handlers, d.p2cHandlers(&r.P2C))
+	ok := d.mapping(e, handlers, nil)
 	r.TCPShieldRealIP = tcpShield || realIP
+	if ok {
+		d.lintP2C(&r, meta)
+	}
 	if ok && r.Host == nil {
 		d.errorf(r.Line, child(e.path, "host"), ErrMissing, "missing (want a host pattern or a list of them)")
 	}
@@ -110,11 +135,22 @@ func (d *decoder) decodeRoute(e entry, l *Lite) (Route, routeMeta) {
 	return r, meta
 }
 
+// maxHostPattern caps a host pattern: a vanilla client sends at most 255
+// characters of host, and route matching costs up to len(host) times
+// len(pattern), so a longer pattern only adds cost.
+const maxHostPattern = 255
+
+// errLongPattern is why a host pattern over maxHostPattern is rejected.
+var errLongPattern = errors.New("longer than " + strconv.Itoa(maxHostPattern) + " bytes; no client sends a host that long")
+
 // hosts decodes `host`.
 func (d *decoder) hosts(e entry) ([]string, []listItem) {
 	return d.addresses(e, "host pattern", func(s string) error {
-		if s == "" {
+		switch {
+		case s == "":
 			return route.ErrEmptyPattern
+		case len(s) > maxHostPattern:
+			return errLongPattern
 		}
 		return nil
 	})
@@ -168,11 +204,22 @@ func (d *decoder) cachePingTTL(e entry, dst *time.Duration) {
 }
 
 // lintRoutes compiles the table and turns route.Lint findings into warnings
-// at the line of the host or backend concerned.
+// at the line of the host or backend concerned. Lint compares every host with
+// every earlier one, so a table too large to lint quickly is not linted; that
+// costs warnings only, never correctness.
 func (d *decoder) lintRoutes(l *Lite, metas []routeMeta) {
 	specs := l.Specs()
 	if _, err := route.Compile(specs); err != nil {
 		d.errorf(0, "config.lite.routes", ErrInvalid, "%v", err)
+		return
+	}
+	if lintCost(specs) > maxLintCost {
+		patterns := 0
+		for _, s := range specs {
+			patterns += len(s.Hosts)
+		}
+		d.warnf(metas[0].line, "config.lite.routes",
+			"not checked for hosts that never match: %d host patterns in %d routes are too many to compare pairwise", patterns, len(specs))
 		return
 	}
 	for _, f := range route.Lint(specs) {
@@ -186,4 +233,58 @@ func (d *decoder) lintRoutes(l *Lite, metas []routeMeta) {
 		}
 		d.warnf(line, path, "%s", f.Msg)
 	}
+}
+
+// maxLintCost caps lintCost. A unit is about a nanosecond of route.Lint on a
+// current server, so linting stays under about 0.2s; tables of up to a few
+// thousand routes are linted.
+const maxLintCost = 3 << 27
+
+// pairCost weighs one host-with-earlier-host comparison against one byte
+// compared in matching; equal strings are compared bytesPerUnit bytes at a
+// time.
+const (
+	pairCost     = 8
+	bytesPerUnit = 16
+)
+
+// lintCost bounds the work of route.Lint on specs from above. Each host is
+// compared with every earlier host (byte by byte when their lengths are
+// equal), and a literal host is matched against every earlier wildcard
+// pattern. Matching places a pattern's first and last segment directly, in
+// up to len(pattern); only the segments between two stars are searched for,
+// in up to len(host)*len(pattern). Each templated backend is checked against
+// every host of its route. Counting stops once over maxLintCost.
+func lintCost(specs []route.Spec) int {
+	cost, earlier := 0, 0
+	placedLen, searchedLen := 0, 0 // total length of earlier patterns with < 2 and >= 2 stars
+	sameLen := make(map[int]int)   // earlier hosts by length
+	for _, s := range specs {
+		templated, hostLen := 0, 0
+		for _, b := range s.Backends {
+			cost += len(b)
+			if route.MaxParam(b) > 0 {
+				templated++
+			}
+		}
+		for _, h := range s.Hosts {
+			cost += pairCost*earlier + sameLen[len(h)]*len(h)/bytesPerUnit + len(h)
+			switch {
+			case route.Wildcards(h) == 0:
+				cost += placedLen + searchedLen*len(h)
+			case strings.Count(h, "*") < 2:
+				placedLen += len(h)
+			default:
+				searchedLen += len(h)
+			}
+			earlier++
+			sameLen[len(h)]++
+			hostLen += len(h)
+			if cost > maxLintCost {
+				return cost
+			}
+		}
+		cost += templated * hostLen
+	}
+	return cost
 }

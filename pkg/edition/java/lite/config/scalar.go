@@ -7,11 +7,15 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// scalar returns the resolved scalar node of e, reporting anything else.
+// scalar returns the resolved scalar node of e, reporting anything else. Its
+// text is charged to the budget: every decoder reads the value through here.
 func (d *decoder) scalar(e entry, want string) (*yaml.Node, bool) {
 	n := resolve(e.val)
 	if n == nil || n.Kind != yaml.ScalarNode || n.ShortTag() == "!!null" {
 		d.invalid(e, "want %s, got %s", want, describe(n))
+		return nil, false
+	}
+	if !d.spendText(len(n.Value), e) {
 		return nil, false
 	}
 	return n, true
@@ -93,7 +97,7 @@ func (d *decoder) duration(e entry, dst *time.Duration) bool {
 		var ms int64
 		const limit = int64(1<<63-1) / int64(time.Millisecond)
 		if n.Decode(&ms) != nil || ms > limit || ms < -limit {
-			d.invalid(e, "duration %s out of range", n.Value)
+			d.invalid(e, "duration %s out of range", truncate(n.Value))
 			return false
 		}
 		*dst = time.Duration(ms) * time.Millisecond
@@ -101,7 +105,7 @@ func (d *decoder) duration(e entry, dst *time.Duration) bool {
 	case "!!str":
 		v, err := time.ParseDuration(n.Value)
 		if err != nil {
-			d.invalid(e, `invalid duration %q (want e.g. "5s", "1m30s", or a number of milliseconds)`, n.Value)
+			d.invalid(e, `invalid duration %q (want e.g. "5s", "1m30s", or a number of milliseconds)`, truncate(n.Value))
 			return false
 		}
 		*dst = v
@@ -135,6 +139,9 @@ type listItem struct {
 func (d *decoder) stringList(e entry) ([]listItem, bool) {
 	n := resolve(e.val)
 	if n != nil && n.Kind == yaml.ScalarNode && !isNull(n) {
+		if !d.spendText(len(n.Value), e) {
+			return nil, false
+		}
 		return []listItem{{s: n.Value, line: n.Line, path: e.path}}, true
 	}
 	items, ok := d.sequence(e)

@@ -15,11 +15,14 @@ const (
 	RoundRobin       Strategy = "round-robin"
 	LeastConnections Strategy = "least-connections"
 	LowestLatency    Strategy = "lowest-latency"
+	// P2C is power of two choices over latency and reported load, for
+	// routes served by several proxy replicas.
+	P2C Strategy = "p2c"
 )
 
 // Strategies lists every valid Strategy in documentation order.
 func Strategies() []Strategy {
-	return []Strategy{Sequential, Random, RoundRobin, LeastConnections, LowestLatency}
+	return []Strategy{Sequential, Random, RoundRobin, LeastConnections, LowestLatency, P2C}
 }
 
 func (d *decoder) strategy(e entry, dst *Strategy) {
@@ -33,7 +36,7 @@ func (d *decoder) strategy(e entry, dst *Strategy) {
 	}
 	s := Strategy(n.Value)
 	if !slices.Contains(Strategies(), s) {
-		names := make([]string, 0, 5)
+		names := make([]string, 0, len(Strategies()))
 		for _, v := range Strategies() {
 			names = append(names, string(v))
 		}

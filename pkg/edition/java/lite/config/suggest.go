@@ -5,20 +5,42 @@ import (
 	"strings"
 )
 
+// maxSuggestKey is the longest key a suggestion is looked for. A suggestion
+// must be within a quarter of the key's length, and the longest known key is
+// 36 bytes, so no key over 48 bytes can get one; computing the quadratic edit
+// distance for it anyway is what a hostile file would exploit.
+const maxSuggestKey = 64
+
 // suggest returns the candidate closest to key when it is close enough to be
 // a likely typo, or "".
 func suggest(key string, candidates []string) string {
+	if len(key) > maxSuggestKey {
+		return ""
+	}
+	limit := max(2, len(key)/4)
+	lower := strings.ToLower(key)
 	best, bestDist := "", -1
 	for _, c := range candidates {
-		dist := editDistance(strings.ToLower(key), strings.ToLower(c))
+		// The length difference is a lower bound of the distance.
+		if abs(len(lower)-len(c)) > limit {
+			continue
+		}
+		dist := editDistance(lower, strings.ToLower(c))
 		if bestDist < 0 || dist < bestDist {
 			best, bestDist = c, dist
 		}
 	}
-	if bestDist < 0 || bestDist > max(2, len(key)/4) {
+	if bestDist < 0 || bestDist > limit {
 		return ""
 	}
 	return best
+}
+
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
 }
 
 // editDistance is the Levenshtein distance between a and b.

@@ -27,6 +27,9 @@ func (d *decoder) textComponent(e entry) (json.RawMessage, bool) {
 	var out []byte
 	switch n.Kind {
 	case yaml.ScalarNode:
+		if !d.spendText(len(n.Value), e) {
+			return nil, false
+		}
 		s := n.Value
 		if trimmed := strings.TrimSpace(s); n.ShortTag() == "!!str" && strings.HasPrefix(trimmed, "{") {
 			var buf bytes.Buffer
@@ -39,9 +42,11 @@ func (d *decoder) textComponent(e entry) (json.RawMessage, bool) {
 		}
 		out = legacyText(strings.TrimRight(s, "\n"))
 	case yaml.MappingNode, yaml.SequenceNode:
-		w := &jsonWriter{}
+		w := &jsonWriter{d: d, at: e}
 		if err := w.node(n, 0); err != "" {
-			d.invalid(e, "text component: %s", err)
+			if !d.budget.exhausted {
+				d.invalid(e, "text component: %s", err)
+			}
 			return nil, false
 		}
 		out = w.buf.Bytes()
@@ -69,8 +74,17 @@ func legacyText(s string) []byte {
 }
 
 // jsonWriter renders a YAML tree as compact JSON, keeping key order, within
-// depth and size limits (aliases can make a small file expand hugely).
-type jsonWriter struct{ buf bytes.Buffer }
+// depth and size limits (aliases can make a small file expand hugely). Every
+// node and text it reads is charged to the decoder's budget, because the same
+// aliased component may be rendered for every route.
+type jsonWriter struct {
+	buf bytes.Buffer
+	d   *decoder
+	at  entry // the component, for the budget error
+}
+
+// errSpent is returned once the budget ran out; the decoder reported it.
+const errSpent = "decoding budget spent"
 
 func (w *jsonWriter) node(n *yaml.Node, depth int) string {
 	if n == nil {
@@ -81,6 +95,9 @@ func (w *jsonWriter) node(n *yaml.Node, depth int) string {
 	}
 	if w.buf.Len() > maxTextJSON {
 		return "larger than " + strconv.Itoa(maxTextJSON) + " bytes"
+	}
+	if !w.d.spend(1, w.at) || !w.d.spendText(len(n.Value), w.at) {
+		return errSpent
 	}
 	switch n.Kind {
 	case yaml.AliasNode:
@@ -109,8 +126,11 @@ func (w *jsonWriter) mapping(n *yaml.Node, depth int) string {
 	w.buf.WriteByte('{')
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k := resolve(n.Content[i])
-		if k.Kind != yaml.ScalarNode {
+		if k == nil || k.Kind != yaml.ScalarNode {
 			return "keys must be plain strings"
+		}
+		if !w.d.spendText(len(k.Value), w.at) {
+			return errSpent
 		}
 		if i > 0 {
 			w.buf.WriteByte(',')

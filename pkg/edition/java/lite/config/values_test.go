@@ -35,6 +35,8 @@ func TestDefaults(t *testing.T) {
 		Strategy:     Sequential,
 		CachePingTTL: 10 * time.Second,
 		HealthCheck:  HealthCheck{Interval: 10 * time.Second, Timeout: 3 * time.Second, Rise: 2, Fall: 3},
+		P2C:          P2CConfig{LatencyWeight: 250 * time.Millisecond, StaleAfter: 30 * time.Second, Saturation: 0.9},
+		Status:       StatusBackend,
 		Line:         5,
 	}}
 	if !reflect.DeepEqual(cfg, want) {

@@ -1,0 +1,400 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// syncBuffer is a log sink written by many goroutines.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// running is a gate process (in-process) serving a config file.
+type running struct {
+	t      *testing.T
+	path   string
+	proxy  string // player address
+	api    string // admin base URL
+	token  string
+	log    *syncBuffer
+	cancel func()
+	done   chan int
+}
+
+// startGate writes yaml to a config file and runs serve on it until the test ends.
+func startGate(t *testing.T, yaml string, token string) *running {
+	t.Helper()
+	dir := t.TempDir()
+	r := &running{t: t, path: filepath.Join(dir, "config.yml"), token: token, log: &syncBuffer{}, done: make(chan int, 1)}
+	writeFile(t, r.path, yaml)
+	ctx, cancel := context.WithCancel(context.Background())
+	r.cancel = cancel
+	up := make(chan *app, 1)
+	go func() {
+		r.done <- serve(ctx, []string{"--config", r.path, "--log-format", "json"}, r.log, func(a *app) { up <- a })
+	}()
+	select {
+	case a := <-up:
+		r.proxy = a.ln.Addr().String()
+		if a.apiLn != nil {
+			r.api = "http://" + a.apiLn.Addr().String()
+		}
+	case code := <-r.done:
+		cancel()
+		t.Fatalf("gate exited with %d before listening:\n%s", code, r.log.String())
+	case <-time.After(10 * time.Second):
+		cancel()
+		t.Fatal("gate did not start")
+	}
+	t.Cleanup(func() {
+		if code := r.stop(); code != 0 {
+			t.Errorf("gate exited with %d:\n%s", code, r.log.String())
+		}
+	})
+	return r
+}
+
+// stop cancels serve and returns its exit code.
+func (r *running) stop() int {
+	r.cancel()
+	select {
+	case code := <-r.done:
+		return code
+	case <-time.After(15 * time.Second):
+		r.t.Error("gate did not stop")
+		return -1
+	}
+}
+
+func writeFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// get fetches an admin path with the token.
+func (r *running) get(path string) (int, string) {
+	r.t.Helper()
+	req, err := http.NewRequest("GET", r.api+path, nil)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	if r.token != "" {
+		req.Header.Set("Authorization", "Bearer "+r.token)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	return resp.StatusCode, string(body)
+}
+
+// metric returns the value of one exposition line (name with labels in the
+// exposition's order), or "" when absent.
+func (r *running) metric(series string) string {
+	_, body := r.get("/metrics")
+	for _, l := range strings.Split(body, "\n") {
+		if v, ok := strings.CutPrefix(l, series+" "); ok {
+			return v
+		}
+	}
+	return ""
+}
+
+// waitMetric polls /metrics until series has value want.
+func (r *running) waitMetric(series, want string) {
+	r.t.Helper()
+	waitUntil(r.t, fmt.Sprintf("%s = %s", series, want), func() bool { return r.metric(series) == want })
+}
+
+func waitUntil(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.NewTimer(10 * time.Second)
+	defer deadline.Stop()
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for !cond() {
+		select {
+		case <-tick.C:
+		case <-deadline.C:
+			t.Fatalf("timed out waiting for %s", what)
+		}
+	}
+}
+
+func gateYAML(host, backend string) string {
+	return fmt.Sprintf(`config:
+  bind: 127.0.0.1:0
+  lite:
+    enabled: true
+    shutdownGrace: 0s
+    routes:
+      - host: %s
+        backend: %s
+        fallback:
+          motd: down
+api:
+  enabled: true
+  bind: 127.0.0.1:0
+  token: s3cret
+`, host, backend)
+}
+
+func TestServeMetricsAfterRealLogins(t *testing.T) {
+	b := newFakeServer(t, 7, 100)
+	g := startGate(t, gateYAML("a.example.com", b.addr), "s3cret")
+	sent := 0
+	for _, name := range []string{"alice", "bob", "carol"} {
+		p := joinAs(t, g.proxy, "a.example.com", name)
+		if err := p.echoed(); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		sent += len(p.sent)
+		_ = p.c.Close()
+	}
+	if got := ping(t, g.proxy, "a.example.com"); !strings.Contains(got, `"online":7`) {
+		t.Fatalf("status through the proxy = %s", got)
+	}
+	series := func(name string) string {
+		return fmt.Sprintf(`%s{backend=%q,route="a.example.com"}`, name, b.addr)
+	}
+	g.waitMetric(series("gate_lite_sessions_started_total"), "3")
+	g.waitMetric(`gate_lite_sessions_ended_total{backend="`+b.addr+`",reason="client-closed",route="a.example.com"}`, "3")
+	g.waitMetric(series("gate_lite_sessions_active"), "0")
+	g.waitMetric(`gate_lite_relayed_bytes_total{direction="up",route="a.example.com"}`, fmt.Sprint(sent))
+	g.waitMetric(`gate_lite_relayed_bytes_total{direction="down",route="a.example.com"}`, fmt.Sprint(sent))
+	g.waitMetric(`gate_lite_backend_dials_total{backend="`+b.addr+`",result="ok",route="a.example.com"}`, "3")
+	g.waitMetric(`gate_lite_status_requests_total{route="a.example.com",source="backend"}`, "1")
+	g.waitMetric(series("gate_lite_backend_players_online"), "7")
+	g.waitMetric(`gate_lite_backend_health{backend="`+b.addr+`",route="a.example.com",state="healthy"}`, "1")
+	g.waitMetric(series("gate_lite_backend_dial_duration_seconds_count"), "3")
+	g.waitMetric("gate_lite_ready", "1")
+	g.waitMetric("gate_lite_connections_accepted_total", "4")
+
+	// One info line per session end with the fields an operator greps for.
+	var ended int
+	for _, l := range strings.Split(g.log.String(), "\n") {
+		if !strings.Contains(l, `"msg":"session ended"`) {
+			continue
+		}
+		ended++
+		var m map[string]any
+		if err := json.Unmarshal([]byte(l), &m); err != nil {
+			t.Fatal(err)
+		}
+		for _, k := range []string{"client", "vhost", "route", "backend", "duration", "bytesUp", "bytesDown"} {
+			if _, ok := m[k]; !ok {
+				t.Errorf("session ended line lacks %q: %s", k, l)
+			}
+		}
+		if m["level"] != "INFO" {
+			t.Errorf("session ended at %v, want INFO", m["level"])
+		}
+	}
+	if ended != 3 {
+		t.Fatalf("%d session ended lines, want 3:\n%s", ended, g.log.String())
+	}
+}
+
+func TestServeAdminAPI(t *testing.T) {
+	b := newFakeServer(t, 1, 20)
+	g := startGate(t, gateYAML("a.example.com", b.addr), "s3cret")
+	for _, tc := range []struct {
+		path, token string
+		want        int
+	}{
+		{"/healthz", "", 200},
+		{"/readyz", "", 200},
+		{"/api/v1/backends", "", 401},
+		{"/metrics", "", 401},
+		{"/api/v1/backends", "s3cret", 200},
+	} {
+		g.token = tc.token
+		if code, body := g.get(tc.path); code != tc.want {
+			t.Errorf("GET %s (token %q) = %d %s, want %d", tc.path, tc.token, code, body, tc.want)
+		}
+	}
+	g.token = "s3cret"
+	p := joinAs(t, g.proxy, "a.example.com", "alice")
+	if err := p.echoed(); err != nil {
+		t.Fatal(err)
+	}
+	waitUntil(t, "one active session in /api/v1/backends", func() bool {
+		_, body := g.get("/api/v1/backends")
+		return strings.Contains(body, `"active": 1`)
+	})
+
+	var out, errOut bytes.Buffer
+	code := run([]string{"lite", "status", "--api", g.api, "--token", "s3cret"}, &out, &errOut)
+	if code != 0 {
+		t.Fatalf("gate lite status = %d: %s", code, errOut.String())
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != 2 || !strings.HasPrefix(lines[0], "ROUTE") {
+		t.Fatalf("table:\n%s", out.String())
+	}
+	fields := strings.Fields(lines[1])
+	want := []string{"a.example.com", b.addr, "healthy", "1"}
+	if len(fields) < 4 || strings.Join(fields[:4], " ") != strings.Join(want, " ") {
+		t.Fatalf("row %q, want it to start with %q", lines[1], want)
+	}
+	if !strings.Contains(lines[1], "yes       eligible: healthy") {
+		t.Fatalf("row %q lacks eligibility", lines[1])
+	}
+	_ = p.c.Close()
+
+	// The same table with the address and token taken from the config file.
+	out.Reset()
+	if code := run([]string{"lite", "status", "--config", g.path, "--api", g.api}, &out, &errOut); code != 0 {
+		t.Fatalf("gate lite status --config = %d: %s", code, errOut.String())
+	}
+	if code := run([]string{"lite", "status", "--api", g.api, "--token", "wrong"}, &out, &errOut); code != 1 {
+		t.Fatalf("wrong token: exit %d, want 1", code)
+	}
+}
+
+func TestServeLiveReload(t *testing.T) {
+	b1 := newFakeServer(t, 1, 20)
+	b2 := newFakeServer(t, 2, 20)
+	g := startGate(t, gateYAML("a.example.com", b1.addr), "s3cret")
+
+	live := joinAs(t, g.proxy, "a.example.com", "alice")
+	if err := live.echoed(); err != nil {
+		t.Fatal(err)
+	}
+
+	// A broken file is rejected; the running routes stay.
+	writeFile(t, g.path, strings.Replace(gateYAML("a.example.com", b1.addr), "backend:", "backends:", 1))
+	g.waitMetric(`gate_lite_config_reloads_total{result="error"}`, "1")
+	if !strings.Contains(g.log.String(), "config reload rejected") {
+		t.Fatalf("no rejection logged:\n%s", g.log.String())
+	}
+	p := joinAs(t, g.proxy, "a.example.com", "bob")
+	if err := p.echoed(); err != nil {
+		t.Fatalf("after a rejected reload: %v", err)
+	}
+	_ = p.c.Close()
+
+	// A valid file moves the route; new players follow it at once.
+	writeFile(t, g.path, gateYAML("a.example.com", b2.addr))
+	g.waitMetric(`gate_lite_config_reloads_total{result="ok"}`, "1")
+	p = joinAs(t, g.proxy, "a.example.com", "carol")
+	if err := p.echoed(); err != nil {
+		t.Fatalf("after the reload: %v", err)
+	}
+	_ = p.c.Close()
+	if b2.logins.Load() != 1 {
+		t.Fatalf("new backend got %d logins, want 1", b2.logins.Load())
+	}
+	// The live session was never touched.
+	if err := live.roundTrip("still here"); err != nil {
+		t.Fatalf("live session after two reloads: %v", err)
+	}
+	_ = live.c.Close()
+}
+
+func TestServeStartErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		yaml string
+		args []string
+		code int
+		want string
+	}{
+		{
+			name: "open API bind without a token",
+			yaml: "config:\n  bind: 127.0.0.1:0\n  lite:\n    enabled: true\n    routes:\n      - host: a\n        backend: 127.0.0.1:1\napi:\n  enabled: true\n  bind: 0.0.0.0:0\n",
+			code: 1,
+			want: "refusing to listen on a non-loopback address without a token",
+		},
+		{
+			name: "invalid config",
+			yaml: "config:\n  lite:\n    enabled: true\n    routes:\n      - host: a\n        backend: 127.0.0.1:1\n        strategy: nope\n",
+			code: 1,
+			want: "config.yml:7: config.lite.routes[0].strategy",
+		},
+		{
+			name: "unknown command",
+			yaml: gateYAML("a", "127.0.0.1:1"),
+			args: []string{"statsu"},
+			code: 2,
+			want: `gate: unknown command "statsu"`,
+		},
+		{
+			name: "unknown log format",
+			yaml: gateYAML("a", "127.0.0.1:1"),
+			args: []string{"--log-format", "xml"},
+			code: 2,
+			want: `unknown "xml"`,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "config.yml")
+			writeFile(t, path, tt.yaml)
+			var out syncBuffer
+			code := serve(context.Background(), append([]string{"--config", path}, tt.args...), &out, func(*app) {
+				t.Error("gate started")
+			})
+			if code != tt.code || !strings.Contains(out.String(), tt.want) {
+				t.Fatalf("exit %d, output:\n%s\nwant exit %d containing %q", code, out.String(), tt.code, tt.want)
+			}
+		})
+	}
+}
+
+func TestHealthcheck(t *testing.T) {
+	b := newFakeServer(t, 1, 20)
+	g := startGate(t, gateYAML("a.example.com", b.addr), "s3cret")
+	noAPI := filepath.Join(t.TempDir(), "noapi.yml")
+	writeFile(t, noAPI, "config:\n  bind: "+g.proxy+"\n  lite:\n    enabled: true\n    routes:\n      - host: a\n        backend: 127.0.0.1:1\n")
+	tests := []struct {
+		name string
+		args []string
+		code int
+	}{
+		{"healthz by URL", []string{"--url", g.api + "/healthz"}, 0},
+		{"readyz by URL", []string{"--url", g.api + "/readyz"}, 0},
+		{"API address from the config", []string{"--config", g.path}, 1}, // port 0 in the file: nothing listens there
+		{"player port when the API is off", []string{"--config", noAPI}, 0},
+		{"nothing listening", []string{"--url", "http://" + closedAddr(t) + "/healthz"}, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			if code := run(append([]string{"healthcheck", "--timeout", "2s"}, tt.args...), &out, &errOut); code != tt.code {
+				t.Fatalf("exit %d (%s%s), want %d", code, out.String(), errOut.String(), tt.code)
+			}
+		})
+	}
+}

@@ -1,0 +1,216 @@
+// Package deploy checks the Kubernetes manifests offline: every document decodes
+// strictly (no unknown or misspelled field) into its k8s.io/api type, and the
+// pieces fit together (labels, ports, probes, the config mount). It is a module
+// of its own so that the proxy's module does not depend on k8s.io/api.
+package deploy
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"sigs.k8s.io/yaml"
+)
+
+// objects holds every decoded manifest by kind.
+type objects struct {
+	deployments []*appsv1.Deployment
+	services    []*corev1.Service
+	configMaps  []*corev1.ConfigMap
+	pdbs        []*policyv1.PodDisruptionBudget
+}
+
+func loadManifests(t *testing.T) objects {
+	t.Helper()
+	files, err := filepath.Glob("kubernetes/*.yaml")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no manifests in kubernetes/: %v", err)
+	}
+	var o objects
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, doc := range splitDocuments(data) {
+			if err := o.decode(doc); err != nil {
+				t.Errorf("%s document %d: %v", f, i+1, err)
+			}
+		}
+	}
+	return o
+}
+
+// splitDocuments splits a multi-document YAML file on "---" lines.
+func splitDocuments(data []byte) [][]byte {
+	var docs [][]byte
+	for _, d := range bytes.Split(append([]byte("\n"), data...), []byte("\n---")) {
+		if len(bytes.TrimSpace(stripComments(d))) > 0 {
+			docs = append(docs, d)
+		}
+	}
+	return docs
+}
+
+func stripComments(d []byte) []byte {
+	var out [][]byte
+	for _, l := range bytes.Split(d, []byte("\n")) {
+		if !bytes.HasPrefix(bytes.TrimSpace(l), []byte("#")) {
+			out = append(out, l)
+		}
+	}
+	return bytes.Join(out, []byte("\n"))
+}
+
+type unknownKindError string
+
+func (e unknownKindError) Error() string { return "no check for kind " + string(e) }
+
+// decode reads the kind and decodes the document strictly into its type.
+func (o *objects) decode(doc []byte) error {
+	var meta struct {
+		APIVersion string `json:"apiVersion"`
+		Kind       string `json:"kind"`
+	}
+	if err := yaml.Unmarshal(doc, &meta); err != nil {
+		return err
+	}
+	var target any
+	switch meta.APIVersion + " " + meta.Kind {
+	case "apps/v1 Deployment":
+		d := &appsv1.Deployment{}
+		o.deployments, target = append(o.deployments, d), d
+	case "v1 Service":
+		s := &corev1.Service{}
+		o.services, target = append(o.services, s), s
+	case "v1 ConfigMap":
+		c := &corev1.ConfigMap{}
+		o.configMaps, target = append(o.configMaps, c), c
+	case "policy/v1 PodDisruptionBudget":
+		p := &policyv1.PodDisruptionBudget{}
+		o.pdbs, target = append(o.pdbs, p), p
+	default:
+		return unknownKindError(meta.APIVersion + " " + meta.Kind)
+	}
+	return yaml.UnmarshalStrict(doc, target)
+}
+
+func TestStrictDecodeRejectsTypos(t *testing.T) {
+	var o objects
+	doc := []byte("apiVersion: v1\nkind: Service\nmetadata: {name: x}\nspec:\n  tpye: LoadBalancer\n")
+	if err := o.decode(doc); err == nil || !strings.Contains(err.Error(), "tpye") {
+		t.Fatalf("a misspelled field decoded: %v", err)
+	}
+}
+
+func TestManifests(t *testing.T) {
+	o := loadManifests(t)
+	if len(o.deployments) != 1 || len(o.services) != 1 || len(o.configMaps) != 1 || len(o.pdbs) != 1 {
+		t.Fatalf("want one Deployment, Service, ConfigMap and PodDisruptionBudget; got %d, %d, %d, %d",
+			len(o.deployments), len(o.services), len(o.configMaps), len(o.pdbs))
+	}
+	d, svc, cm, pdb := o.deployments[0], o.services[0], o.configMaps[0], o.pdbs[0]
+	checkDeployment(t, d, cm)
+	labels := d.Spec.Template.Labels
+	if !selects(svc.Spec.Selector, labels) {
+		t.Errorf("Service selector %v does not select the pods %v", svc.Spec.Selector, labels)
+	}
+	if pdb.Spec.Selector == nil || !selects(pdb.Spec.Selector.MatchLabels, labels) {
+		t.Errorf("PodDisruptionBudget selector does not select the pods %v", labels)
+	}
+	if pdb.Spec.MinAvailable == nil || pdb.Spec.MinAvailable.IntValue() < 1 {
+		t.Errorf("PodDisruptionBudget minAvailable = %v, want >= 1", pdb.Spec.MinAvailable)
+	}
+	if svc.Spec.Type != corev1.ServiceTypeLoadBalancer || len(svc.Spec.Ports) != 1 ||
+		svc.Spec.Ports[0].Port != 25565 || svc.Spec.Ports[0].TargetPort != intstr.FromString("minecraft") {
+		t.Errorf("Service: want LoadBalancer on 25565 to the minecraft port, got %+v", svc.Spec)
+	}
+	if _, ok := cm.Data["config.yml"]; !ok {
+		t.Errorf("ConfigMap has no config.yml")
+	}
+}
+
+func checkDeployment(t *testing.T, d *appsv1.Deployment, cm *corev1.ConfigMap) {
+	t.Helper()
+	if d.Spec.Replicas == nil || *d.Spec.Replicas != 2 {
+		t.Errorf("replicas = %v, want 2", d.Spec.Replicas)
+	}
+	if !selects(d.Spec.Selector.MatchLabels, d.Spec.Template.Labels) {
+		t.Errorf("Deployment selector does not select its own pods")
+	}
+	ann := d.Spec.Template.Annotations
+	if ann["prometheus.io/scrape"] != "true" || ann["prometheus.io/port"] != "8080" || ann["prometheus.io/path"] != "/metrics" {
+		t.Errorf("Prometheus scrape annotations = %v", ann)
+	}
+	if len(d.Spec.Template.Spec.Containers) != 1 {
+		t.Fatalf("want one container")
+	}
+	c := d.Spec.Template.Spec.Containers[0]
+	ports := map[string]int32{}
+	for _, p := range c.Ports {
+		ports[p.Name] = p.ContainerPort
+	}
+	if ports["minecraft"] != 25565 || ports["api"] != 8080 {
+		t.Errorf("container ports = %v, want minecraft 25565 and api 8080", ports)
+	}
+	checkProbe(t, "readiness", c.ReadinessProbe, "/readyz")
+	checkProbe(t, "liveness", c.LivenessProbe, "/healthz")
+	if c.Resources.Requests.Cpu().IsZero() || c.Resources.Requests.Memory().IsZero() {
+		t.Errorf("resource requests = %v, want cpu and memory", c.Resources.Requests)
+	}
+	checkConfigMount(t, d, c, cm)
+}
+
+func checkProbe(t *testing.T, name string, p *corev1.Probe, path string) {
+	t.Helper()
+	if p == nil || p.HTTPGet == nil || p.HTTPGet.Path != path || p.HTTPGet.Port != intstr.FromString("api") {
+		t.Errorf("%s probe = %+v, want GET %s on the api port", name, p, path)
+	}
+}
+
+// checkConfigMount requires the ConfigMap mounted as a directory: a subPath
+// mount is a copy that never sees updates, so reload would never fire.
+func checkConfigMount(t *testing.T, d *appsv1.Deployment, c corev1.Container, cm *corev1.ConfigMap) {
+	t.Helper()
+	vol := ""
+	for _, v := range d.Spec.Template.Spec.Volumes {
+		if v.ConfigMap != nil && v.ConfigMap.Name == cm.Name {
+			vol = v.Name
+		}
+	}
+	if vol == "" {
+		t.Fatalf("no volume from ConfigMap %s", cm.Name)
+	}
+	for _, m := range c.VolumeMounts {
+		if m.Name != vol {
+			continue
+		}
+		if m.SubPath != "" {
+			t.Errorf("ConfigMap mounted with subPath %q: updates would never reach the proxy", m.SubPath)
+		}
+		want := filepath.Join(m.MountPath, "config.yml")
+		if !strings.Contains(strings.Join(c.Args, " "), "--config "+want) {
+			t.Errorf("args %v do not point --config at %s", c.Args, want)
+		}
+		return
+	}
+	t.Errorf("ConfigMap volume %s is not mounted", vol)
+}
+
+func selects(selector, labels map[string]string) bool {
+	if len(selector) == 0 {
+		return false
+	}
+	for k, v := range selector {
+		if labels[k] != v {
+			return false
+		}
+	}
+	return true
+}

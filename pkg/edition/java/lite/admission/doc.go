@@ -1,0 +1,10 @@
+// Package admission decides whether a new client connection may proceed, before the
+// proxy spends more than an accept on it. It owns the per-address token buckets
+// (IPv4 /24 and IPv6 /64 blocks, split by intent: connections, status pings, logins),
+// the bounded table that holds them, the global and per-address caps on concurrent
+// connections, and the allow/deny CIDR lists. Its state survives config reloads.
+//
+// It does not own sockets, deadlines, PROXY headers or the messages a refused client
+// sees: package lite reads those and asks this package yes or no. It never blocks,
+// never does I/O and starts no goroutines.
+package admission

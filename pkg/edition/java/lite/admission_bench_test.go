@@ -1,0 +1,54 @@
+package lite
+
+import (
+	"net"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr"
+
+	"go.minekube.com/gate/pkg/edition/java/lite/admission"
+	"go.minekube.com/gate/pkg/edition/java/lite/config"
+)
+
+// BenchmarkAdmit is what admission adds to every connection before its handshake:
+// deadlines, the trust check, the quotas and caps, the first read (from memory here).
+func BenchmarkAdmit(b *testing.B) {
+	hs := []byte{0x10, 0x00, 0xFD, 0x05, 0x09, 'l', 'o', 'c', 'a', 'l', 'h', 'o', 's', 't', 0x63, 0xDD, 0x02}
+	for _, tc := range []struct {
+		name   string
+		header bool
+	}{{"direct player", false}, {"player behind a PROXY v2 header", true}} {
+		b.Run(tc.name, func(b *testing.B) {
+			cfg := config.Default()
+			cfg.ProxyProtocol = tc.header
+			cfg.Quota.Connections.OPS, cfg.Quota.Connections.Burst = 1e9, 1<<30
+			data := hs
+			remote := &net.TCPAddr{IP: net.IPv4(203, 0, 113, 9), Port: 4000}
+			if tc.header {
+				data = append(v2HeaderFrom(b, "203.0.113.9"), hs...)
+				remote = &net.TCPAddr{IP: net.IPv4(10, 0, 0, 2), Port: 4000}
+			}
+			l := &Lite{log: logr.Discard(), adm: admission.New(admissionConfig(cfg), admission.Options{})}
+			snap := &snapshot{cfg: cfg}
+			conn := &scriptedConn{data: data, chunk: len(data), remote: remote}
+			b.ReportAllocs()
+			for b.Loop() {
+				conn.pos = 0
+				s := session{l: l, snap: snap, client: conn, clientAddr: remote, start: time.Now()}
+				if err := s.admit(); err != nil {
+					b.Fatal(err)
+				}
+				s.releaseAdmission()
+			}
+		})
+	}
+}
+
+func v2HeaderFrom(b *testing.B, src string) []byte {
+	h, err := proxyHeader(&net.TCPAddr{IP: net.ParseIP(src), Port: 4000}, &net.TCPAddr{IP: net.IPv4(10, 0, 0, 1), Port: 25565})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return h
+}

@@ -1,0 +1,102 @@
+package lite_test
+
+import (
+	"net"
+	"net/netip"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/pires/go-proxyproto"
+
+	"go.minekube.com/gate/pkg/edition/java/lite"
+)
+
+// manualClock is the proxy's injected clock for quota refills: it only moves when a
+// test moves it, so token counts are exact.
+type manualClock struct{ ns atomic.Int64 }
+
+func newManualClock() *manualClock {
+	c := &manualClock{}
+	c.ns.Store(time.Date(2025, 6, 1, 0, 0, 0, 0, time.UTC).UnixNano())
+	return c
+}
+
+func (c *manualClock) now() time.Time          { return time.Unix(0, c.ns.Load()) }
+func (c *manualClock) advance(d time.Duration) { c.ns.Add(int64(d)) }
+
+// rejections records the reason of every rejected connection and counts closes.
+type rejections struct {
+	mu      sync.Mutex
+	reasons []string
+	closed  atomic.Int64
+}
+
+func (r *rejections) Observe(e *lite.Event) {
+	switch e.Kind {
+	case lite.EventRejected:
+		r.mu.Lock()
+		r.reasons = append(r.reasons, e.Reason)
+		r.mu.Unlock()
+	case lite.EventClosed:
+		r.closed.Add(1)
+	}
+}
+
+func (r *rejections) list() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return strings.Join(r.reasons, ",")
+}
+
+// proxyV1 is a PROXY v1 header claiming the connection comes from src.
+func proxyV1(t testing.TB, src string) []byte {
+	t.Helper()
+	return proxyHeaderFrom(t, 1, src)
+}
+
+func proxyHeaderFrom(t testing.TB, version byte, src string) []byte {
+	t.Helper()
+	ap := netip.MustParseAddrPort(src)
+	dst := &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 25565}
+	h := proxyproto.HeaderProxyFromAddrs(version, net.TCPAddrFromAddrPort(ap), dst)
+	b, err := h.Format()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// dialAs connects through a trusted front that names src as the player.
+func dialAs(t testing.TB, addr, src string) *client {
+	t.Helper()
+	c := dialProxy(t, addr)
+	c.send(proxyV1(t, src))
+	return c
+}
+
+// loginAndLeave logs in (checking the echo) and hangs up.
+func loginAndLeave(c *client, host string) {
+	c.t.Helper()
+	c.login(host)
+	_ = c.Close()
+}
+
+// admissionSettled waits until the proxy holds no admitted connection and no player.
+func admissionSettled(t testing.TB, p *proxy) {
+	t.Helper()
+	waitFor(t, "admission counts back to zero", 5*time.Second, func() bool {
+		st := p.Admission().Stats()
+		if st.Open != 0 || st.OpenAddrs != 0 {
+			return false
+		}
+		for _, b := range p.Manager().Snapshot() {
+			if b.Active != 0 {
+				return false
+			}
+		}
+		return true
+	})
+}

@@ -1,0 +1,245 @@
+package lite_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"go.minekube.com/gate/pkg/edition/java/lite/config"
+	"go.minekube.com/gate/pkg/edition/java/lite/wire"
+)
+
+// quotaConfig serves one catch-all route behind a trusted front (loopback sends PROXY
+// headers naming the players). The buckets refill only when the test moves the clock.
+const quotaConfig = `
+config:
+  proxyProtocol: true
+  connectionTimeout: 1s
+  quota:
+    connections: {enabled: false}
+    logins: {enabled: true, ops: 0.01, burst: 2}
+    status: {enabled: true, ops: 0.01, burst: 1}
+{{extra}}
+  lite:
+    enabled: true
+    routes:
+      - host: '*'
+        backend: {{b}}
+        cachePingTTL: -1
+`
+
+func TestLoginsQuotaPerPlayerAddress(t *testing.T) {
+	b := newBackend(t, statusJSON("q", 0, 10))
+	clk := newManualClock()
+	rec := &rejections{}
+	p := startProxy(t, fill(quotaConfig, "b", b.addr, "extra", ""), proxyOpts{now: clk.now, obs: rec})
+
+	loginAs := func(src string) {
+		t.Helper()
+		c := dialAs(t, p.addr, src)
+		c.login("play.example.com")
+		_ = c.Close()
+	}
+	refusedAs := func(src string) {
+		t.Helper()
+		c := dialAs(t, p.addr, src)
+		c.send(handshake(765, "play.example.com", wire.IntentLogin), loginStart("Steve"))
+		if text := c.disconnectText(); !strings.Contains(text, "connecting too often") {
+			t.Fatalf("refused login got %q", text)
+		}
+		c.expectClosed()
+	}
+	loginAs("203.0.113.5:40000")
+	loginAs("203.0.113.77:40001") // same /24: same bucket
+	refusedAs("203.0.113.5:40002")
+	loginAs("198.51.100.9:40003")  // another block is not affected
+	clk.advance(100 * time.Second) // 0.01/s: one token back
+	loginAs("203.0.113.5:40004")
+	refusedAs("203.0.113.5:40005")
+
+	if got := b.logins.Load(); got != 4 {
+		t.Fatalf("backend saw %d logins, want 4", got)
+	}
+	waitFor(t, "every connection closed", 5*time.Second, func() bool { return rec.closed.Load() == 6 })
+	if got := rec.list(); got != "admission,admission" {
+		t.Fatalf("rejections = %q", got)
+	}
+	admissionSettled(t, p)
+}
+
+func TestStatusQuotaClosesPingAndSparesLogins(t *testing.T) {
+	b := newBackend(t, statusJSON("q", 0, 10))
+	p := startProxy(t, fill(quotaConfig, "b", b.addr, "extra", ""), proxyOpts{now: newManualClock().now})
+	if _, err := dialAs(t, p.addr, "203.0.113.5:1").status(765, "play.example.com"); err != nil {
+		t.Fatalf("first ping: %v", err)
+	}
+	c := dialAs(t, p.addr, "203.0.113.5:2")
+	c.send(handshake(765, "play.example.com", wire.IntentStatus), wire.AppendStatusRequest(nil))
+	c.expectClosed() // no text: a ping has nowhere to show one
+	loginAndLeave(dialAs(t, p.addr, "203.0.113.5:3"), "play.example.com")
+	admissionSettled(t, p)
+}
+
+func TestAdmissionAtAcceptClosesBeforeTheHandshake(t *testing.T) {
+	tests := []struct {
+		name  string
+		extra string
+		src   string // the refused player
+		ok    string // a player admitted under the same config
+	}{
+		{"deny list", "    deny: [203.0.113.0/24]", "203.0.113.9:1", "198.51.100.1:1"},
+		{"not on the allow list", "    allow: [198.51.100.0/24, '2001:db8::/32']", "203.0.113.9:1", "198.51.100.1:1"},
+		{"IPv6 deny by /48", "    deny: ['2001:db8:bad::/48']", "[2001:db8:bad:7::1]:1", "[2001:db8:900d::1]:1"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			b := newBackend(t, statusJSON("q", 0, 10))
+			rec := &rejections{}
+			yaml := strings.Replace(quotaConfig, "    status:", tc.extra+"\n    status:", 1)
+			p := startProxy(t, fill(yaml, "b", b.addr, "extra", ""), proxyOpts{obs: rec})
+			start := time.Now()
+			dialAs(t, p.addr, tc.src).expectClosed() // without sending a handshake
+			if d := time.Since(start); d > 2*time.Second {
+				t.Fatalf("refusal took %v; it must not wait for the handshake", d)
+			}
+			loginAndLeave(dialAs(t, p.addr, tc.ok), "play.example.com")
+			if got := rec.list(); got != "admission" {
+				t.Fatalf("rejections = %q", got)
+			}
+			admissionSettled(t, p)
+		})
+	}
+}
+
+func TestConnectionsQuotaAtAccept(t *testing.T) {
+	b := newBackend(t, statusJSON("q", 0, 10))
+	clk := newManualClock()
+	yaml := strings.Replace(quotaConfig, "connections: {enabled: false}", "connections: {enabled: true, ops: 0.01, burst: 2}", 1)
+	p := startProxy(t, fill(yaml, "b", b.addr, "extra", ""), proxyOpts{now: clk.now})
+	loginAndLeave(dialAs(t, p.addr, "203.0.113.5:1"), "a.example.com")
+	if _, err := dialAs(t, p.addr, "203.0.113.6:1").status(765, "a.example.com"); err != nil {
+		t.Fatal(err)
+	}
+	dialAs(t, p.addr, "203.0.113.7:1").expectClosed() // third from the /24, any intent
+	loginAndLeave(dialAs(t, p.addr, "192.0.2.1:1"), "a.example.com")
+	admissionSettled(t, p)
+}
+
+func TestCapsOnOpenConnections(t *testing.T) {
+	b := newBackend(t, statusJSON("q", 0, 10))
+	extra := "    maxConnections: 3\n    maxConnectionsPerIP: 2"
+	yaml := strings.Replace(quotaConfig, "    status:", extra+"\n    status:", 1)
+	p := startProxy(t, fill(yaml, "b", b.addr, "extra", ""))
+
+	// Two silent connections from one address hold its share.
+	a1, a2 := dialAs(t, p.addr, "203.0.113.5:1"), dialAs(t, p.addr, "203.0.113.5:2")
+	waitFor(t, "two admitted", 5*time.Second, func() bool { return p.Admission().Stats().Open == 2 })
+	dialAs(t, p.addr, "203.0.113.5:3").expectClosed() // per-address cap
+	held := dialAs(t, p.addr, "198.51.100.1:1")
+	held.login("a.example.com")                     // a player session counts as well
+	dialAs(t, p.addr, "192.0.2.1:1").expectClosed() // global cap: 3 open
+	if st := p.Admission().Stats(); st.Open != 3 || st.TooManyFromAddr != 1 || st.Busy != 1 {
+		t.Fatalf("stats = %+v", st)
+	}
+	_ = a1.Close()
+	waitFor(t, "a slot freed", 5*time.Second, func() bool { return p.Admission().Stats().Open == 2 })
+	loginAndLeave(dialAs(t, p.addr, "192.0.2.1:2"), "a.example.com")
+	_ = a2.Close()
+	_ = held.Close()
+	admissionSettled(t, p)
+}
+
+// A tunnel (playit.gg, ngrok) or load balancer without PROXY headers connects from a
+// trusted address: every player arrives from it, so it must not be throttled as one.
+func TestTrustedFrontWithoutHeaderIsNotThrottledAsOnePlayer(t *testing.T) {
+	b := newBackend(t, statusJSON("q", 0, 10))
+	extra := "    maxConnectionsPerIP: 1"
+	yaml := strings.Replace(quotaConfig, "    status:", extra+"\n    status:", 1)
+	p := startProxy(t, fill(yaml, "b", b.addr, "extra", ""), proxyOpts{now: newManualClock().now})
+	var held []*client
+	for range 5 {
+		c := dialProxy(t, p.addr) // loopback, no header
+		c.login("a.example.com")
+		held = append(held, c)
+	}
+	for _, c := range held {
+		_ = c.Close()
+	}
+	admissionSettled(t, p)
+}
+
+func TestProxyHeaderOnlyFromTrustedPeers(t *testing.T) {
+	tests := []struct {
+		name, proxy string
+		header      []byte
+	}{
+		{"v1 from an untrusted peer", "proxyProtocol: true\n  proxyProtocolTrustedProxies: [192.0.2.0/24]", proxyV1(t, "203.0.113.5:1")},
+		{"v2 from an untrusted peer", "proxyProtocol: true\n  proxyProtocolTrustedProxies: [192.0.2.0/24]", proxyHeaderFrom(t, 2, "203.0.113.5:1")},
+		{"v1 while PROXY protocol is off", "proxyProtocol: false", proxyV1(t, "203.0.113.5:1")},
+		{"v2 while PROXY protocol is off", "proxyProtocol: false", proxyHeaderFrom(t, 2, "203.0.113.5:1")},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			b := newBackend(t, statusJSON("q", 0, 10))
+			rec := &rejections{}
+			p := startProxy(t, fill(`
+config:
+  {{proxy}}
+  lite:
+    enabled: true
+    routes:
+      - host: '*'
+        backend: {{b}}
+`, "b", b.addr, "proxy", tc.proxy), proxyOpts{obs: rec})
+			c := dialProxy(t, p.addr)
+			c.send(tc.header, handshake(765, "a.example.com", wire.IntentLogin), loginStart("Mallory"))
+			c.expectClosed()
+			waitFor(t, "rejection", 5*time.Second, func() bool { return rec.closed.Load() == 1 })
+			if got := rec.list(); got != "proxy-header" || b.logins.Load() != 0 {
+				t.Fatalf("rejections %q, backend logins %d", got, b.logins.Load())
+			}
+			loginAndLeave(dialProxy(t, p.addr), "a.example.com") // plain clients still get in
+			admissionSettled(t, p)
+		})
+	}
+}
+
+func TestQuotaStateSurvivesReload(t *testing.T) {
+	b := newBackend(t, statusJSON("q", 0, 10))
+	yaml := fill(quotaConfig, "b", b.addr, "extra", "")
+	p := startProxy(t, yaml, proxyOpts{now: newManualClock().now})
+	for range 2 {
+		loginAndLeave(dialAs(t, p.addr, "203.0.113.5:1"), "a.example.com")
+	}
+	refused := func() bool {
+		c := dialAs(t, p.addr, "203.0.113.5:1")
+		c.send(handshake(765, "a.example.com", wire.IntentLogin), loginStart("Steve"))
+		// An admitted login gets its handshake echoed: a frame with id 0 as well, so tell
+		// them apart by the text.
+		_, payload, err := c.frame()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.Contains(string(payload), "connecting too often")
+	}
+	if !refused() {
+		t.Fatal("third login admitted")
+	}
+	reload := func(src string) {
+		t.Helper()
+		cfg, _, err := config.Parse([]byte(src), "reload.yml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := p.Reload(cfg); err != nil {
+			t.Fatal(err)
+		}
+	}
+	reload(yaml)
+	if !refused() {
+		t.Fatal("a reload handed out a fresh burst")
+	}
+	reload(strings.Replace(yaml, "logins: {enabled: true, ops: 0.01, burst: 2}", "logins: {enabled: false}", 1))
+	loginAndLeave(dialAs(t, p.addr, "203.0.113.5:1"), "a.example.com")
+	admissionSettled(t, p)
+}

@@ -1,0 +1,97 @@
+package config
+
+import (
+	"regexp"
+	"time"
+)
+
+// P2CConfig holds the route keys that tune strategy p2c. They are accepted on
+// every route (the reference file shows them all); a route with another
+// strategy warns when one differs from its default, since only p2c reads
+// them.
+type P2CConfig struct {
+	// LatencyWeight is what a full backend adds to its score, which is a
+	// latency in milliseconds (`latencyWeight`). Default 250ms; always > 0.
+	LatencyWeight time.Duration
+	// StaleAfter is when a backend's load report starts fading toward
+	// "half full", reached at three times this (`staleAfter`). Default
+	// 30s; always > 0.
+	StaleAfter time.Duration
+	// Saturation is the load (0..1] from which a backend takes no new
+	// players while others have room (`saturation`). Default 0.9.
+	Saturation float64
+	// Peers is how many proxy replicas share the backends (`peers`).
+	// Default 0: estimated from the backends' reports.
+	Peers int
+	// DrainMOTD drains a backend whose MOTD matches it (`drainMotd`, an
+	// RE2 regular expression such as '(?i)maintenance'). Default nil
+	// (configured ''): no draining.
+	DrainMOTD *regexp.Regexp
+}
+
+// Defaults of P2CConfig.
+const (
+	defaultLatencyWeight = 250 * time.Millisecond
+	defaultStaleAfter    = 30 * time.Second
+	defaultSaturation    = 0.9
+)
+
+func defaultP2C() P2CConfig {
+	return P2CConfig{LatencyWeight: defaultLatencyWeight, StaleAfter: defaultStaleAfter, Saturation: defaultSaturation}
+}
+
+// isDefault reports whether every key has its default value.
+func (p P2CConfig) isDefault() bool {
+	return p.LatencyWeight == defaultLatencyWeight && p.StaleAfter == defaultStaleAfter &&
+		p.Saturation == defaultSaturation && p.Peers == 0 && p.DrainMOTD == nil
+}
+
+// p2cHandlers decode the p2c keys of a route into p.
+func (d *decoder) p2cHandlers(p *P2CConfig) map[string]handler {
+	return map[string]handler{
+		"latencyWeight": func(f entry) { d.positive(f, &p.LatencyWeight) },
+		"staleAfter":    func(f entry) { d.positive(f, &p.StaleAfter) },
+		"saturation":    func(f entry) { d.saturation(f, &p.Saturation) },
+		"peers":         func(f entry) { d.intField(f, 0, &p.Peers) },
+		"drainMotd":     func(f entry) { d.drainPattern(f, &p.DrainMOTD) },
+	}
+}
+
+func (d *decoder) saturation(e entry, dst *float64) {
+	var v float64
+	if !d.number(e, &v) {
+		return
+	}
+	if v <= 0 || v > 1 {
+		d.invalid(e, "%v out of range (want more than 0, at most 1)", v)
+		return
+	}
+	*dst = v
+}
+
+func (d *decoder) drainPattern(e entry, dst **regexp.Regexp) {
+	n, ok := d.scalar(e, "a regular expression")
+	if !ok {
+		return
+	}
+	if n.Value == "" {
+		*dst = nil
+		return
+	}
+	re, err := regexp.Compile(n.Value)
+	if err != nil {
+		d.invalid(e, "invalid regular expression %q: %v", truncate(n.Value), err)
+		return
+	}
+	*dst = re
+}
+
+// lintP2C warns about p2c settings a route cannot use.
+func (d *decoder) lintP2C(r *Route, meta routeMeta) {
+	if r.Strategy != P2C && !r.P2C.isDefault() {
+		d.warnf(meta.line, meta.path, "latencyWeight, staleAfter, saturation, peers and drainMotd have no effect: strategy is %s, not p2c", r.Strategy)
+	}
+	if len(r.Capacity) > 0 && r.Strategy != P2C && r.Status != StatusAggregate {
+		d.warnf(meta.line, meta.path, "backend capacity has no effect: only strategy p2c and status: aggregate use it")
+	}
+}

@@ -1,0 +1,89 @@
+package lite_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"strings"
+
+	"go.minekube.com/gate/pkg/edition/java/lite"
+	"go.minekube.com/gate/pkg/edition/java/lite/config"
+	"go.minekube.com/gate/pkg/edition/java/lite/wire"
+)
+
+// Embedding the proxy in a Go program: build it from a config, observe every
+// session event, serve on a listener of your own, stop it with a context.
+func Example_embedding() {
+	// A backend nothing listens on, so the route's fallback answers the ping.
+	dead, _ := net.Listen("tcp", "127.0.0.1:0")
+	backend := dead.Addr().String()
+	_ = dead.Close()
+
+	cfg, _, err := config.Parse([]byte(`
+config:
+  lite:
+    enabled: true
+    routes:
+      - host: play.example.com
+        backend: `+backend+`
+        fallback:
+          motd: Back soon
+`), "embedded.yml")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+
+	// Observe runs on the connection's goroutine: keep it quick.
+	closed := make(chan struct{})
+	obs := lite.ObserverFunc(func(e *lite.Event) {
+		fields := []string{e.Kind.String()}
+		for _, f := range []string{e.Route, e.Source, e.Reason} {
+			if f != "" {
+				fields = append(fields, f)
+			}
+		}
+		fmt.Println(strings.Join(fields, " "))
+		if e.Kind == lite.EventClosed {
+			close(closed)
+		}
+	})
+	p, err := lite.New(cfg, lite.Options{Observer: obs})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	served := make(chan error, 1)
+	go func() { served <- p.Serve(ctx, ln) }()
+
+	// A server-list ping, as a Minecraft client sends it.
+	c, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	req := wire.AppendHandshake(nil, wire.Handshake{Protocol: 764, Address: "play.example.com", Port: 25565, Intent: wire.IntentStatus})
+	req = wire.AppendStatusRequest(req)
+	req = wire.AppendPing(req, 1)
+	_, _ = c.Write(req)
+	_, _ = io.ReadAll(c) // the status response and the pong, then the proxy closes
+	_ = c.Close()
+
+	<-closed
+	stop()
+	fmt.Println("serve:", <-served)
+	// Output:
+	// accepted
+	// routed play.example.com
+	// status play.example.com fallback
+	// closed play.example.com
+	// serve: <nil>
+}

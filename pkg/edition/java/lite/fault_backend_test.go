@@ -1,0 +1,207 @@
+package lite_test
+
+import (
+	"io"
+	"net"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.minekube.com/gate/pkg/edition/java/lite/wire"
+)
+
+// faultMode is how a broken backend misbehaves.
+type faultMode int
+
+const (
+	faultRefused     faultMode = iota // nobody listens
+	faultBlackhole                    // SYNs are dropped: the dial times out
+	faultAcceptClose                  // accepts, then closes before any byte
+	faultAcceptHang                   // accepts, reads everything, never answers
+	faultAcceptStall                  // accepts, then neither reads nor writes
+)
+
+func (m faultMode) String() string {
+	return [...]string{"refused", "black-holed", "accept-then-close", "accept-then-hang", "accept-then-stall"}[m]
+}
+
+// faultyBackend is a listener that misbehaves in one way; addr is where to dial it.
+type faultyBackend struct {
+	addr string
+	ln   net.Listener
+	wg   sync.WaitGroup
+	mu   sync.Mutex
+	open []net.Conn
+}
+
+func newFaultyBackend(t testing.TB, mode faultMode) *faultyBackend {
+	t.Helper()
+	switch mode {
+	case faultRefused:
+		return &faultyBackend{addr: refusedAddr(t)}
+	case faultBlackhole:
+		return &faultyBackend{addr: blackhole(t)}
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &faultyBackend{addr: ln.Addr().String(), ln: ln}
+	f.wg.Go(func() { f.serve(mode) })
+	t.Cleanup(f.close)
+	return f
+}
+
+func (f *faultyBackend) serve(mode faultMode) {
+	for {
+		c, err := f.ln.Accept()
+		if err != nil {
+			return
+		}
+		if mode == faultAcceptClose {
+			_ = c.Close()
+			continue
+		}
+		f.mu.Lock()
+		f.open = append(f.open, c)
+		f.mu.Unlock()
+		if mode == faultAcceptHang {
+			f.wg.Go(func() { _, _ = io.Copy(io.Discard, c) })
+		}
+	}
+}
+
+func (f *faultyBackend) close() {
+	_ = f.ln.Close()
+	f.mu.Lock()
+	for _, c := range f.open {
+		_ = c.Close()
+	}
+	f.mu.Unlock()
+	f.wg.Wait()
+}
+
+// faultConfig: short backend deadlines, a healthy second backend on one route and a
+// fallback on another, so every fault can end in failover or fallback.
+const faultConfig = `
+config:
+  connectionTimeout: 400ms
+  readTimeout: 3s
+  lite:
+    enabled: true
+    routes:
+      - host: failover.example.com
+        backend: [{{bad}}, {{good}}]
+        cachePingTTL: -1
+      - host: fallback.example.com
+        backend: {{bad}}
+        cachePingTTL: -1
+        fallback:
+          motd: back soon
+      - host: alone.example.com
+        backend: {{bad}}
+`
+
+func TestBackendFaultsStatus(t *testing.T) {
+	for _, mode := range []faultMode{faultRefused, faultBlackhole, faultAcceptClose, faultAcceptHang} {
+		t.Run(mode.String(), func(t *testing.T) {
+			bad := newFaultyBackend(t, mode)
+			good := newBackend(t, statusJSON("good", 1, 10))
+			p := startProxy(t, fill(faultConfig, "bad", bad.addr, "good", good.addr))
+			tests := []struct {
+				host, want string
+			}{
+				{"failover.example.com", `"text":"good"`},
+				{"fallback.example.com", "back soon"},
+			}
+			for _, tc := range tests {
+				start := time.Now()
+				body, err := dialProxy(t, p.addr).status(765, tc.host)
+				if err != nil || !strings.Contains(body, tc.want) {
+					t.Fatalf("%s: %q, %v; want %q", tc.host, body, err, tc.want)
+				}
+				// One backend attempt, bounded by connectionTimeout, then the answer.
+				if d := time.Since(start); d > 400*time.Millisecond+time.Second {
+					t.Fatalf("%s: answered after %v", tc.host, d)
+				}
+			}
+			admissionSettled(t, p)
+		})
+	}
+}
+
+func TestBackendFaultsLogin(t *testing.T) {
+	for _, mode := range []faultMode{faultRefused, faultBlackhole} {
+		t.Run(mode.String(), func(t *testing.T) {
+			bad := newFaultyBackend(t, mode)
+			good := newBackend(t, statusJSON("good", 1, 10))
+			p := startProxy(t, fill(faultConfig, "bad", bad.addr, "good", good.addr))
+			start := time.Now()
+			loginAndLeave(dialProxy(t, p.addr), "failover.example.com")
+			c := dialProxy(t, p.addr)
+			c.send(handshake(765, "alone.example.com", wire.IntentLogin), loginStart("Steve"))
+			if text := c.disconnectText(); !strings.Contains(text, "unavailable") {
+				t.Fatalf("disconnect text %q", text)
+			}
+			// Two dials that each fail within connectionTimeout.
+			if d := time.Since(start); d > 2*400*time.Millisecond+time.Second {
+				t.Fatalf("took %v", d)
+			}
+			_ = c.Close()
+			admissionSettled(t, p)
+		})
+	}
+}
+
+// A backend that accepts and hangs up before any byte took the player: the proxy cannot
+// tell it from a server that kicks at once, so the player is closed promptly and every
+// count is released.
+func TestBackendAcceptThenCloseOnLogin(t *testing.T) {
+	bad := newFaultyBackend(t, faultAcceptClose)
+	p := startProxy(t, fill(faultConfig, "bad", bad.addr, "good", bad.addr))
+	start := time.Now()
+	c := dialProxy(t, p.addr)
+	c.send(handshake(765, "alone.example.com", wire.IntentLogin), loginStart("Steve"))
+	c.expectClosed()
+	if d := time.Since(start); d > time.Second {
+		t.Fatalf("closed after %v", d)
+	}
+	admissionSettled(t, p)
+}
+
+// Health probes are exchanges the proxy makes on its own: one to a backend that
+// accepts and never answers must end at the probe timeout and mark the backend down,
+// so players go to the healthy one without paying for the hung one first.
+func TestHungBackendFailsItsProbes(t *testing.T) {
+	hung := newFaultyBackend(t, faultAcceptHang)
+	good := newBackend(t, statusJSON("good", 1, 10))
+	p := startProxy(t, fill(`
+config:
+  connectionTimeout: 2s
+  lite:
+    enabled: true
+    healthCheck: {enabled: true, interval: 100ms, timeout: 80ms, rise: 1, fall: 1}
+    routes:
+      - host: '*'
+        backend: [{{hung}}, {{good}}]
+`, "hung", hung.addr, "good", good.addr))
+	health := func(addr string) string {
+		for _, b := range p.Manager().Snapshot() {
+			if b.Addr == addr {
+				return b.Health
+			}
+		}
+		return ""
+	}
+	waitFor(t, "hung backend marked down by its probes", 5*time.Second, func() bool { return health(hung.addr) == "down" })
+	start := time.Now()
+	loginAndLeave(dialProxy(t, p.addr), "a.example.com")
+	if d := time.Since(start); d > time.Second {
+		t.Fatalf("login took %v: it waited on the hung backend", d)
+	}
+	if good.logins.Load() != 1 {
+		t.Fatalf("good backend saw %d logins", good.logins.Load())
+	}
+	admissionSettled(t, p)
+}

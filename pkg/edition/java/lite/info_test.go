@@ -1,0 +1,118 @@
+package lite
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"go.minekube.com/gate/pkg/edition/java/lite/config"
+	"go.minekube.com/gate/pkg/lite/strategy"
+)
+
+func TestTemplateMatches(t *testing.T) {
+	tests := []struct {
+		name, tpl, addr string
+		want            bool
+	}{
+		{"one capture", "$1.dev.svc:25565", "abc.dev.svc:25565", true},
+		{"capture with dots and dashes", "$1.dev.svc:25565", "a-b.c.dev.svc:25565", true},
+		{"other suffix", "$1.dev.svc:25565", "abc.prod.svc:25565", false},
+		{"other port", "$1.dev.svc:25565", "abc.dev.svc:25566", false},
+		{"two captures", "$2-$1.svc", "eu-lobby.svc", true},
+		{"adjacent captures", "$1$2.svc", "ab.svc", true},
+		{"capture in the port", "10.0.0.1:2556$1", "10.0.0.1:25565", true},
+		{"character a capture cannot hold", "$1.svc", "a_b.svc", false},
+		{"regexp metacharacters are literal", "$1.svc", "abcXsvc", false},
+		{"static text differs", "lobby-$1.svc", "hub-1.svc", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := templateMatches(tt.tpl, tt.addr); got != tt.want {
+				t.Fatalf("templateMatches(%q, %q) = %v, want %v", tt.tpl, tt.addr, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestDescribe(t *testing.T) {
+	now := time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC)
+	tests := []struct {
+		name         string
+		known        bool
+		health       string
+		ejectedUntil time.Time
+		panicMode    bool
+		eligible     bool
+		why          string
+	}{
+		{"new backend", false, "", time.Time{}, false, true, "eligible: no state yet (new backend, tried like a healthy one)"},
+		{"healthy", true, strategy.HealthHealthy, time.Time{}, false, true, "eligible: healthy"},
+		{"unmeasured", true, strategy.HealthUnknown, time.Time{}, false, true, "eligible: not measured yet, tried like a healthy one"},
+		{"down", true, strategy.HealthDown, time.Time{}, false, false, "demoted: active health checks failing"},
+		{"ejected", true, strategy.HealthEjected, now.Add(30 * time.Second), false, false,
+			"demoted: ejected after 3 dial failures in a row until 12:00:30"},
+		{"ejection over, probe pending", true, strategy.HealthEjected, now.Add(-time.Second), false, false,
+			"demoted: ejection over, waiting for a probe to pass"},
+		{"panic tries every backend", true, strategy.HealthDown, time.Time{}, true, true,
+			"eligible (panic): fewer than half of the route's backends are usable, so all are tried; demoted: active health checks failing"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			bi := BackendInfo{Known: tt.known, State: strategy.BackendState{Health: tt.health, EjectedUntil: tt.ejectedUntil}}
+			got := describe(bi, tt.panicMode, now)
+			if got.Eligible != tt.eligible || got.Why != tt.why {
+				t.Fatalf("got eligible=%v why=%q, want %v %q", got.Eligible, got.Why, tt.eligible, tt.why)
+			}
+		})
+	}
+}
+
+func TestRoutesAndBackends(t *testing.T) {
+	// The config package is exercised through lite.New, so build from YAML.
+	l := newInfoTestLite(t, `
+config:
+  lite:
+    enabled: true
+    routes:
+      - host: [play.example.com, example.com]
+        backend: [127.0.0.1:1, 127.0.0.1:2]
+        strategy: round-robin
+        fallback:
+          motd: down
+      - host: '*.dev.example.com'
+        backend: $1.dev.svc:25565
+`)
+	routes := l.Routes()
+	if len(routes) != 2 || routes[0].Key != "play.example.com,example.com" || routes[0].Strategy != "round-robin" ||
+		!routes[0].Fallback || routes[1].Backends[0] != "$1.dev.svc:25565" || routes[1].Fallback {
+		t.Fatalf("routes = %+v", routes)
+	}
+	// One player's host expanded the template; the manager now tracks that address.
+	l.mgr.Order("*.dev.example.com", []string{"abc.dev.svc:25565"}, strategy.IntentLogin)
+	var rows []string
+	for _, b := range l.Backends() {
+		rows = append(rows, b.Route+" "+b.Backend+" "+b.Template+" "+strings.SplitN(b.Why, ":", 2)[0])
+	}
+	want := []string{
+		"play.example.com,example.com 127.0.0.1:1  eligible",
+		"play.example.com,example.com 127.0.0.1:2  eligible",
+		"*.dev.example.com $1.dev.svc:25565 $1.dev.svc:25565 template",
+		"*.dev.example.com abc.dev.svc:25565 $1.dev.svc:25565 eligible",
+	}
+	if strings.Join(rows, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("backends:\n%s\nwant:\n%s", strings.Join(rows, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+func newInfoTestLite(t *testing.T, yaml string) *Lite {
+	t.Helper()
+	cfg, _, err := config.Parse([]byte(yaml), "info.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := New(cfg, Options{Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}

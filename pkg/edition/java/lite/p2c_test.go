@@ -1,0 +1,287 @@
+package lite_test
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"go.minekube.com/gate/pkg/edition/java/lite/wire"
+	"go.minekube.com/gate/pkg/lite/strategy"
+)
+
+// loadServer is a fake Minecraft server whose status reports the players it
+// really holds (or a fixed count), so that proxies see each other's
+// placements through it, as they do with real servers.
+type loadServer struct {
+	ln   net.Listener
+	addr string
+	max  int
+	motd string
+	// fixedOnline, when >= 0, is reported instead of the real count.
+	fixedOnline atomic.Int64
+	active      atomic.Int64
+	logins      atomic.Int64
+	wg          sync.WaitGroup
+	mu          sync.Mutex
+	conns       []net.Conn
+}
+
+func newLoadServer(t testing.TB, maxPlayers int, motd string) *loadServer {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &loadServer{ln: ln, addr: ln.Addr().String(), max: maxPlayers, motd: motd}
+	s.fixedOnline.Store(-1)
+	s.wg.Go(s.serve)
+	t.Cleanup(s.close)
+	return s
+}
+
+func (s *loadServer) close() {
+	_ = s.ln.Close()
+	s.mu.Lock()
+	for _, c := range s.conns {
+		_ = c.Close()
+	}
+	s.mu.Unlock()
+	s.wg.Wait()
+}
+
+func (s *loadServer) serve() {
+	for {
+		c, err := s.ln.Accept()
+		if err != nil {
+			return
+		}
+		s.mu.Lock()
+		s.conns = append(s.conns, c)
+		s.mu.Unlock()
+		s.wg.Go(func() {
+			defer c.Close()
+			s.handle(c)
+		})
+	}
+}
+
+func (s *loadServer) handle(c net.Conn) {
+	br := bufio.NewReader(c)
+	var buf []byte
+	var hs wire.Handshake
+	for {
+		h, n, err := wire.ParseHandshake(buf)
+		if err == nil {
+			hs, buf = h, buf[n:]
+			break
+		}
+		if !errors.Is(err, wire.ErrIncomplete) {
+			return
+		}
+		b, err := br.ReadByte()
+		if err != nil {
+			return
+		}
+		buf = append(buf, b)
+	}
+	if hs.Intent != wire.IntentStatus {
+		s.logins.Add(1)
+		s.active.Add(1)
+		defer s.active.Add(-1)
+		// Echo the handshake and the rest, as client.login expects.
+		if _, err := c.Write(append(wire.AppendHandshake(nil, hs), buf...)); err == nil {
+			_, _ = io.Copy(c, br)
+		}
+		return
+	}
+	online := s.fixedOnline.Load()
+	if online < 0 {
+		online = s.active.Load()
+	}
+	body := fmt.Sprintf(`{"version":{"name":"1.20.4","protocol":765},"players":{"max":%d,"online":%d,"sample":[{"name":"Alex","id":"00000000-0000-0000-0000-000000000001"}]},"description":{"text":%q}}`,
+		s.max, online, s.motd)
+	// One status request then one ping, each a few bytes: read them whole.
+	for _, want := range []int32{wire.IDStatusRequest, wire.IDPing} {
+		id, payload, err := readFrame(br, buf)
+		buf = nil
+		if err != nil || id != want {
+			return
+		}
+		if id == wire.IDStatusRequest {
+			_, _ = c.Write(wire.AppendStatusResponse(nil, []byte(body)))
+			continue
+		}
+		_, _ = c.Write(wire.AppendFrame(nil, wire.IDPing, payload))
+	}
+}
+
+func readFrame(br *bufio.Reader, buf []byte) (int32, []byte, error) {
+	for {
+		id, payload, _, err := wire.ParseFrame(buf, 64)
+		if !errors.Is(err, wire.ErrIncomplete) {
+			return id, payload, err
+		}
+		b, err := br.ReadByte()
+		if err != nil {
+			return 0, nil, err
+		}
+		buf = append(buf, b)
+	}
+}
+
+// p2cConfig is a p2c route over backends whose reports refresh every 100ms.
+func p2cConfig(extra string, backends ...string) string {
+	return fmt.Sprintf(`
+config:
+  lite:
+    enabled: true
+    healthCheck:
+      interval: 100ms
+      timeout: 90ms
+    routes:
+      - host: '*'
+        strategy: p2c
+        backend: [%s]
+%s`, strings.Join(backends, ", "), extra)
+}
+
+// waitReports waits until p has a report from every backend.
+func waitReports(t *testing.T, p *proxy, n int) {
+	t.Helper()
+	waitFor(t, "a report from every backend", 5*time.Second, func() bool {
+		got := 0
+		for _, s := range p.Manager().Snapshot() {
+			if s.Report != nil {
+				got++
+			}
+		}
+		return got >= n
+	})
+}
+
+func TestP2CKeepsNewPlayersOffBackendsWithoutRoom(t *testing.T) {
+	tests := []struct {
+		name  string
+		setup func(t *testing.T) (bad *loadServer, extra, item string)
+	}{
+		{"reports a full server", func(t *testing.T) (*loadServer, string, string) {
+			s := newLoadServer(t, 20, "Lobby")
+			s.fixedOnline.Store(20)
+			return s, "", s.addr
+		}},
+		{"MOTD says maintenance", func(t *testing.T) (*loadServer, string, string) {
+			s := newLoadServer(t, 100, "§cServer under MAINTENANCE")
+			return s, "        drainMotd: '(?i)maintenance'\n", s.addr
+		}},
+		{"capacity override below the reported max", func(t *testing.T) (*loadServer, string, string) {
+			s := newLoadServer(t, 500, "Lobby")
+			s.fixedOnline.Store(95)
+			return s, "", fmt.Sprintf("{address: '%s', capacity: 100}", s.addr)
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a, b := newLoadServer(t, 100, "Lobby"), newLoadServer(t, 100, "Lobby")
+			bad, extra, item := tt.setup(t)
+			p := startProxy(t, p2cConfig(extra, "'"+a.addr+"'", item, "'"+b.addr+"'"))
+			waitReports(t, p, 3)
+			const players = 30
+			for range players {
+				cl := dialProxy(t, p.addr)
+				cl.login("lobby.example.com")
+			}
+			if n := bad.logins.Load(); n != 0 {
+				t.Fatalf("backend without room got %d of %d players (others: %d, %d)", n, players, a.logins.Load(), b.logins.Load())
+			}
+			if got := a.logins.Load() + b.logins.Load(); got != players {
+				t.Fatalf("backends with room got %d players, want %d", got, players)
+			}
+		})
+	}
+}
+
+func TestTwoProxiesShareThreeBackends(t *testing.T) {
+	servers := []*loadServer{newLoadServer(t, 100, "Lobby"), newLoadServer(t, 100, "Lobby"), newLoadServer(t, 100, "Lobby")}
+	var addrs []string
+	for _, s := range servers {
+		addrs = append(addrs, "'"+s.addr+"'")
+	}
+	cfg := p2cConfig("", addrs...)
+	proxies := []*proxy{startProxy(t, cfg, proxyOpts{seed: 1}), startProxy(t, cfg, proxyOpts{seed: 2})}
+	for _, p := range proxies {
+		waitReports(t, p, len(servers))
+	}
+	// An L4 balancer in front: connections alternate between the replicas,
+	// and every player stays connected.
+	const players = 60
+	for i := range players {
+		cl := dialProxy(t, proxies[i%2].addr)
+		cl.login("lobby.example.com")
+	}
+	fair := float64(players) / float64(len(servers))
+	t.Logf("players per backend: %d %d %d", servers[0].active.Load(), servers[1].active.Load(), servers[2].active.Load())
+	for _, s := range servers {
+		if got := float64(s.active.Load()); got/fair > 1.15 {
+			t.Fatalf("backend %s holds %v of %d players (fair %v): max/fair %.2f > 1.15; all: %d %d %d", s.addr, got, players, fair,
+				got/fair, servers[0].active.Load(), servers[1].active.Load(), servers[2].active.Load())
+		}
+	}
+}
+
+func TestStatusAggregatesHealthyBackends(t *testing.T) {
+	servers := []*loadServer{newLoadServer(t, 100, "Lobby"), newLoadServer(t, 50, "Lobby"), newLoadServer(t, 500, "Lobby")}
+	for i, online := range []int64{5, 7, 9} {
+		servers[i].fixedOnline.Store(online)
+	}
+	p := startProxy(t, p2cConfig("        status: aggregate\n        cachePingTTL: -1\n",
+		"'"+servers[0].addr+"'", "'"+servers[1].addr+"'", fmt.Sprintf("{address: '%s', capacity: 150}", servers[2].addr)))
+	waitReports(t, p, 3)
+	body, err := dialProxy(t, p.addr).status(765, "lobby.example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Players struct {
+			Online, Max int
+			Sample      []struct{ Name string }
+		}
+		Description struct{ Text string }
+	}
+	if err := json.Unmarshal([]byte(body), &doc); err != nil {
+		t.Fatalf("status %s: %v", body, err)
+	}
+	if doc.Players.Online != 21 || doc.Players.Max != 300 || len(doc.Players.Sample) != 1 || doc.Description.Text != "Lobby" {
+		t.Fatalf("status %s: want 21 of 300 players (capacity 150 over the reported 500), the sample and the MOTD kept", body)
+	}
+}
+
+func TestP2CRouteProbesForReportsWithoutHealthChecks(t *testing.T) {
+	s := newLoadServer(t, 100, "Lobby")
+	p := startProxy(t, p2cConfig("", "'"+s.addr+"'"))
+	first := time.Now()
+	waitReports(t, p, 1)
+	var at time.Time
+	for _, st := range p.Manager().Snapshot() {
+		at = st.ReportAt
+	}
+	// Reports keep coming at the health interval (100ms) though checks are off.
+	waitFor(t, "a second report", 5*time.Second, func() bool {
+		for _, st := range p.Manager().Snapshot() {
+			if st.ReportAt.After(at) {
+				return true
+			}
+		}
+		return false
+	})
+	if st := p.Manager().Snapshot()[0]; st.Health != strategy.HealthHealthy || time.Since(first) > 5*time.Second {
+		t.Fatalf("backend state %+v", st)
+	}
+}

@@ -1,0 +1,29 @@
+package lite
+
+import "sync"
+
+// handshakeBufSize fits every handshake real clients send (a vanilla one is under 300
+// bytes) with the Login Start or Status Request that often shares its segment. Forge
+// and Floodgate suffixes that do not fit grow the buffer once; those are not pooled.
+const handshakeBufSize = 512
+
+// handshakeBufs recycles the buffers the first bytes of a connection are read into, so
+// accepting a connection costs no buffer allocation. A buffer goes back as soon as its
+// bytes were replayed to the backend: an idle session keeps none.
+var handshakeBufs = sync.Pool{New: func() any { return new([handshakeBufSize]byte) }}
+
+// newHandshakeBuf returns an empty buffer with handshakeBufSize capacity.
+func newHandshakeBuf() []byte {
+	return handshakeBufs.Get().(*[handshakeBufSize]byte)[:0]
+}
+
+// releaseBuf gives the session's read buffer back and reports how many bytes it held.
+// Nothing may use s.buf, s.raw or s.extra() afterwards.
+func (s *session) releaseBuf() int {
+	n := len(s.buf)
+	if cap(s.buf) == handshakeBufSize {
+		handshakeBufs.Put((*[handshakeBufSize]byte)(s.buf[:handshakeBufSize]))
+	}
+	s.buf, s.raw = nil, nil
+	return n
+}

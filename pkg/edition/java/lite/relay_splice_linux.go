@@ -1,0 +1,233 @@
+//go:build linux
+
+package lite
+
+import (
+	"io"
+	"net"
+	"os"
+	"sync"
+	"syscall"
+)
+
+// spliceFlags: SPLICE_F_MOVE (a hint to move pages rather than copy them) and
+// SPLICE_F_NONBLOCK (the pipe side never blocks; the sockets are non-blocking already,
+// so every splice returns EAGAIN instead of sleeping in the kernel).
+const spliceFlags = 0x1 | 0x2
+
+// relayHalf copies src to dst until src ends. Between two TCP sockets it splices
+// through a pooled pipe (see splicer); any other pair (tests, wrapped conns) falls back
+// to io.Copy.
+func relayHalf(dst, src net.Conn) (int64, error) {
+	d, dok := dst.(*net.TCPConn)
+	s, sok := src.(*net.TCPConn)
+	if !dok || !sok {
+		return io.Copy(dst, src)
+	}
+	sp, err := newSplicer(d, s, pipes)
+	if err != nil {
+		return io.Copy(dst, src)
+	}
+	return sp.run()
+}
+
+// splicer moves one direction's bytes with splice(2), socket to pipe to socket, so the
+// payload never enters user space. Unlike io.Copy (whose splice takes a pipe before it
+// waits for data and keeps it while the connection idles, four extra descriptors per
+// session), it waits for readability through the runtime poller first and borrows a pipe
+// only for as long as bytes keep coming.
+type splicer struct {
+	dst     *net.TCPConn
+	pool    *pipePool
+	srcRaw  syscall.RawConn
+	dstRaw  syscall.RawConn
+	pipe    *pipe
+	buf     *[]byte // fallback chunk when no pipe can be had (descriptor limit)
+	n       int     // bytes moved into the pipe (or buf) by the last fill
+	err     error   // the last system call's error
+	ready   bool    // the last non-waiting fill found data (or EOF, or an error)
+	written int64
+	// The callbacks are bound once so the per-chunk loop allocates nothing.
+	fillFn, flushFn func(fd uintptr) bool
+	tryFn           func(fd uintptr)
+}
+
+func newSplicer(dst, src *net.TCPConn, pool *pipePool) (*splicer, error) {
+	srcRaw, err := src.SyscallConn()
+	if err != nil {
+		return nil, err
+	}
+	dstRaw, err := dst.SyscallConn()
+	if err != nil {
+		return nil, err
+	}
+	sp := &splicer{dst: dst, pool: pool, srcRaw: srcRaw, dstRaw: dstRaw}
+	sp.fillFn, sp.flushFn = sp.fill, sp.flush
+	sp.tryFn = func(fd uintptr) { sp.ready = sp.fill(fd) }
+	return sp, nil
+}
+
+// stepResult is what one step of a splicer did.
+type stepResult uint8
+
+const (
+	stepMoved  stepResult = iota // a chunk went from src to dst
+	stepIdle                     // src had nothing (only when not waiting)
+	stepEOF                      // src ended cleanly
+	stepFailed                   // an error (returned alongside)
+)
+
+// run moves bytes until src reaches EOF or something fails, waiting for data in the
+// runtime poller between chunks.
+func (sp *splicer) run() (int64, error) {
+	defer sp.release()
+	for {
+		switch r, err := sp.step(true); r {
+		case stepEOF:
+			return sp.written, nil
+		case stepFailed:
+			return sp.written, err
+		}
+	}
+}
+
+// step moves one chunk: fill (splice src into the pipe) then flush (splice the pipe
+// into dst, waiting for dst to accept it). With wait, fill parks the goroutine until
+// src is readable; without, it returns stepIdle at once when src has nothing.
+func (sp *splicer) step(wait bool) (stepResult, error) {
+	sp.n, sp.err, sp.ready = 0, nil, false
+	var err error
+	if wait {
+		err = sp.srcRaw.Read(sp.fillFn)
+	} else {
+		err = sp.srcRaw.Control(sp.tryFn)
+		if err == nil && !sp.ready {
+			return stepIdle, nil
+		}
+	}
+	switch {
+	case err != nil:
+		return stepFailed, err
+	case sp.err != nil:
+		return stepFailed, os.NewSyscallError("splice", sp.err)
+	case sp.n == 0:
+		return stepEOF, nil
+	case sp.buf != nil:
+		if err := sp.writeBuf(); err != nil {
+			return stepFailed, err
+		}
+		return stepMoved, nil
+	}
+	if err := sp.dstRaw.Write(sp.flushFn); err != nil {
+		return stepFailed, err
+	}
+	if sp.err != nil {
+		return stepFailed, os.NewSyscallError("splice", sp.err)
+	}
+	return stepMoved, nil
+}
+
+// fill runs inside the poller's read loop: returning false parks the goroutine until
+// the socket is readable again. The pipe is borrowed here and given back on EAGAIN, so
+// a direction waiting for data holds no pipe.
+func (sp *splicer) fill(fd uintptr) bool {
+	if sp.pipe == nil && !sp.borrow() {
+		return sp.readBuf(fd)
+	}
+	for {
+		n, err := syscall.Splice(int(fd), nil, sp.pipe.w, nil, pipeSize, spliceFlags)
+		switch err {
+		case syscall.EINTR:
+			continue
+		case syscall.EAGAIN:
+			sp.pool.put(sp.pipe)
+			sp.pipe = nil
+			return false
+		}
+		if n > 0 {
+			sp.pipe.buffered += int(n)
+		}
+		sp.n, sp.err = int(n), err
+		return true
+	}
+}
+
+// flush runs inside the poller's write loop: false waits for dst to be writable.
+func (sp *splicer) flush(fd uintptr) bool {
+	for sp.pipe.buffered > 0 {
+		n, err := syscall.Splice(sp.pipe.r, nil, int(fd), nil, sp.pipe.buffered, spliceFlags)
+		if n > 0 {
+			sp.pipe.buffered -= int(n)
+			sp.written += int64(n)
+			continue
+		}
+		switch err {
+		case syscall.EINTR:
+			continue
+		case syscall.EAGAIN:
+			return false
+		case nil:
+			// The pipe said it had bytes but gave none: never loop on that.
+			err = io.ErrNoProgress
+		}
+		sp.err = err
+		return true
+	}
+	return true
+}
+
+// borrow takes a pipe from the pool; when none can be created (descriptor limit), the
+// direction copies this chunk through a user-space buffer instead of failing.
+func (sp *splicer) borrow() bool {
+	p, err := sp.pool.get()
+	if err != nil {
+		if sp.buf == nil {
+			sp.buf = chunkBufs.Get().(*[]byte)
+		}
+		return false
+	}
+	if sp.buf != nil {
+		chunkBufs.Put(sp.buf)
+		sp.buf = nil
+	}
+	sp.pipe = p
+	return true
+}
+
+// readBuf is fill's fallback: one read(2) into the chunk buffer.
+func (sp *splicer) readBuf(fd uintptr) bool {
+	for {
+		n, err := syscall.Read(int(fd), *sp.buf)
+		switch err {
+		case syscall.EINTR:
+			continue
+		case syscall.EAGAIN:
+			return false
+		}
+		sp.n, sp.err = max(n, 0), err
+		return true
+	}
+}
+
+func (sp *splicer) writeBuf() error {
+	n, err := sp.dst.Write((*sp.buf)[:sp.n])
+	sp.written += int64(n)
+	return err
+}
+
+// release returns what the direction borrowed. A pipe still holding bytes is closed by
+// the pool, never reused.
+func (sp *splicer) release() {
+	sp.pool.put(sp.pipe)
+	sp.pipe = nil
+	if sp.buf != nil {
+		chunkBufs.Put(sp.buf)
+		sp.buf = nil
+	}
+}
+
+// chunkBufs backs the rare no-pipe fallback; 32 KiB is io.Copy's own chunk size.
+var chunkBufs = sync.Pool{New: func() any {
+	b := make([]byte, 32<<10)
+	return &b
+}}

@@ -1,0 +1,269 @@
+package lite_test
+
+import (
+	"bytes"
+	"io"
+	"math/rand/v2"
+	"net"
+	"sync"
+	"testing"
+	"time"
+
+	"go.minekube.com/gate/pkg/edition/java/lite"
+	"go.minekube.com/gate/pkg/edition/java/lite/wire"
+)
+
+// scriptBackend accepts connections and runs script on each, after reading the
+// preamble (the replayed handshake and Login Start) the test client sends.
+type scriptBackend struct {
+	ln   net.Listener
+	addr string
+	wg   sync.WaitGroup
+	mu   sync.Mutex
+	conn []net.Conn
+}
+
+func newScriptBackend(t testing.TB, preambleLen int, script func(c *net.TCPConn)) *scriptBackend {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := &scriptBackend{ln: ln, addr: ln.Addr().String()}
+	b.wg.Go(func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			b.mu.Lock()
+			b.conn = append(b.conn, c)
+			b.mu.Unlock()
+			b.wg.Go(func() {
+				defer c.Close()
+				if _, err := io.ReadFull(c, make([]byte, preambleLen)); err != nil {
+					return
+				}
+				script(c.(*net.TCPConn))
+			})
+		}
+	})
+	t.Cleanup(b.close)
+	return b
+}
+
+// close stops accepting, closes every connection and waits for the scripts.
+func (b *scriptBackend) close() {
+	_ = b.ln.Close()
+	b.mu.Lock()
+	for _, c := range b.conn {
+		_ = c.Close()
+	}
+	b.mu.Unlock()
+	b.wg.Wait()
+}
+
+// endings collects the EventEnded of every session.
+type endings chan lite.Event
+
+func (e endings) Observe(ev *lite.Event) {
+	if ev.Kind == lite.EventEnded {
+		e <- *ev
+	}
+}
+
+func (e endings) next(t testing.TB, within time.Duration) lite.Event {
+	t.Helper()
+	select {
+	case ev := <-e:
+		return ev
+	case <-time.After(within):
+		t.Fatalf("no session ended within %v", within)
+		return lite.Event{}
+	}
+}
+
+func preamble() []byte {
+	return append(handshake(765, "play.example.com", wire.IntentLogin), loginStart("Steve")...)
+}
+
+func seededBytes(seed uint64, n int) []byte {
+	r := rand.New(rand.NewPCG(seed, ^seed))
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = byte(r.Uint32())
+	}
+	return b
+}
+
+func relayProxy(t testing.TB, backendAddr string, obs lite.Observer) *proxy {
+	t.Helper()
+	return startProxy(t, fill(`
+config:
+  lite:
+    enabled: true
+    shutdownGrace: 10ms
+    routes:
+      - host: '*.example.com'
+        backend: {{b}}
+`, "b", backendAddr), proxyOpts{obs: obs})
+}
+
+func dialTCP(t testing.TB, addr string) *net.TCPConn {
+	t.Helper()
+	c, err := net.DialTimeout("tcp", addr, 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	_ = c.SetDeadline(time.Now().Add(30 * time.Second))
+	return c.(*net.TCPConn)
+}
+
+func TestRelayCopiesBothWaysByteExact(t *testing.T) {
+	tests := []struct {
+		name     string
+		up, down int
+	}{
+		{"chat-sized frames", 300, 900},
+		{"world download", 0, 2 << 20},
+		{"upload and download at once", 3 << 20, 3 << 20},
+	}
+	pre := preamble()
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			wantUp, wantDown := seededBytes(uint64(2*i+1), tt.up), seededBytes(uint64(2*i+2), tt.down)
+			gotUp := make(chan []byte, 1)
+			b := newScriptBackend(t, len(pre), func(c *net.TCPConn) {
+				go func() { _, _ = c.Write(wantDown) }()
+				// The client closes only after it has everything, so this EOF comes last.
+				got, _ := io.ReadAll(c)
+				gotUp <- got
+				_ = c.CloseWrite()
+			})
+			ends := make(endings, 1)
+			p := relayProxy(t, b.addr, ends)
+			c := dialTCP(t, p.addr)
+
+			wrote := make(chan error, 1)
+			go func() {
+				_, err := c.Write(append(append([]byte(nil), pre...), wantUp...))
+				wrote <- err
+			}()
+			got := make([]byte, tt.down)
+			if _, err := io.ReadFull(c, got); err != nil || !bytes.Equal(got, wantDown) {
+				t.Fatalf("download: %v, exact %v", err, bytes.Equal(got, wantDown))
+			}
+			if err := <-wrote; err != nil {
+				t.Fatalf("upload: %v", err)
+			}
+			_ = c.CloseWrite()
+			if up := <-gotUp; !bytes.Equal(up, wantUp) {
+				t.Fatalf("upload: got %d bytes, want %d exact", len(up), len(wantUp))
+			}
+			if rest, err := io.ReadAll(c); err != nil || len(rest) != 0 {
+				t.Fatalf("after download: %d more bytes, err %v; want clean EOF", len(rest), err)
+			}
+			ev := ends.next(t, 10*time.Second)
+			if ev.Reason != lite.ReasonClientClosed || ev.BytesUp != int64(len(pre)+tt.up) || ev.BytesDown != int64(tt.down) {
+				t.Fatalf("ended %s up %d down %d; want %s up %d down %d", ev.Reason, ev.BytesUp, ev.BytesDown,
+					lite.ReasonClientClosed, len(pre)+tt.up, tt.down)
+			}
+		})
+	}
+}
+
+func TestRelayEndReasons(t *testing.T) {
+	pre := preamble()
+	kick := []byte("kicked: server restarting")
+	// hold keeps a backend connection open until the subtest ends, so only the relay
+	// itself can end a session that waits on it.
+	var hold chan struct{}
+	clean, onError := 2*lite.LingerAfterHalfClose, lite.LingerAfterHalfClose/2
+	tests := []struct {
+		name string
+		// backend runs after the preamble; client runs on the player's socket.
+		backend func(c *net.TCPConn)
+		client  func(t *testing.T, c *net.TCPConn)
+		reason  string
+		up      int64
+		down    int64
+		// within bounds when the session must have ended: an error ends both
+		// directions at once, well inside the linger a clean end grants.
+		within time.Duration
+	}{
+		{
+			name: "player quits",
+			backend: func(c *net.TCPConn) {
+				_, _ = io.Copy(io.Discard, c) // until the player's FIN
+			},
+			client: func(t *testing.T, c *net.TCPConn) {
+				_, _ = c.Write([]byte("bye"))
+				_ = c.CloseWrite()
+				if rest, err := io.ReadAll(c); err != nil || len(rest) != 0 {
+					t.Errorf("player read %q, %v; want EOF", rest, err)
+				}
+			},
+			reason: lite.ReasonClientClosed, up: int64(len(pre)) + 3, within: clean,
+		},
+		{
+			name: "server kicks",
+			backend: func(c *net.TCPConn) {
+				_, _ = c.Write(kick)
+			},
+			client: func(t *testing.T, c *net.TCPConn) {
+				if got, err := io.ReadAll(c); err != nil || !bytes.Equal(got, kick) {
+					t.Errorf("player read %q, %v; want the kick then EOF", got, err)
+				}
+				_ = c.Close() // as the game does once it reads the end
+			},
+			reason: lite.ReasonBackendClosed, up: int64(len(pre)), down: int64(len(kick)), within: clean,
+		},
+		{
+			name: "server crashes",
+			backend: func(c *net.TCPConn) {
+				_ = c.SetLinger(0) // close sends RST
+			},
+			client: func(t *testing.T, c *net.TCPConn) {
+				// FIN or RST, at once: the player must not hang on a dead server. The
+				// player keeps its socket open: the relay must end regardless.
+				if n, _ := c.Read(make([]byte, 1)); n != 0 {
+					t.Errorf("player read %d bytes, want the end", n)
+				}
+			},
+			reason: lite.ReasonError, up: int64(len(pre)), within: onError,
+		},
+		{
+			name: "player's connection resets",
+			backend: func(c *net.TCPConn) {
+				// The server never closes by itself: only the relay ending can free it.
+				_, _ = io.Copy(io.Discard, c)
+				<-hold
+			},
+			client: func(t *testing.T, c *net.TCPConn) {
+				_ = c.SetLinger(0)
+				_ = c.Close()
+			},
+			reason: lite.ReasonError, up: int64(len(pre)), within: onError,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b := newScriptBackend(t, len(pre), tt.backend)
+			hold = make(chan struct{})
+			t.Cleanup(func() { close(hold) }) // runs before the backend's cleanup
+			ends := make(endings, 1)
+			p := relayProxy(t, b.addr, ends)
+			c := dialTCP(t, p.addr)
+			if _, err := c.Write(pre); err != nil {
+				t.Fatal(err)
+			}
+			tt.client(t, c)
+			ev := ends.next(t, tt.within)
+			if ev.Reason != tt.reason || ev.BytesUp != tt.up || ev.BytesDown != tt.down {
+				t.Fatalf("ended %s up %d down %d; want %s up %d down %d",
+					ev.Reason, ev.BytesUp, ev.BytesDown, tt.reason, tt.up, tt.down)
+			}
+		})
+	}
+}

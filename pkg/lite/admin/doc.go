@@ -1,0 +1,15 @@
+// Package admin serves the proxy's read-only admin API over HTTP and is the
+// client behind `gate lite status`.
+//
+// The server answers /healthz (the process is up), /readyz (the player
+// listener is bound and a config is loaded), /api/v1/routes and
+// /api/v1/backends (JSON views of the routes in force and of every backend:
+// state, active sessions, latency, load, eligibility and why), and /metrics
+// when given a Prometheus handler. With a token every request but the health
+// checks must carry "Authorization: Bearer TOKEN"; without one the server
+// refuses to listen anywhere but loopback.
+//
+// It changes nothing in the proxy: there is no write endpoint. It does not own
+// the metrics (package metrics) or the data it shows (package lite computes
+// it); it only authenticates, encodes and renders.
+package admin

@@ -1,0 +1,209 @@
+package admin
+
+import (
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/netip"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/go-logr/logr"
+)
+
+// Paths served.
+const (
+	PathHealthz  = "/healthz"
+	PathReadyz   = "/readyz"
+	PathRoutes   = "/api/v1/routes"
+	PathBackends = "/api/v1/backends"
+	PathMetrics  = "/metrics"
+)
+
+// ErrOpenBind is returned for a non-loopback bind without a token: anyone who
+// can reach the port could read the proxy's whole topology.
+var ErrOpenBind = errors.New("admin API: refusing to listen on a non-loopback address without a token (set api.token or api.tokenFile, or bind to localhost)")
+
+// Options configure a Server.
+type Options struct {
+	// Source is the proxy the API describes. Required.
+	Source Source
+	// Token, when not empty, is the bearer token requests must carry. /healthz
+	// and /readyz never need it (they reveal nothing and probes carry no
+	// credentials). SetToken changes it at run time.
+	Token string
+	// Metrics, when not nil, is served at /metrics.
+	Metrics http.Handler
+	// PublicMetrics serves /metrics without the token, for scrapers that carry
+	// none (Kubernetes annotation-based discovery). Default false.
+	PublicMetrics bool
+	// Log receives listener errors. The zero Logger discards.
+	Log logr.Logger
+}
+
+// Server is the admin HTTP API. Its handlers only read.
+type Server struct {
+	o     Options
+	token atomic.Pointer[[32]byte] // sha256 of the token; nil means no token
+	mux   *http.ServeMux
+}
+
+// New creates a server; it listens only when Serve or ListenAndServe is called.
+func New(o Options) *Server {
+	s := &Server{o: o, mux: http.NewServeMux()}
+	s.SetToken(o.Token)
+	s.mux.HandleFunc("GET "+PathHealthz, func(w http.ResponseWriter, _ *http.Request) {
+		writeText(w, http.StatusOK, "ok")
+	})
+	s.mux.HandleFunc("GET "+PathReadyz, s.readyz)
+	s.mux.Handle("GET "+PathRoutes, s.auth(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		writeJSON(w, routesView(s.o.Source.Routes()))
+	})))
+	s.mux.Handle("GET "+PathBackends, s.auth(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		writeJSON(w, backendsView(s.o.Source.Backends()))
+	})))
+	if o.Metrics != nil {
+		h := o.Metrics
+		if !o.PublicMetrics {
+			h = s.auth(h)
+		}
+		s.mux.Handle("GET "+PathMetrics, h)
+	}
+	return s
+}
+
+// SetToken replaces the bearer token (on config reload); "" turns it off.
+func (s *Server) SetToken(token string) {
+	if token == "" {
+		s.token.Store(nil)
+		return
+	}
+	sum := sha256.Sum256([]byte(token))
+	s.token.Store(&sum)
+}
+
+// Handler is the API's HTTP handler, for tests and embedding programs.
+func (s *Server) Handler() http.Handler { return s.mux }
+
+func (s *Server) readyz(w http.ResponseWriter, _ *http.Request) {
+	if !s.o.Source.Ready() {
+		writeText(w, http.StatusServiceUnavailable, "not ready")
+		return
+	}
+	writeText(w, http.StatusOK, "ready")
+}
+
+// auth checks the bearer token in constant time (comparing digests, so the
+// token's length does not leak either).
+func (s *Server) auth(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		want := s.token.Load()
+		if want != nil {
+			got := sha256.Sum256([]byte(bearer(r.Header.Get("Authorization"))))
+			if subtle.ConstantTimeCompare(got[:], want[:]) != 1 {
+				w.Header().Set("WWW-Authenticate", `Bearer realm="gate"`)
+				writeText(w, http.StatusUnauthorized, "unauthorized")
+				return
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+func bearer(h string) string {
+	const prefix = "Bearer "
+	if len(h) > len(prefix) && strings.EqualFold(h[:len(prefix)], prefix) {
+		return h[len(prefix):]
+	}
+	return ""
+}
+
+// CheckBind refuses a bind that is not loopback-only when there is no token.
+func CheckBind(bind, token string) error {
+	if token != "" || Loopback(bind) {
+		return nil
+	}
+	return fmt.Errorf("%w: %s", ErrOpenBind, bind)
+}
+
+// Loopback reports whether a listen address accepts local peers only.
+func Loopback(bind string) bool {
+	host, _, err := net.SplitHostPort(bind)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	a, err := netip.ParseAddr(host)
+	return err == nil && a.IsLoopback()
+}
+
+// ListenAndServe checks the bind against the token, listens and serves until ctx ends.
+func (s *Server) ListenAndServe(ctx context.Context, bind string) error {
+	if s.token.Load() == nil && !Loopback(bind) {
+		return fmt.Errorf("%w: %s", ErrOpenBind, bind)
+	}
+	var lc net.ListenConfig
+	ln, err := lc.Listen(ctx, "tcp", bind)
+	if err != nil {
+		return fmt.Errorf("admin API: listen %s: %w", bind, err)
+	}
+	return s.Serve(ctx, ln)
+}
+
+// Serve serves on ln until ctx ends, then shuts down (in-flight requests get a
+// second) and returns once the HTTP server has stopped. It closes ln.
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	srv := &http.Server{
+		Handler:           s.mux,
+		ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout:       10 * time.Second,
+		WriteTimeout:      30 * time.Second,
+		IdleTimeout:       time.Minute,
+		MaxHeaderBytes:    16 << 10,
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		<-ctx.Done()
+		sctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		if err := srv.Shutdown(sctx); err != nil {
+			_ = srv.Close()
+		}
+	})
+	s.o.Log.Info("admin API listening", "bind", ln.Addr().String())
+	err := srv.Serve(ln)
+	cancel() // also when Serve failed on its own: the shutdown goroutine must end
+	wg.Wait()
+	if errors.Is(err, http.ErrServerClosed) {
+		return nil
+	}
+	return fmt.Errorf("admin API: %w", err)
+}
+
+func writeText(w http.ResponseWriter, code int, msg string) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(code)
+	_, _ = fmt.Fprintln(w, msg)
+}
+
+func writeJSON(w http.ResponseWriter, v any) {
+	body, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		writeText(w, http.StatusInternalServerError, "encode: "+err.Error())
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	_, _ = w.Write(append(body, '\n'))
+}

@@ -1,0 +1,345 @@
+package admin
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"go.minekube.com/gate/pkg/edition/java/lite"
+	"go.minekube.com/gate/pkg/lite/strategy"
+)
+
+// fakeSource is a fixed view of a proxy.
+type fakeSource struct {
+	ready atomic.Bool
+}
+
+var reportAt = time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC)
+
+func (f *fakeSource) Ready() bool { return f.ready.Load() }
+
+func (f *fakeSource) Routes() []lite.RouteInfo {
+	return []lite.RouteInfo{
+		{Key: "play.example.com", Hosts: []string{"play.example.com"}, Strategy: "least-connections",
+			Backends: []string{"10.0.0.1:25565", "10.0.0.2:25565"}, Fallback: true},
+		{Key: "*.dev.example.com", Hosts: []string{"*.dev.example.com"}, Strategy: "sequential",
+			Backends: []string{"$1.dev.svc:25565"}},
+	}
+}
+
+func (f *fakeSource) Backends() []lite.BackendInfo {
+	return []lite.BackendInfo{
+		{Route: "play.example.com", Backend: "10.0.0.1:25565", Known: true, Eligible: true, Why: "eligible: healthy",
+			State: strategy.BackendState{Addr: "10.0.0.1:25565", Active: 3, Health: strategy.HealthHealthy,
+				Latency: 12500 * time.Microsecond, HasLatency: true, ReportAt: reportAt,
+				Report: &strategy.Report{Online: 40, Max: 100, HasPlayers: true, Version: "Paper 1.20.4"}}},
+		{Route: "play.example.com", Backend: "10.0.0.2:25565", Known: true,
+			Why: "demoted: ejected after 3 dial failures in a row until 12:00:30",
+			State: strategy.BackendState{Addr: "10.0.0.2:25565", Health: strategy.HealthEjected,
+				EjectedUntil: reportAt.Add(30 * time.Second)}},
+		{Route: "*.dev.example.com", Backend: "$1.dev.svc:25565", Template: "$1.dev.svc:25565", Eligible: true,
+			Why: "template: each player's host fills in $n; state is kept per expanded address"},
+		{Route: "*.dev.example.com", Backend: "abc.dev.svc:25565", Template: "$1.dev.svc:25565", Known: true,
+			Eligible: true, Why: "eligible: not measured yet, tried like a healthy one", HasScore: true, Score: 0.25,
+			State: strategy.BackendState{Addr: "abc.dev.svc:25565", Active: 1, Health: strategy.HealthUnknown}},
+	}
+}
+
+func newTestServer(t *testing.T, o Options) (*Server, *fakeSource) {
+	t.Helper()
+	src := &fakeSource{}
+	src.ready.Store(true)
+	o.Source = src
+	return New(o), src
+}
+
+func do(t *testing.T, h http.Handler, method, path, auth string) (int, string) {
+	t.Helper()
+	req := httptest.NewRequest(method, path, nil)
+	if auth != "" {
+		req.Header.Set("Authorization", auth)
+	}
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	return rec.Code, rec.Body.String()
+}
+
+func TestAuth(t *testing.T) {
+	metrics := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "m 1\n") })
+	tests := []struct {
+		name   string
+		token  string
+		public bool
+		method string
+		path   string
+		auth   string
+		want   int
+	}{
+		{"no token configured: the API is open", "", false, "GET", PathBackends, "", 200},
+		{"token configured, none sent", "s3cret", false, "GET", PathBackends, "", 401},
+		{"wrong token", "s3cret", false, "GET", PathRoutes, "Bearer nope", 401},
+		{"token as a prefix of the real one", "s3cret", false, "GET", PathRoutes, "Bearer s3c", 401},
+		{"right token", "s3cret", false, "GET", PathRoutes, "Bearer s3cret", 200},
+		{"scheme is case-insensitive", "s3cret", false, "GET", PathRoutes, "bearer s3cret", 200},
+		{"basic auth is not a bearer token", "s3cret", false, "GET", PathRoutes, "Basic s3cret", 401},
+		{"healthz never needs the token", "s3cret", false, "GET", PathHealthz, "", 200},
+		{"readyz never needs the token", "s3cret", false, "GET", PathReadyz, "", 200},
+		{"metrics need the token", "s3cret", false, "GET", PathMetrics, "", 401},
+		{"public metrics do not", "s3cret", true, "GET", PathMetrics, "", 200},
+		{"HEAD is a read", "s3cret", false, "HEAD", PathHealthz, "", 200},
+		{"the API is read-only", "", false, "POST", PathBackends, "", 405},
+		{"unknown path", "", false, "GET", "/api/v1/players", "", 404},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, _ := newTestServer(t, Options{Token: tt.token, Metrics: metrics, PublicMetrics: tt.public})
+			if code, body := do(t, s.Handler(), tt.method, tt.path, tt.auth); code != tt.want {
+				t.Fatalf("%s %s = %d %q, want %d", tt.method, tt.path, code, body, tt.want)
+			}
+		})
+	}
+}
+
+func TestSetTokenAtRunTime(t *testing.T) {
+	s, _ := newTestServer(t, Options{Token: "old"})
+	s.SetToken("new")
+	if code, _ := do(t, s.Handler(), "GET", PathRoutes, "Bearer old"); code != 401 {
+		t.Fatalf("old token: %d, want 401", code)
+	}
+	if code, _ := do(t, s.Handler(), "GET", PathRoutes, "Bearer new"); code != 200 {
+		t.Fatalf("new token: %d, want 200", code)
+	}
+	s.SetToken("")
+	if code, _ := do(t, s.Handler(), "GET", PathRoutes, ""); code != 200 {
+		t.Fatalf("token removed: %d, want 200", code)
+	}
+}
+
+func TestReadyz(t *testing.T) {
+	s, src := newTestServer(t, Options{})
+	if code, body := do(t, s.Handler(), "GET", PathReadyz, ""); code != 200 || body != "ready\n" {
+		t.Fatalf("ready: %d %q", code, body)
+	}
+	src.ready.Store(false)
+	if code, body := do(t, s.Handler(), "GET", PathReadyz, ""); code != 503 || body != "not ready\n" {
+		t.Fatalf("not ready: %d %q", code, body)
+	}
+	if code, body := do(t, s.Handler(), "GET", PathHealthz, ""); code != 200 || body != "ok\n" {
+		t.Fatalf("healthz while not ready: %d %q", code, body)
+	}
+}
+
+func TestRoutesJSON(t *testing.T) {
+	s, _ := newTestServer(t, Options{})
+	_, body := do(t, s.Handler(), "GET", PathRoutes, "")
+	want := `[
+  {
+    "key": "play.example.com",
+    "hosts": [
+      "play.example.com"
+    ],
+    "strategy": "least-connections",
+    "backends": [
+      "10.0.0.1:25565",
+      "10.0.0.2:25565"
+    ],
+    "fallback": true
+  },
+  {
+    "key": "*.dev.example.com",
+    "hosts": [
+      "*.dev.example.com"
+    ],
+    "strategy": "sequential",
+    "backends": [
+      "$1.dev.svc:25565"
+    ],
+    "fallback": false
+  }
+]
+`
+	if body != want {
+		t.Fatalf("got\n%s\nwant\n%s", body, want)
+	}
+}
+
+func TestBackendsJSON(t *testing.T) {
+	s, _ := newTestServer(t, Options{})
+	_, body := do(t, s.Handler(), "GET", PathBackends, "")
+	want := `[
+  {
+    "route": "play.example.com",
+    "backend": "10.0.0.1:25565",
+    "state": "healthy",
+    "active": 3,
+    "latencyMs": 12.5,
+    "load": {
+      "online": 40,
+      "max": 100
+    },
+    "lastReport": "2024-05-01T12:00:00Z",
+    "version": "Paper 1.20.4",
+    "eligible": true,
+    "why": "eligible: healthy"
+  },
+  {
+    "route": "play.example.com",
+    "backend": "10.0.0.2:25565",
+    "state": "ejected",
+    "active": 0,
+    "ejectedUntil": "2024-05-01T12:00:30Z",
+    "eligible": false,
+    "why": "demoted: ejected after 3 dial failures in a row until 12:00:30"
+  },
+  {
+    "route": "*.dev.example.com",
+    "backend": "$1.dev.svc:25565",
+    "template": "$1.dev.svc:25565",
+    "state": "template",
+    "active": 0,
+    "eligible": true,
+    "why": "template: each player's host fills in $n; state is kept per expanded address"
+  },
+  {
+    "route": "*.dev.example.com",
+    "backend": "abc.dev.svc:25565",
+    "template": "$1.dev.svc:25565",
+    "state": "unknown",
+    "active": 1,
+    "score": 0.25,
+    "eligible": true,
+    "why": "eligible: not measured yet, tried like a healthy one"
+  }
+]
+`
+	if body != want {
+		t.Fatalf("got\n%s\nwant\n%s", body, want)
+	}
+}
+
+func TestBind(t *testing.T) {
+	tests := []struct {
+		bind, token string
+		refused     bool
+	}{
+		{"localhost:8080", "", false},
+		{"127.0.0.1:8080", "", false},
+		{"127.8.9.10:8080", "", false},
+		{"[::1]:8080", "", false},
+		{"0.0.0.0:8080", "", true},
+		{":8080", "", true},
+		{"[::]:8080", "", true},
+		{"10.1.2.3:8080", "", true},
+		{"example.com:8080", "", true},
+		{"0.0.0.0:8080", "s3cret", false},
+	}
+	for _, tt := range tests {
+		err := CheckBind(tt.bind, tt.token)
+		if got := errors.Is(err, ErrOpenBind); got != tt.refused {
+			t.Errorf("CheckBind(%q, %q) = %v, want refused=%v", tt.bind, tt.token, err, tt.refused)
+		}
+	}
+	s, _ := newTestServer(t, Options{})
+	if err := s.ListenAndServe(context.Background(), "0.0.0.0:0"); !errors.Is(err, ErrOpenBind) {
+		t.Fatalf("ListenAndServe on 0.0.0.0 without a token = %v, want ErrOpenBind", err)
+	}
+}
+
+// serve runs the server on a loopback port until the test ends.
+func serve(t *testing.T, s *Server) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- s.Serve(ctx, ln) }()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("Serve: %v", err)
+			}
+		case <-time.After(5 * time.Second):
+			t.Error("Serve did not return after cancel")
+		}
+	})
+	return "http://" + ln.Addr().String()
+}
+
+func TestClientTable(t *testing.T) {
+	s, _ := newTestServer(t, Options{Token: "s3cret"})
+	url := serve(t, s)
+	ctx := context.Background()
+
+	if _, err := (&Client{URL: url}).Backends(ctx); !errors.Is(err, ErrUnauthorized) {
+		t.Fatalf("without token: %v, want ErrUnauthorized", err)
+	}
+	c := &Client{URL: url + "/", Token: "s3cret"}
+	if err := c.Check(ctx, PathReadyz); err != nil {
+		t.Fatalf("readyz: %v", err)
+	}
+	routes, err := c.Routes(ctx)
+	if err != nil || len(routes) != 2 || routes[0].Strategy != "least-connections" {
+		t.Fatalf("routes = %+v, %v", routes, err)
+	}
+	bs, err := c.Backends(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := WriteTable(&out, bs); err != nil {
+		t.Fatal(err)
+	}
+	want := strings.Join([]string{
+		"ROUTE              BACKEND            STATE     ACTIVE  LATENCY  LOAD    SCORE  ELIGIBLE  WHY",
+		"play.example.com   10.0.0.1:25565     healthy   3       12.5ms   40/100  -      yes       eligible: healthy",
+		"play.example.com   10.0.0.2:25565     ejected   0       -        -       -      no        demoted: ejected after 3 dial failures in a row until 12:00:30",
+		"*.dev.example.com  $1.dev.svc:25565   template  0       -        -       -      yes       template: each player's host fills in $n; state is kept per expanded address",
+		"*.dev.example.com  abc.dev.svc:25565  unknown   1       -        -       0.25   yes       eligible: not measured yet, tried like a healthy one",
+		"",
+	}, "\n")
+	if out.String() != want {
+		t.Fatalf("table:\n%s\nwant:\n%s", out.String(), want)
+	}
+}
+
+func TestClientErrors(t *testing.T) {
+	s, src := newTestServer(t, Options{})
+	url := serve(t, s)
+	src.ready.Store(false)
+	err := (&Client{URL: url}).Check(context.Background(), PathReadyz)
+	if err == nil || !strings.Contains(err.Error(), "503 Service Unavailable: not ready") {
+		t.Fatalf("readyz while not ready: %v", err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead := "http://" + ln.Addr().String()
+	_ = ln.Close()
+	if err := (&Client{URL: dead}).Check(context.Background(), PathHealthz); err == nil {
+		t.Fatal("healthz of a closed port succeeded")
+	}
+}
+
+func BenchmarkBackendsJSON(b *testing.B) {
+	src := &fakeSource{}
+	s := New(Options{Source: src})
+	h := s.Handler()
+	req := httptest.NewRequest("GET", PathBackends, nil)
+	b.ReportAllocs()
+	for b.Loop() {
+		h.ServeHTTP(httptest.NewRecorder(), req)
+	}
+}

@@ -1,0 +1,285 @@
+package logging
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr"
+)
+
+// clock is a manual clock for the rate limiter.
+type clock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *clock) Advance(d time.Duration) {
+	c.mu.Lock()
+	c.now = c.now.Add(d)
+	c.mu.Unlock()
+}
+
+func newTestLogger(t *testing.T, o Options) (logr.Logger, *bytes.Buffer, *clock) {
+	t.Helper()
+	c := &clock{now: time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC)}
+	o.Now = c.Now
+	o.Format = FormatJSON
+	var buf bytes.Buffer
+	log, err := New(&buf, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return log, &buf, c
+}
+
+// lines decodes the JSON lines written so far.
+func lines(t *testing.T, buf *bytes.Buffer) []map[string]any {
+	t.Helper()
+	var out []map[string]any
+	for _, l := range strings.Split(strings.TrimSpace(buf.String()), "\n") {
+		if l == "" {
+			continue
+		}
+		var m map[string]any
+		if err := json.Unmarshal([]byte(l), &m); err != nil {
+			t.Fatalf("line %q: %v", l, err)
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+var errRefused = errors.New("connect: connection refused")
+
+// dialFailed is one call site that logs the same error for many clients.
+func dialFailed(log logr.Logger, client string) {
+	log.Error(errRefused, "dial failed", "client", client)
+}
+
+func otherSite(log logr.Logger) {
+	log.Error(errRefused, "dial failed", "client", "x")
+}
+
+func TestRateLimit(t *testing.T) {
+	tests := []struct {
+		name string
+		run  func(log logr.Logger, c *clock)
+		// want is, per written line, the client and the suppressed count (0 = none).
+		want []string
+	}{
+		{
+			name: "a burst of identical errors passes, the rest are dropped",
+			run: func(log logr.Logger, c *clock) {
+				for _, cl := range []string{"a", "b", "c", "d", "e"} {
+					dialFailed(log, cl)
+				}
+			},
+			want: []string{"a", "b", "c"},
+		},
+		{
+			name: "the first error after a quiet window reports what was dropped",
+			run: func(log logr.Logger, c *clock) {
+				for _, cl := range []string{"a", "b", "c", "d", "e"} {
+					dialFailed(log, cl)
+				}
+				c.Advance(time.Minute)
+				dialFailed(log, "f")
+				dialFailed(log, "g")
+			},
+			want: []string{"a", "b", "c", "f suppressed=2", "g"},
+		},
+		{
+			name: "different error texts are limited separately",
+			run: func(log logr.Logger, c *clock) {
+				for i := 0; i < 4; i++ {
+					dialFailed(log, "a")
+					log.Error(errors.New("timeout"), "dial failed", "client", "t")
+				}
+			},
+			want: []string{"a", "t", "a", "t", "a", "t"},
+		},
+		{
+			name: "different call sites are limited separately",
+			run: func(log logr.Logger, c *clock) {
+				for i := 0; i < 4; i++ {
+					dialFailed(log, "a")
+					otherSite(log)
+				}
+			},
+			want: []string{"a", "x", "a", "x", "a", "x"},
+		},
+		{
+			name: "different logger names are limited separately",
+			run: func(log logr.Logger, c *clock) {
+				for i := 0; i < 4; i++ {
+					dialFailed(log.WithName("one"), "a")
+					dialFailed(log.WithName("two"), "b")
+				}
+			},
+			want: []string{"a", "b", "a", "b", "a", "b"},
+		},
+		{
+			name: "info lines are never limited",
+			run: func(log logr.Logger, c *clock) {
+				for _, cl := range []string{"a", "b", "c", "d", "e"} {
+					log.Info("session ended", "client", cl)
+				}
+			},
+			want: []string{"a", "b", "c", "d", "e"},
+		},
+		{
+			name: "a window that is still open keeps dropping",
+			run: func(log logr.Logger, c *clock) {
+				for _, cl := range []string{"a", "b", "c", "d"} {
+					dialFailed(log, cl)
+				}
+				c.Advance(59 * time.Second)
+				dialFailed(log, "e")
+			},
+			want: []string{"a", "b", "c"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			log, buf, c := newTestLogger(t, Options{})
+			tt.run(log, c)
+			var got []string
+			for _, l := range lines(t, buf) {
+				s, _ := l["client"].(string)
+				if n, ok := l["suppressed"].(float64); ok {
+					s += fmt.Sprintf(" suppressed=%d", int(n))
+				}
+				got = append(got, s)
+			}
+			if strings.Join(got, "|") != strings.Join(tt.want, "|") {
+				t.Fatalf("got lines %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestRateLimitBoundedKeys(t *testing.T) {
+	log, buf, _ := newTestLogger(t, Options{MaxKeys: 2, Burst: 1})
+	// Three distinct errors fill the table past its bound; the third is untracked,
+	// so it is never dropped, however often it repeats.
+	for i := 0; i < 3; i++ {
+		log.Error(errors.New("one"), "e")
+		log.Error(errors.New("two"), "e")
+		log.Error(errors.New("three"), "e")
+	}
+	var got []string
+	for _, l := range lines(t, buf) {
+		got = append(got, l["err"].(string))
+	}
+	want := "one,two,three,three,three"
+	if strings.Join(got, ",") != want {
+		t.Fatalf("got %v, want %s", got, want)
+	}
+}
+
+func TestRateLimitOff(t *testing.T) {
+	log, buf, _ := newTestLogger(t, Options{Window: -1})
+	for _, cl := range []string{"a", "b", "c", "d", "e"} {
+		dialFailed(log, cl)
+	}
+	if n := len(lines(t, buf)); n != 5 {
+		t.Fatalf("%d lines, want 5", n)
+	}
+}
+
+func TestLevelChangesAtRunTime(t *testing.T) {
+	var lv slog.LevelVar
+	log, buf, _ := newTestLogger(t, Options{Level: &lv})
+	log.V(1).Info("hidden")
+	lv.Set(slog.LevelDebug)
+	log.V(1).Info("shown")
+	got := lines(t, buf)
+	if len(got) != 1 || got[0]["msg"] != "shown" {
+		t.Fatalf("got %v, want only the line logged after --debug", got)
+	}
+}
+
+func TestFormats(t *testing.T) {
+	tests := []struct {
+		name   string
+		format string
+		want   string
+	}{
+		{"text", "text", `level=INFO msg="session ended" client=1.2.3.4:5`},
+		{"json", "json", `"level":"INFO","msg":"session ended","client":"1.2.3.4:5"}`},
+		{"empty means text", "", `level=INFO msg="session ended" client=1.2.3.4:5`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			log, err := New(&buf, Options{Format: Format(tt.format)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			log.Info("session ended", "client", "1.2.3.4:5")
+			if !strings.Contains(buf.String(), tt.want) {
+				t.Fatalf("got %q, want it to contain %q", buf.String(), tt.want)
+			}
+		})
+	}
+}
+
+func TestParseFormat(t *testing.T) {
+	tests := []struct {
+		in, err string
+	}{
+		{"text", ""},
+		{"json", ""},
+		{"yaml", `log format: unknown "yaml" (want text or json)`},
+		{"JSON", `log format: unknown "JSON" (want text or json)`},
+	}
+	for _, tt := range tests {
+		_, err := ParseFormat(tt.in)
+		got := ""
+		if err != nil {
+			got = err.Error()
+		}
+		if got != tt.err {
+			t.Errorf("ParseFormat(%q) = %q, want %q", tt.in, got, tt.err)
+		}
+	}
+	if _, err := New(io.Discard, Options{Format: "xml"}); err == nil {
+		t.Fatal("New accepted an unknown format")
+	}
+}
+
+func BenchmarkRepeatedError(b *testing.B) {
+	log, err := New(io.Discard, Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		dialFailed(log, "a")
+	}
+}
+
+func BenchmarkInfo(b *testing.B) {
+	log, err := New(io.Discard, Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		log.Info("session ended", "client", "a")
+	}
+}

@@ -1,0 +1,106 @@
+package metrics
+
+import (
+	"encoding/json"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"go.minekube.com/gate/pkg/edition/java/lite"
+	"go.minekube.com/gate/pkg/lite/strategy"
+)
+
+const (
+	metricsDoc = "../../../docs/lite/metrics.md"
+	dashboard  = "../../../docs/lite/grafana/gate-lite.json"
+)
+
+// exported returns the name of every gate_lite_ metric with at least one series
+// after a session, a status answer, a rejection, a reload and a scrape.
+func exported(t *testing.T) map[string]bool {
+	t.Helper()
+	m := New(Options{NoProcess: true})
+	m.WatchBackends(&fakeSource{ready: true, infos: []lite.BackendInfo{
+		{Route: route, Backend: b1, Known: true, State: strategy.BackendState{
+			Health: strategy.HealthHealthy, Latency: time.Millisecond, HasLatency: true,
+			Report: &strategy.Report{Online: 1, Max: 2, HasPlayers: true}}},
+		{Route: wildcard, Backend: tpl, Template: tpl},
+	}})
+	evs := append(login(route, b1, b1, lite.ReasonClientClosed, 1, 1),
+		ev(lite.EventStatus, func(e *lite.Event) { e.Route, e.Source = route, "cache" }),
+		ev(lite.EventRejected, func(e *lite.Event) { e.Reason = lite.ReasonNoRoute }))
+	for i := range evs {
+		m.Observe(&evs[i])
+	}
+	m.ObserveReload(nil)
+	mfs, err := m.Registry().Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := map[string]bool{}
+	for _, mf := range mfs {
+		names[mf.GetName()] = true
+	}
+	return names
+}
+
+// TestEveryMetricDocumented keeps docs/lite/metrics.md complete: each metric has
+// a table row naming it, and the doc names no metric that does not exist.
+func TestEveryMetricDocumented(t *testing.T) {
+	doc, err := os.ReadFile(metricsDoc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := exported(t)
+	if len(names) != 19 { // every metric of this package, so none escapes the checks below
+		t.Fatalf("only %d metrics exported: %v", len(names), names)
+	}
+	for n := range names {
+		if !strings.Contains(string(doc), "| `"+n+"` |") {
+			t.Errorf("metrics.md has no row for %s", n)
+		}
+	}
+	for _, n := range regexp.MustCompile("`(gate_lite_[a-z_]+)`").FindAllStringSubmatch(string(doc), -1) {
+		if !names[n[1]] {
+			t.Errorf("metrics.md documents %s, which is not exported", n[1])
+		}
+	}
+}
+
+// TestDashboardQueriesExist checks that every metric the Grafana dashboard
+// queries exists (histograms through their _bucket series).
+func TestDashboardQueriesExist(t *testing.T) {
+	data, err := os.ReadFile(dashboard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d struct {
+		Panels []struct {
+			Title   string `json:"title"`
+			Targets []struct {
+				Expr string `json:"expr"`
+			} `json:"targets"`
+		} `json:"panels"`
+	}
+	if err := json.Unmarshal(data, &d); err != nil {
+		t.Fatalf("dashboard is not JSON: %v", err)
+	}
+	names := exported(t)
+	re := regexp.MustCompile(`gate_lite_[a-z_]+`)
+	queries := 0
+	for _, p := range d.Panels {
+		for _, tg := range p.Targets {
+			queries++
+			for _, n := range re.FindAllString(tg.Expr, -1) {
+				if !names[n] && !names[strings.TrimSuffix(n, "_bucket")] {
+					t.Errorf("panel %q queries %s, which is not exported", p.Title, n)
+				}
+			}
+		}
+	}
+	if queries == 0 {
+		t.Fatal("the dashboard has no queries")
+	}
+}

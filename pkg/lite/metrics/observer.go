@@ -1,0 +1,192 @@
+package metrics
+
+import (
+	"context"
+	"errors"
+	"net"
+	"syscall"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"go.minekube.com/gate/pkg/edition/java/lite"
+)
+
+// Dial outcomes (the result label of backend_dials_total).
+const (
+	DialOK       = "ok"
+	DialRefused  = "refused"
+	DialTimeout  = "timeout"
+	DialCanceled = "canceled"
+	DialError    = "error"
+)
+
+var dialResults = [...]string{DialOK, DialRefused, DialTimeout, DialCanceled, DialError}
+
+// endReasons are the reasons of EventEnded with a cached series; any other
+// reason still counts, through the slower labelled lookup.
+var endReasons = [...]string{lite.ReasonClientClosed, lite.ReasonBackendClosed, lite.ReasonError, lite.ReasonShutdown}
+
+var statusSources = [...]string{"cache", "backend", "fallback", "last-known-good"}
+
+// backendKey identifies a backend's series: the route and the backend as configured.
+type backendKey struct{ route, backend string }
+
+// rejectKey identifies a rejection series.
+type rejectKey struct{ reason, route string }
+
+// backendSeries caches the labelled children of one route and backend, so that
+// an event costs a map lookup and an atomic add, not a label hash and allocation.
+type backendSeries struct {
+	active   prometheus.Gauge
+	started  prometheus.Counter
+	ended    [len(endReasons)]prometheus.Counter
+	dials    [len(dialResults)]prometheus.Counter
+	dialTime prometheus.Observer
+}
+
+// routeSeries caches one route's children.
+type routeSeries struct {
+	status   [len(statusSources)]prometheus.Counter
+	up, down prometheus.Counter
+}
+
+// Observe counts one session event. It is called on the connection's goroutine
+// and never blocks.
+func (m *Metrics) Observe(e *lite.Event) {
+	switch e.Kind {
+	case lite.EventAccepted:
+		m.accepted.Inc()
+	case lite.EventRejected:
+		m.rejection(e.Reason, e.Route).Inc()
+	case lite.EventDial:
+		b := m.backend(e.Route, e.BackendTemplate)
+		res := DialResult(e.Err)
+		b.dials[indexOf(dialResults[:], res)].Inc()
+		if e.Err == nil {
+			b.dialTime.Observe(e.Duration.Seconds())
+		}
+	case lite.EventJoined:
+		b := m.backend(e.Route, e.BackendTemplate)
+		b.started.Inc()
+		b.active.Inc()
+	case lite.EventEnded:
+		m.observeEnded(e)
+	case lite.EventStatus:
+		if i := indexOf(statusSources[:], e.Source); i >= 0 {
+			m.route(e.Route).status[i].Inc()
+			return
+		}
+		m.status.WithLabelValues(e.Route, e.Source).Inc()
+	}
+}
+
+func (m *Metrics) observeEnded(e *lite.Event) {
+	b := m.backend(e.Route, e.BackendTemplate)
+	b.active.Dec()
+	if i := indexOf(endReasons[:], e.Reason); i >= 0 {
+		b.ended[i].Inc()
+	} else {
+		m.ended.WithLabelValues(e.Route, e.BackendTemplate, e.Reason).Inc()
+	}
+	r := m.route(e.Route)
+	r.up.Add(float64(max(e.BytesUp, 0)))
+	r.down.Add(float64(max(e.BytesDown, 0)))
+}
+
+// DialResult classifies a dial error into the result label.
+func DialResult(err error) string {
+	if err == nil {
+		return DialOK // the common case stays free of errors.As's allocation
+	}
+	var ne net.Error
+	switch {
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return DialRefused
+	case errors.Is(err, context.Canceled):
+		return DialCanceled
+	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &ne) && ne.Timeout():
+		return DialTimeout
+	default:
+		return DialError
+	}
+}
+
+func indexOf(list []string, s string) int {
+	for i, v := range list {
+		if v == s {
+			return i
+		}
+	}
+	return -1
+}
+
+func (m *Metrics) backend(route, backend string) *backendSeries {
+	k := backendKey{route, backend}
+	m.mu.RLock()
+	b := m.backends[k]
+	m.mu.RUnlock()
+	if b != nil {
+		return b
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if b = m.backends[k]; b != nil {
+		return b
+	}
+	b = &backendSeries{
+		active:   m.active.WithLabelValues(route, backend),
+		started:  m.started.WithLabelValues(route, backend),
+		dialTime: m.dialTime.WithLabelValues(route, backend),
+	}
+	for i, r := range endReasons {
+		b.ended[i] = m.ended.WithLabelValues(route, backend, r)
+	}
+	for i, r := range dialResults {
+		b.dials[i] = m.dials.WithLabelValues(route, backend, r)
+	}
+	m.backends[k] = b
+	return b
+}
+
+func (m *Metrics) route(route string) *routeSeries {
+	m.mu.RLock()
+	r := m.routes[route]
+	m.mu.RUnlock()
+	if r != nil {
+		return r
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if r = m.routes[route]; r != nil {
+		return r
+	}
+	r = &routeSeries{
+		up:   m.bytes.WithLabelValues(route, "up"),
+		down: m.bytes.WithLabelValues(route, "down"),
+	}
+	for i, s := range statusSources {
+		r.status[i] = m.status.WithLabelValues(route, s)
+	}
+	m.routes[route] = r
+	return r
+}
+
+// rejection returns the rejected counter of reason and route. Rejections are what
+// scanners and outages flood, so they are cached like the rest; the key space is
+// the fixed reasons times the routes.
+func (m *Metrics) rejection(reason, route string) prometheus.Counter {
+	k := rejectKey{reason, route}
+	m.mu.RLock()
+	c := m.rejects[k]
+	m.mu.RUnlock()
+	if c != nil {
+		return c
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if c = m.rejects[k]; c == nil {
+		c = m.rejected.WithLabelValues(reason, route)
+		m.rejects[k] = c
+	}
+	return c
+}

@@ -1,0 +1,5 @@
+//go:build !race
+
+package strategy
+
+const raceEnabled = false

@@ -1,0 +1,112 @@
+package strategy
+
+import "time"
+
+// Loads are fixed point, loadUnit being a full backend, so that scores
+// and plans come out the same on every platform (the compiler may fuse
+// floating-point operations differently per architecture).
+const (
+	loadUnit    = 1_000_000
+	loadNeutral = loadUnit / 2
+	// loadCap bounds a load so that arithmetic on it cannot overflow; a
+	// backend four times over its capacity is as bad as it gets.
+	loadCap = 4 * loadUnit
+)
+
+// nominalCapacityDefault stands in for the capacity of a backend that
+// neither reports one nor has one configured, when no other candidate
+// knows one either: it only scales this instance's own players into a
+// load, so that they still count.
+const nominalCapacityDefault = 100
+
+// maxPeers bounds the replica estimate: beyond it each placement is
+// charged as a sizeable share of any real backend anyway.
+const maxPeers = 64
+
+// loadOf estimates c's load (0..loadCap): what the backend last reported,
+// faded toward neutral as the report ages, plus the placements since the
+// report charged peers times each; never below this instance's own
+// players. A backend without a trustworthy report is neutral (half full),
+// not idle.
+func loadOf(c *Candidate, staleAfter time.Duration, peers, nominal int64) int64 {
+	capacity := capacityOf(c, nominal)
+	load := int64(loadNeutral)
+	if trusted(c) {
+		reported := min(int64(c.Online)*loadUnit/capacity+c.Placed*peers*loadUnit/capacity, loadCap)
+		w := freshness(c.ReportAge, staleAfter)
+		load = (w*reported + (loadUnit-w)*loadNeutral) / loadUnit
+	}
+	floor := min(c.Active*loadUnit/capacity, loadCap)
+	return max(load, floor)
+}
+
+// capacityOf is the configured capacity, else the reported max, else
+// nominal.
+func capacityOf(c *Candidate, nominal int64) int64 {
+	switch {
+	case c.Capacity > 0:
+		return int64(c.Capacity)
+	case c.HasReport && c.HasPlayers && c.Max > 0:
+		return int64(c.Max)
+	}
+	return nominal
+}
+
+// trusted reports whether c's report is plausible: it has a players
+// object, and it does not claim fewer players than this instance alone had
+// placed there when it arrived (with slack for logins still in progress).
+// A server that always says 0 fails that test as soon as it has players.
+func trusted(c *Candidate) bool {
+	if !c.HasReport || !c.HasPlayers || c.Online < 0 {
+		return false
+	}
+	slack := 2 + c.ActiveAtReport/4
+	return int64(c.Online)+slack >= c.ActiveAtReport
+}
+
+// freshness weighs a report of the given age in load units: whole until
+// staleAfter, then linearly less until nothing at 3x staleAfter.
+func freshness(age, staleAfter time.Duration) int64 {
+	switch {
+	case age <= staleAfter:
+		return loadUnit
+	case age >= 3*staleAfter:
+		return 0
+	}
+	return int64(3*staleAfter-age) * loadUnit / int64(2*staleAfter)
+}
+
+// estimatePeers guesses how many replicas place players on these
+// backends: the players the fresh reports count over the players this
+// instance had placed when they were taken. Without such reports it is 1,
+// the only replica this instance knows of.
+func estimatePeers(cands []Candidate, staleAfter time.Duration) int64 {
+	var online, own int64
+	for i := range cands {
+		c := &cands[i]
+		if trusted(c) && c.ReportAge <= staleAfter {
+			online += int64(c.Online)
+			own += c.ActiveAtReport
+		}
+	}
+	if own == 0 {
+		return 1
+	}
+	return min(max((online+own/2)/own, 1), maxPeers)
+}
+
+// nominalCapacity is the mean capacity of the candidates that know theirs,
+// or nominalCapacityDefault.
+func nominalCapacity(cands []Candidate) int64 {
+	var sum, n int64
+	for i := range cands {
+		if c := capacityOf(&cands[i], 0); c > 0 {
+			sum += c
+			n++
+		}
+	}
+	if n == 0 {
+		return nominalCapacityDefault
+	}
+	return sum / n
+}

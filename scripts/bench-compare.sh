@@ -1,0 +1,264 @@
+#!/usr/bin/env bash
+# bench-compare.sh: the same workloads against a direct connection to the backend, gate
+# Lite, HAProxy and nginx stream, all in one run on loopback, so that ratios mean
+# something on a shared machine. Prints markdown tables (medians over REPS interleaved
+# repetitions, ratios against direct from this run) and keeps the raw JSON lines.
+#
+#   scripts/bench-compare.sh                 # defaults below, about 4 minutes
+#   REPS=5 DUR=5s scripts/bench-compare.sh   # longer, steadier
+#
+# Needs Linux, Go, jq; installs haproxy and nginx (Debian packages) when missing and
+# running as root, else skips them. Every process it starts is stopped on exit by pid.
+set -euo pipefail
+
+REPS=${REPS:-3}            # interleaved repetitions of the timed workloads
+DUR=${DUR:-3s}             # measured time of a throughput or status run
+WARM=${WARM:-1s}           # unmeasured warm-up before it
+STREAMS=${STREAMS:-8}      # parallel streams of the throughput run
+CONC=${CONC:-64}           # concurrent clients of the status storm
+SETUP_N=${SETUP_N:-1000}   # sequential connections of a setup-latency run
+HOLD_N=${HOLD_N:-5000}     # idle sessions held per proxy
+BUDGET=${BUDGET:-900}      # seconds; no new repetition starts after this
+BASE=${BASE:-27100}        # first of six loopback ports used
+OUT=${OUT:-/tmp/gate-bench}
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+BIN=$OUT/bin
+RESULTS=$OUT/results.jsonl
+PIDS=()
+
+log() { printf '%s %s\n' "$(date +%T)" "$*" >&2; }
+die() { log "error: $*"; exit 1; }
+
+cleanup() {
+	local pid
+	for pid in "${PIDS[@]}"; do
+		kill "$pid" 2>/dev/null || true
+	done
+	for pid in "${PIDS[@]}"; do
+		wait "$pid" 2>/dev/null || true
+	done
+}
+trap cleanup EXIT
+
+[ "$(uname -s)" = Linux ] || die "Linux only (/proc sampling, splice)"
+command -v go >/dev/null || die "go not found"
+command -v jq >/dev/null || die "jq not found"
+
+install_peers() {
+	local missing=()
+	command -v haproxy >/dev/null || missing+=(haproxy)
+	if ! command -v nginx >/dev/null || [ ! -e /usr/lib/nginx/modules/ngx_stream_module.so ]; then
+		missing+=(nginx-light libnginx-mod-stream)
+	fi
+	[ ${#missing[@]} -eq 0 ] && return 0
+	if [ "$(id -u)" != 0 ]; then
+		log "not root: cannot install ${missing[*]}; those peers are skipped"
+		return 0
+	fi
+	log "installing ${missing[*]} from Debian packages"
+	apt-get update -qq >/dev/null
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+}
+
+port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+
+B=$BASE G=$((BASE + 1)) GP=$((BASE + 2)) H=$((BASE + 3)) N=$((BASE + 4))
+for p in $B $G $GP $H $N; do
+	port_free "$p" || die "port $p is in use; set BASE"
+done
+
+install_peers
+mkdir -p "$BIN" "$OUT/nginx"
+: >"$RESULTS"
+log "building gate and mcload"
+(cd "$ROOT" && go build -o "$BIN/gate" ./cmd/gate && go build -o "$BIN/mcload" ./tools/mcload)
+MC=$BIN/mcload
+
+cat >"$OUT/gate.yml" <<EOF
+config:
+  bind: 127.0.0.1:$G
+  lite:
+    enabled: true
+    routes:
+      - host: '*'
+        backend: 127.0.0.1:$B
+EOF
+cat >"$OUT/gate-passthrough.yml" <<EOF
+config:
+  bind: 127.0.0.1:$GP
+  lite:
+    enabled: true
+    routes:
+      - host: '*'
+        backend: 127.0.0.1:$B
+        cachePingTTL: -1s   # every status ping goes to the backend
+EOF
+cat >"$OUT/haproxy.cfg" <<EOF
+global
+    maxconn 9500
+    nbthread 2
+defaults
+    mode tcp
+    maxconn 9500
+    timeout connect 5s
+    timeout client 1h
+    timeout server 1h
+frontend mc
+    bind 127.0.0.1:$H
+    default_backend mc
+backend mc
+    server b1 127.0.0.1:$B
+EOF
+cat >"$OUT/nginx/nginx.conf" <<EOF
+load_module /usr/lib/nginx/modules/ngx_stream_module.so;
+worker_processes 2;
+worker_rlimit_nofile 19500;
+error_log $OUT/nginx/error.log warn;
+pid $OUT/nginx/nginx.pid;
+events { worker_connections 19000; }
+stream {
+    server {
+        listen 127.0.0.1:$N;
+        proxy_pass 127.0.0.1:$B;
+    }
+}
+EOF
+
+# Targets: label -> port. PROC[label] holds the pids sampled for it.
+declare -A PORT=([direct]=$B [gate]=$G [gate-passthrough]=$GP [haproxy]=$H [nginx]=$N)
+declare -A PROC=()
+declare -A LAUNCHED=()
+
+# start LABEL: (re)starts a proxy and waits until a status ping gets through it.
+start() {
+	local label=$1 pid
+	stop_target "$label"
+	case $label in
+	gate | gate-passthrough)
+		"$BIN/gate" --config "$OUT/$label.yml" >"$OUT/$label.log" 2>&1 &
+		pid=$! PROC[$label]=$pid ;;
+	haproxy)
+		haproxy -db -f "$OUT/haproxy.cfg" >"$OUT/haproxy.log" 2>&1 &
+		pid=$! PROC[$label]=$pid ;;
+	nginx)
+		nginx -p "$OUT/nginx" -c "$OUT/nginx/nginx.conf" -e "$OUT/nginx/error.log" -g 'daemon off;' &
+		pid=$! ;;
+	esac
+	PIDS+=("$pid")
+	LAUNCHED[$label]=$pid
+	wait_ready "$label"
+	if [ "$label" = nginx ]; then
+		PROC[$label]=$(pgrep -d, -P "$pid")
+	fi
+}
+
+stop_target() {
+	local pid=${LAUNCHED[$1]:-}
+	[ -n "$pid" ] || return 0
+	kill "$pid" 2>/dev/null || true
+	wait "$pid" 2>/dev/null || true
+	unset "LAUNCHED[$1]"
+	local i=0
+	while ! port_free "${PORT[$1]}" && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+}
+
+wait_ready() {
+	local i
+	for i in $(seq 1 100); do
+		if "$MC" setup -addr "127.0.0.1:${PORT[$1]}" -n 1 -warmup 0 >/dev/null 2>&1; then
+			return 0
+		fi
+		sleep 0.1
+	done
+	die "$1 did not become ready on port ${PORT[$1]}"
+}
+
+# run LABEL REP MODE ARGS...: one mcload run; its JSON line gets label and rep added.
+run() {
+	local label=$1 rep=$2 mode=$3
+	shift 3
+	local pid=${PROC[$label]:-}
+	local line
+	if ! line=$(timeout 120 "$MC" "$mode" -addr "127.0.0.1:${PORT[$label]}" -label "$label" ${pid:+-pid "$pid"} "$@"); then
+		log "$label $mode failed"
+		return 0
+	fi
+	jq -c --argjson rep "$rep" '. + {rep: $rep}' <<<"$line" >>"$RESULTS"
+}
+
+# summarize FILE: markdown tables from the JSON lines (medians over repetitions).
+summarize() {
+	jq -rs --arg order "${TARGETS[*]}" --arg streams "$STREAMS" --arg conc "$CONC" '
+	def median: sort | if length == 0 then null
+		elif length % 2 == 1 then .[(length - 1) / 2]
+		else (.[length / 2 - 1] + .[length / 2]) / 2 end;
+	def med(sel; f): [.[] | select(sel) | f | select(. != null)] | median;
+	def pad(n): if n > 0 then ("0" * n) + . else . end;
+	def fmt(d): if . == null then "-" else
+		((. * pow(10; d)) | round | tostring | pad(d + 1 - length)) as $s
+		| if d == 0 then $s else $s[0:($s | length) - d] + "." + $s[($s | length) - d:] end end;
+	def ratio(a; b): if a == null or b == null or b == 0 then null else a / b end;
+	def withratio(v; base; d): if v == null then "-" else "\(v | fmt(d)) (\(ratio(v; base) | fmt(2))x)" end;
+	. as $all
+	| ($order | split(" ")) as $targets
+	| def m(t; mode; f): $all | med(.label == t and .mode == mode; f);
+	  def ms(t; intent; f): $all | med(.label == t and .mode == "setup" and .intent == intent; f);
+	  def hold(t; f): $all | med(.label == t and .mode == "hold"; f);
+	  m("direct"; "throughput"; .mb_per_s) as $dT
+	| m("direct"; "status"; .ops_per_s) as $dS
+	| m("gate-passthrough"; "status"; .ops_per_s) as $pS
+	| "| target | \($ENV.STREAMS // "8")-stream MB/s (vs direct) | CPU s per GB | status pings/s c=\($ENV.CONC // "64") (vs direct) | status p50 / p99 ms | CPU us per ping | setup p50 status / login ms | KiB / fds per idle session |",
+	  "|---|---|---|---|---|---|---|---|",
+	  ($targets[] as $t
+	   | m($t; "throughput"; .mb_per_s) as $tp
+	   | m($t; "status"; .ops_per_s) as $st
+	   | "| \($t) | \(withratio($tp; $dT; 0)) | \(m($t; "throughput"; .cpu_s_per_gb) | fmt(2)) | \(withratio($st; $dS; 0)) | \(m($t; "status"; .p50_ms) | fmt(2)) / \(m($t; "status"; .p99_ms) | fmt(2)) | \(m($t; "status"; .cpu_us_per_op) | fmt(1)) | \(ms($t; "status"; .p50_ms) | fmt(3)) / \(ms($t; "login"; .p50_ms) | fmt(3)) | \(hold($t; .kib_per_session) | fmt(1)) / \(hold($t; .fds_per_session) | fmt(2)) |"),
+	  "",
+	  "Status with the cache on vs the pass-through relay (gate, cachePingTTL -1): \(ratio(m("gate"; "status"; .ops_per_s); $pS) | fmt(2))x.",
+	  "Repetitions: \([$all[] | .rep] | max); idle sessions held per proxy: \($all | med(.mode == "hold"; .sessions) | fmt(0))."
+	' "$1"
+}
+
+log "machine: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
+"$MC" backend -listen "127.0.0.1:$B" >"$OUT/backend.log" 2>&1 &
+PIDS+=($!)
+PROC[direct]=""
+wait_ready direct
+
+TARGETS=(direct gate gate-passthrough)
+command -v haproxy >/dev/null && TARGETS+=(haproxy)
+command -v nginx >/dev/null && [ -e /usr/lib/nginx/modules/ngx_stream_module.so ] && TARGETS+=(nginx)
+for t in "${TARGETS[@]}"; do
+	[ "$t" = direct ] || start "$t"
+done
+
+START=$SECONDS
+for rep in $(seq 1 "$REPS"); do
+	if [ $((SECONDS - START)) -gt "$BUDGET" ]; then
+		log "time budget spent after $((rep - 1)) repetitions"
+		break
+	fi
+	# Rotate the order each repetition so no target always runs first or last.
+	order=("${TARGETS[@]:rep % ${#TARGETS[@]}}" "${TARGETS[@]:0:rep % ${#TARGETS[@]}}")
+	for t in "${order[@]}"; do
+		log "rep $rep/$REPS: $t"
+		run "$t" "$rep" status -c "$CONC" -d "$DUR" -warmup "$WARM"
+		run "$t" "$rep" setup -intent status -n "$SETUP_N"
+		[ "$t" = gate-passthrough ] && continue
+		run "$t" "$rep" throughput -streams "$STREAMS" -d "$DUR" -warmup "$WARM"
+		run "$t" "$rep" setup -intent login -n "$SETUP_N"
+	done
+done
+
+# Idle sessions: each proxy fresh, so its baseline is not inflated by earlier runs.
+for t in "${TARGETS[@]}"; do
+	case $t in direct | gate-passthrough) continue ;; esac
+	log "hold $HOLD_N idle sessions: $t"
+	start "$t"
+	run "$t" 1 hold -n "$HOLD_N"
+done
+log "load at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
+
+summarize "$RESULTS" | tee "$OUT/summary.md"
+log "raw results: $RESULTS; tables: $OUT/summary.md"

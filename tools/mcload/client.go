@@ -1,0 +1,128 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"net"
+	"syscall"
+	"time"
+
+	"go.minekube.com/gate/pkg/edition/java/lite/wire"
+)
+
+var errTooManyFiles = syscall.EMFILE
+
+// ioTimeout bounds every dial, read and write of a workload: a stuck proxy shows up
+// as errors, never as a hung benchmark.
+const ioTimeout = 5 * time.Second
+
+// target is where a client workload connects and what it writes into the handshake.
+type target struct {
+	addr     string
+	host     string
+	protocol int32
+	sampler  *sampler
+	label    string
+}
+
+// targetFlags registers the flags every client workload shares.
+func targetFlags(fs *flag.FlagSet) func() (target, error) {
+	addr := fs.String("addr", "127.0.0.1:25565", "proxy (or backend) address")
+	host := fs.String("host", "mcload.example.com", "virtual host written into the handshake")
+	protocol := fs.Int("protocol", 765, "protocol version written into the handshake")
+	pids := fs.String("pid", "", "comma-separated pids to sample CPU, RSS and fds of (the proxy)")
+	label := fs.String("label", "", "copied into the result (the script's target name)")
+	return func() (target, error) {
+		p, err := parsePIDs(*pids)
+		if err != nil {
+			return target{}, err
+		}
+		return target{addr: *addr, host: *host, protocol: int32(*protocol), sampler: newSampler(p), label: *label}, nil
+	}
+}
+
+func (t target) handshake(intent int32) []byte {
+	return wire.AppendHandshake(nil, wire.Handshake{Protocol: t.protocol, Address: t.host, Port: 25565, Intent: intent})
+}
+
+// statusPreamble is a handshake with status intent followed by a Status Request.
+func (t target) statusPreamble() []byte {
+	return wire.AppendStatusRequest(t.handshake(wire.IntentStatus))
+}
+
+// loginPreamble is a handshake with login intent followed by a 1.20.2+ Login Start.
+func (t target) loginPreamble(name string) []byte {
+	payload := wire.AppendString(nil, name)
+	payload = append(payload, bytes.Repeat([]byte{0x42}, 16)...)
+	return wire.AppendFrame(t.handshake(wire.IntentLogin), 0x00, payload)
+}
+
+func (t target) dial() (*net.TCPConn, error) {
+	c, err := net.DialTimeout("tcp", t.addr, ioTimeout)
+	if err != nil {
+		return nil, fmt.Errorf("dial %s: %w", t.addr, err)
+	}
+	return c.(*net.TCPConn), nil
+}
+
+// frameReader reads whole frames from a connection; buf[:off] was consumed.
+type frameReader struct {
+	c   net.Conn
+	buf []byte
+	off int
+}
+
+// more reads at least one more byte, growing buf when it is full.
+func (r *frameReader) more() error {
+	if len(r.buf) == cap(r.buf) {
+		r.buf = append(r.buf, make([]byte, cap(r.buf))...)[:len(r.buf)]
+	}
+	n, err := r.c.Read(r.buf[len(r.buf):cap(r.buf)])
+	r.buf = r.buf[:len(r.buf)+n]
+	if n > 0 {
+		return nil
+	}
+	if err == nil {
+		err = errors.New("read returned nothing")
+	}
+	return err
+}
+
+func (r *frameReader) handshake() (wire.Handshake, error) {
+	for {
+		hs, n, err := wire.ParseHandshake(r.buf[r.off:])
+		if err == nil {
+			r.off += n
+			return hs, nil
+		}
+		if !errors.Is(err, wire.ErrIncomplete) {
+			return hs, fmt.Errorf("parse handshake: %w", err)
+		}
+		if err := r.more(); err != nil {
+			return hs, fmt.Errorf("read handshake: %w", err)
+		}
+	}
+}
+
+func (r *frameReader) frame(maxLen int) (int32, []byte, error) {
+	for {
+		id, payload, n, err := wire.ParseFrame(r.buf[r.off:], maxLen)
+		if err == nil {
+			r.off += n
+			return id, payload, nil
+		}
+		if !errors.Is(err, wire.ErrIncomplete) {
+			return 0, nil, fmt.Errorf("parse frame: %w", err)
+		}
+		if err := r.more(); err != nil {
+			return 0, nil, fmt.Errorf("read frame: %w", err)
+		}
+	}
+}
+
+// reset forgets everything read, keeping the buffer for the next connection.
+func (r *frameReader) reset(c net.Conn) {
+	r.c, r.buf, r.off = c, r.buf[:0], 0
+}

@@ -1,0 +1,145 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// holdResult is what n idle sessions cost the sampled processes.
+type holdResult struct {
+	Mode        string  `json:"mode"`
+	Label       string  `json:"label,omitempty"`
+	Sessions    int     `json:"sessions"`
+	Errors      int     `json:"errors"`
+	OpenSeconds float64 `json:"open_s"`
+	// Before, Held and After are the sampled processes before opening, while holding
+	// (after the settle time) and after closing every session (after the settle time).
+	Before        usageJSON `json:"before"`
+	Held          usageJSON `json:"held"`
+	After         usageJSON `json:"after"`
+	KiBPerSession float64   `json:"kib_per_session"`
+	FDsPerSession float64   `json:"fds_per_session"`
+}
+
+type usageJSON struct {
+	RSSKiB     int64   `json:"rss_kib"`
+	FDs        int     `json:"fds"`
+	CPUSeconds float64 `json:"cpu_s"`
+}
+
+func toJSON(u usage) usageJSON {
+	return usageJSON{RSSKiB: u.RSSKiB, FDs: u.FDs, CPUSeconds: u.CPU.Seconds()}
+}
+
+func runHold(ctx context.Context, fs *flag.FlagSet, args []string) (*holdResult, error) {
+	tgt := targetFlags(fs)
+	n := fs.Int("n", 5000, "idle sessions to open and hold")
+	conc := fs.Int("c", 32, "sessions opened in parallel")
+	settle := fs.Duration("settle", 2*time.Second, "wait before each sample (GC, lazy frees)")
+	if err := fs.Parse(args); err != nil {
+		return nil, errors.Join(errUsage, err)
+	}
+	t, err := tgt()
+	if err != nil {
+		return nil, err
+	}
+	return hold(ctx, t, *n, *conc, *settle)
+}
+
+func hold(ctx context.Context, t target, n, conc int, settle time.Duration) (*holdResult, error) {
+	res := &holdResult{Mode: "hold", Label: t.label}
+	before, err := t.sampler.sample()
+	if err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	conns, errs := openIdle(ctx, t, n, conc)
+	res.OpenSeconds, res.Errors, res.Sessions = time.Since(start).Seconds(), errs, len(conns)
+	held, err := sampleAfter(ctx, t.sampler, settle)
+	closeAll(conns)
+	if err != nil {
+		return nil, err
+	}
+	after, err := sampleAfter(ctx, t.sampler, settle)
+	if err != nil {
+		return nil, err
+	}
+	res.Before, res.Held, res.After = toJSON(before), toJSON(held), toJSON(after)
+	if len(conns) > 0 {
+		d := held.sub(before)
+		res.KiBPerSession = float64(d.RSSKiB) / float64(len(conns))
+		res.FDsPerSession = float64(d.FDs) / float64(len(conns))
+	}
+	return res, nil
+}
+
+func sampleAfter(ctx context.Context, s *sampler, d time.Duration) (usage, error) {
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+	case <-ctx.Done():
+		return usage{}, ctx.Err()
+	}
+	return s.sample()
+}
+
+// openIdle opens n sessions, conc at a time; a session counts once the backend's echo
+// of its preamble came back through the proxy, so it is joined end to end.
+func openIdle(ctx context.Context, t target, n, conc int) ([]net.Conn, int) {
+	pre := t.loginPreamble(nameIdle)
+	var next atomic.Int64
+	var errs atomic.Int64
+	slots := make([]net.Conn, n)
+	var wg sync.WaitGroup
+	for range conc {
+		wg.Go(func() {
+			buf := make([]byte, len(pre))
+			for ctx.Err() == nil {
+				i := next.Add(1) - 1
+				if i >= int64(n) {
+					return
+				}
+				c, err := openOne(t, pre, buf)
+				if err != nil {
+					errs.Add(1)
+					continue
+				}
+				slots[i] = c
+			}
+		})
+	}
+	wg.Wait()
+	conns := make([]net.Conn, 0, n)
+	for _, c := range slots {
+		if c != nil {
+			conns = append(conns, c)
+		}
+	}
+	return conns, int(errs.Load())
+}
+
+func openOne(t target, pre, buf []byte) (net.Conn, error) {
+	c, err := t.dial()
+	if err != nil {
+		return nil, err
+	}
+	_ = c.SetDeadline(time.Now().Add(ioTimeout))
+	if _, err := c.Write(pre); err != nil {
+		_ = c.Close()
+		return nil, fmt.Errorf("write preamble: %w", err)
+	}
+	if _, err := io.ReadFull(c, buf); err != nil {
+		_ = c.Close()
+		return nil, fmt.Errorf("read echo: %w", err)
+	}
+	_ = c.SetDeadline(time.Time{})
+	return c, nil
+}
