@@ -335,7 +335,7 @@ func TestServeStartErrors(t *testing.T) {
 			name: "open API bind without a token",
 			yaml: "config:\n  bind: 127.0.0.1:0\n  lite:\n    enabled: true\n    routes:\n      - host: a\n        backend: 127.0.0.1:1\napi:\n  enabled: true\n  bind: 0.0.0.0:0\n",
 			code: 1,
-			want: "refusing to listen on a non-loopback address without a token",
+			want: "api.bind: the API would listen on 0.0.0.0:0 without a token",
 		},
 		{
 			name: "invalid config",

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"net"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -25,6 +26,12 @@ type target struct {
 	protocol int32
 	sampler  *sampler
 	label    string
+	// dialers cycle through loopback source addresses: every connection a storm
+	// closes sits in TIME_WAIT for a minute, and one source address has only ~28,000
+	// ephemeral ports per destination, so back-to-back storms from one address end in
+	// connect() searching an exhausted port range (stalls of a second and more).
+	dialers []*net.Dialer
+	next    *atomic.Uint64
 }
 
 // targetFlags registers the flags every client workload shares.
@@ -34,12 +41,31 @@ func targetFlags(fs *flag.FlagSet) func() (target, error) {
 	protocol := fs.Int("protocol", 765, "protocol version written into the handshake")
 	pids := fs.String("pid", "", "comma-separated pids to sample CPU, RSS and fds of (the proxy)")
 	label := fs.String("label", "", "copied into the result (the script's target name)")
+	sources := fs.Int("sources", 32, "loopback source addresses to spread connections over (127.0.0.1 up); 1 for the default source")
 	return func() (target, error) {
 		p, err := parsePIDs(*pids)
 		if err != nil {
 			return target{}, err
 		}
-		return target{addr: *addr, host: *host, protocol: int32(*protocol), sampler: newSampler(p), label: *label}, nil
+		t := target{addr: *addr, host: *host, protocol: int32(*protocol), sampler: newSampler(p), label: *label}
+		t.spread(*sources)
+		return t, nil
+	}
+}
+
+// spread sets up n loopback source addresses when the target is on loopback.
+func (t *target) spread(n int) {
+	t.next = new(atomic.Uint64)
+	t.dialers = []*net.Dialer{{Timeout: ioTimeout}}
+	host, _, err := net.SplitHostPort(t.addr)
+	ip := net.ParseIP(host)
+	if err != nil || ip == nil || !ip.IsLoopback() || ip.To4() == nil || n <= 1 {
+		return
+	}
+	t.dialers = t.dialers[:0]
+	for i := range min(n, 254) {
+		src := &net.TCPAddr{IP: net.IPv4(127, 0, 0, byte(1+i))}
+		t.dialers = append(t.dialers, &net.Dialer{Timeout: ioTimeout, LocalAddr: src, Control: bindNoPort})
 	}
 }
 
@@ -60,7 +86,11 @@ func (t target) loginPreamble(name string) []byte {
 }
 
 func (t target) dial() (*net.TCPConn, error) {
-	c, err := net.DialTimeout("tcp", t.addr, ioTimeout)
+	d := &net.Dialer{Timeout: ioTimeout}
+	if len(t.dialers) > 0 {
+		d = t.dialers[t.next.Add(1)%uint64(len(t.dialers))]
+	}
+	c, err := d.Dial("tcp", t.addr)
 	if err != nil {
 		return nil, fmt.Errorf("dial %s: %w", t.addr, err)
 	}

@@ -18,6 +18,7 @@ type holdResult struct {
 	Label       string  `json:"label,omitempty"`
 	Sessions    int     `json:"sessions"`
 	Errors      int     `json:"errors"`
+	FirstError  string  `json:"first_error,omitempty"`
 	OpenSeconds float64 `json:"open_s"`
 	// Before, Held and After are the sampled processes before opening, while holding
 	// (after the settle time) and after closing every session (after the settle time).
@@ -61,7 +62,8 @@ func hold(ctx context.Context, t target, n, conc int, settle time.Duration) (*ho
 	}
 	start := time.Now()
 	conns, errs := openIdle(ctx, t, n, conc)
-	res.OpenSeconds, res.Errors, res.Sessions = time.Since(start).Seconds(), errs, len(conns)
+	res.OpenSeconds, res.Sessions = time.Since(start).Seconds(), len(conns)
+	res.Errors, res.FirstError = errs.count()
 	held, err := sampleAfter(ctx, t.sampler, settle)
 	closeAll(conns)
 	if err != nil {
@@ -93,10 +95,10 @@ func sampleAfter(ctx context.Context, s *sampler, d time.Duration) (usage, error
 
 // openIdle opens n sessions, conc at a time; a session counts once the backend's echo
 // of its preamble came back through the proxy, so it is joined end to end.
-func openIdle(ctx context.Context, t target, n, conc int) ([]net.Conn, int) {
+func openIdle(ctx context.Context, t target, n, conc int) ([]net.Conn, *errorCount) {
 	pre := t.loginPreamble(nameIdle)
 	var next atomic.Int64
-	var errs atomic.Int64
+	errs := &errorCount{}
 	slots := make([]net.Conn, n)
 	var wg sync.WaitGroup
 	for range conc {
@@ -109,7 +111,7 @@ func openIdle(ctx context.Context, t target, n, conc int) ([]net.Conn, int) {
 				}
 				c, err := openOne(t, pre, buf)
 				if err != nil {
-					errs.Add(1)
+					errs.add(err)
 					continue
 				}
 				slots[i] = c
@@ -123,7 +125,7 @@ func openIdle(ctx context.Context, t target, n, conc int) ([]net.Conn, int) {
 			conns = append(conns, c)
 		}
 	}
-	return conns, int(errs.Load())
+	return conns, errs
 }
 
 func openOne(t target, pre, buf []byte) (net.Conn, error) {

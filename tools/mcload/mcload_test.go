@@ -36,7 +36,9 @@ func startBackend(t *testing.T) string {
 }
 
 func testTarget(addr string, pids ...int) target {
-	return target{addr: addr, host: "play.example.com", protocol: 765, sampler: newSampler(pids)}
+	t := target{addr: addr, host: "play.example.com", protocol: 765, sampler: newSampler(pids)}
+	t.spread(4)
+	return t
 }
 
 func TestBackendLoginBehaviours(t *testing.T) {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"slices"
+	"sync"
 	"time"
 )
 
@@ -35,3 +36,26 @@ func percentile(sorted []time.Duration, p int) time.Duration {
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// errorCount counts a workload's failures and keeps the first one, so a result says
+// what went wrong, not only how often.
+type errorCount struct {
+	mu    sync.Mutex
+	n     int
+	first string
+}
+
+func (e *errorCount) add(err error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.n == 0 {
+		e.first = err.Error()
+	}
+	e.n++
+}
+
+func (e *errorCount) count() (int, string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.n, e.first
+}

@@ -19,6 +19,7 @@ type statusResult struct {
 	Seconds     float64 `json:"seconds"`
 	Ops         int     `json:"ops"`
 	Errors      int     `json:"errors"`
+	FirstError  string  `json:"first_error,omitempty"`
 	OpsPerSec   float64 `json:"ops_per_s"`
 	latencies
 	CPUSeconds float64 `json:"cpu_s,omitempty"`
@@ -56,10 +57,10 @@ func statusStorm(ctx context.Context, t target, c int, warm, dur time.Duration) 
 	from, to := start.Add(warm), start.Add(warm+dur)
 	var wg sync.WaitGroup
 	ops := make([][]op, c)
-	errs := make([]int, c)
+	errs := &errorCount{}
 	pre := t.statusPreamble()
 	for i := range c {
-		wg.Go(func() { ops[i], errs[i] = pingLoop(ctx, t, pre) })
+		wg.Go(func() { ops[i] = pingLoop(ctx, t, pre, errs) })
 	}
 	cpu, err := t.sampler.window(ctx, from, nil)
 	wg.Wait()
@@ -68,8 +69,8 @@ func statusStorm(ctx context.Context, t target, c int, warm, dur time.Duration) 
 	}
 	res := &statusResult{Mode: "status", Label: t.label, Concurrency: c, Seconds: dur.Seconds()}
 	var lat []time.Duration
+	res.Errors, res.FirstError = errs.count()
 	for i := range ops {
-		res.Errors += errs[i]
 		for _, o := range ops[i] {
 			if !o.end.Before(from) && !o.end.After(to) {
 				lat = append(lat, o.d)
@@ -87,22 +88,21 @@ func statusStorm(ctx context.Context, t target, c int, warm, dur time.Duration) 
 }
 
 // pingLoop pings until ctx ends and returns every exchange it finished.
-func pingLoop(ctx context.Context, t target, pre []byte) ([]op, int) {
+func pingLoop(ctx context.Context, t target, pre []byte, errs *errorCount) []op {
 	var out []op
-	errs := 0
 	r := &frameReader{buf: make([]byte, 0, 2048)}
 	for ctx.Err() == nil {
 		begin := time.Now()
 		if err := pingOnce(t, pre, r); err != nil {
 			if ctx.Err() == nil {
-				errs++
+				errs.add(err)
 			}
 			continue
 		}
 		now := time.Now()
 		out = append(out, op{end: now, d: now.Sub(begin)})
 	}
-	return out, errs
+	return out
 }
 
 // pingOnce is one server-list ping as the game does it.
@@ -136,11 +136,12 @@ func pingOnce(t target, pre []byte, r *frameReader) error {
 
 // setupResult is sequential connection setups: dial to the first byte back.
 type setupResult struct {
-	Mode   string `json:"mode"`
-	Label  string `json:"label,omitempty"`
-	Intent string `json:"intent"`
-	N      int    `json:"n"`
-	Errors int    `json:"errors"`
+	Mode       string `json:"mode"`
+	Label      string `json:"label,omitempty"`
+	Intent     string `json:"intent"`
+	N          int    `json:"n"`
+	Errors     int    `json:"errors"`
+	FirstError string `json:"first_error,omitempty"`
 	latencies
 }
 
@@ -168,15 +169,17 @@ func runSetup(ctx context.Context, fs *flag.FlagSet, args []string) (*setupResul
 	}
 	res := &setupResult{Mode: "setup", Label: t.label, Intent: *intent, N: *n}
 	lat := make([]time.Duration, 0, *n)
+	errs := &errorCount{}
 	for i := 0; i < *warm+*n && ctx.Err() == nil; i++ {
 		d, err := firstByte(t, in, pre)
 		switch {
 		case err != nil:
-			res.Errors++
+			errs.add(err)
 		case i >= *warm:
 			lat = append(lat, d)
 		}
 	}
+	res.Errors, res.FirstError = errs.count()
 	res.latencies = summarize(lat)
 	return res, ctx.Err()
 }

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/netip"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/pires/go-proxyproto"
@@ -22,9 +23,15 @@ type dialer struct {
 	target string
 }
 
+// ipBindAddressNoPort is Linux's IP_BIND_ADDRESS_NO_PORT: with a source address but
+// no port, the port is picked at connect time by the whole 4-tuple, as for an unbound
+// socket, instead of at bind time from the ports free on that address. Thousands of
+// connections a second would exhaust the latter within a minute of TIME_WAITs.
+const ipBindAddressNoPort = 24
+
 // dial connects from local; src, when valid, is announced in a PROXY v2 header.
 func (d dialer) dial(local string, src netip.AddrPort, timeout time.Duration) (net.Conn, error) {
-	nd := net.Dialer{Timeout: timeout, LocalAddr: &net.TCPAddr{IP: net.ParseIP(local)}}
+	nd := net.Dialer{Timeout: timeout, LocalAddr: &net.TCPAddr{IP: net.ParseIP(local)}, Control: noPortBind}
 	c, err := nd.Dial("tcp", d.target)
 	if err != nil {
 		return nil, fmt.Errorf("dial %s from %s: %w", d.target, local, err)
@@ -42,6 +49,17 @@ func (d dialer) dial(local string, src netip.AddrPort, timeout time.Duration) (n
 		return nil, fmt.Errorf("proxy header: %w", err)
 	}
 	return c, nil
+}
+
+func noPortBind(_, _ string, rc syscall.RawConn) error {
+	var serr error
+	err := rc.Control(func(fd uintptr) {
+		serr = syscall.SetsockoptInt(int(fd), syscall.IPPROTO_IP, ipBindAddressNoPort, 1)
+	})
+	if err != nil {
+		return err
+	}
+	return serr
 }
 
 func proxyHeader(src netip.AddrPort) ([]byte, error) {

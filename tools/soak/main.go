@@ -49,6 +49,14 @@ func (r *Report) print(w io.Writer) {
 	p := r.Legit
 	fmt.Fprintf(w, "\nabusive connections: %d\nlegitimate players: %d served of %d (p50 %v, p99 %v, longest gap %v)\n",
 		total, p.Served, p.Attempts, p.percentile(0.5).Round(time.Microsecond), p.percentile(0.99).Round(time.Microsecond), p.MaxGap.Round(time.Millisecond))
+	if len(p.FailedAt) > 0 {
+		fmt.Fprintf(w, "failed players started at: %v\n", roundAll(p.FailedAt[:min(len(p.FailedAt), 20)], 100*time.Millisecond))
+	}
+	fmt.Fprintf(w, "process stalls over 500ms (ended at, lasted): %d", len(r.Stalls))
+	for _, s := range r.Stalls[:min(len(r.Stalls), 20)] {
+		fmt.Fprintf(w, " (%v, %v)", s.At.Round(100*time.Millisecond), s.For.Round(10*time.Millisecond))
+	}
+	fmt.Fprintln(w)
 	if r.PID != "" {
 		fmt.Fprintf(w, "baseline: %v\npeak:     %v\nsettled:  %v\n", r.Baseline, r.Peak, r.Settled)
 	}
@@ -64,4 +72,12 @@ func (r *Report) print(w io.Writer) {
 	for _, pr := range r.Problems {
 		fmt.Fprintln(w, " -", pr)
 	}
+}
+
+func roundAll(ds []time.Duration, m time.Duration) []time.Duration {
+	out := make([]time.Duration, len(ds))
+	for i, d := range ds {
+		out[i] = d.Round(m)
+	}
+	return out
 }

@@ -91,7 +91,10 @@ type playerStats struct {
 	latencies                []time.Duration
 	lastServed               time.Time
 	firstErr                 error
-	mu                       sync.Mutex
+	// FailedAt is when (since the run's start) each failed player started.
+	FailedAt []time.Duration
+	start    time.Time
+	mu       sync.Mutex
 }
 
 func (p *playerStats) record(start time.Time, err error) {
@@ -100,6 +103,7 @@ func (p *playerStats) record(start time.Time, err error) {
 	p.Attempts++
 	if err != nil {
 		p.Failed++
+		p.FailedAt = append(p.FailedAt, start.Sub(p.start))
 		if p.firstErr == nil {
 			p.firstErr = err
 		}
@@ -128,8 +132,15 @@ type Report struct {
 	Legit                   *playerStats
 	Baseline, Peak, Settled sample
 	Admission               *admission.Stats // in-process runs only
-	Problems                []string
+	// Stalls are the times this process went unscheduled for over half a second (a
+	// 10ms ticker's lateness), by when they ended: on a shared machine a stall longer
+	// than the proxy's deadlines explains failures that are not the proxy's.
+	Stalls   []stall
+	Problems []string
 }
+
+// stall is one time the process stood still.
+type stall struct{ At, For time.Duration }
 
 // Run soaks the proxy and reports. An error means the run itself could not happen;
 // a proxy that misbehaved is reported in Report.Problems.
@@ -143,7 +154,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		defer h.close()
 		o.Target, o.PID = h.addr, "self"
 	}
-	r := &Report{Options: o, Legit: &playerStats{}}
+	r := &Report{Options: o, Legit: &playerStats{start: time.Now()}}
 	d := dialer{target: o.Target}
 	if err := playOnce(d, 0); err != nil {
 		return nil, fmt.Errorf("warm-up player: %w", err)
@@ -200,8 +211,31 @@ func hammer(ctx context.Context, d dialer, o Options, r *Report) []*kindStats {
 	if o.PID != "" {
 		wg.Go(func() { r.Peak = samplePeak(ctx, o.PID, r.Peak) })
 	}
+	wg.Go(func() { r.Stalls = watchStalls(ctx, r.Legit.start) })
 	wg.Wait()
 	return kinds
+}
+
+// watchStalls records when a 10ms ticker fires over half a second late: that long the
+// process (or the machine) stood still.
+func watchStalls(ctx context.Context, start time.Time) []stall {
+	const period, notable = 10 * time.Millisecond, 500 * time.Millisecond
+	tick := time.NewTicker(period)
+	defer tick.Stop()
+	var stalls []stall
+	last := time.Now()
+	for {
+		select {
+		case <-ctx.Done():
+			return stalls
+		case <-tick.C:
+			now := time.Now()
+			if late := now.Sub(last) - period; late > notable {
+				stalls = append(stalls, stall{At: now.Sub(start), For: late})
+			}
+			last = now
+		}
+	}
 }
 
 // paced waits one pace and reports whether the run goes on.

@@ -86,42 +86,6 @@ func benchPings(b *testing.B, addr string) {
 	}
 }
 
-// BenchmarkParkedUpstreamRoundTrip is one 64-byte packet from the player, echoed by
-// the backend: each op wakes the parked client-to-backend direction once.
-func BenchmarkParkedUpstreamRoundTrip(b *testing.B) {
-	pre := preamble()
-	bk := newScriptBackend(b, len(pre), func(c *net.TCPConn) {
-		buf := make([]byte, 4096)
-		for {
-			n, err := c.Read(buf)
-			if n > 0 {
-				if _, werr := c.Write(buf[:n]); werr != nil {
-					return
-				}
-			}
-			if err != nil {
-				return
-			}
-		}
-	})
-	p := relayProxy(b, bk.addr, nil)
-	c := dialTCP(b, p.addr)
-	if _, err := c.Write(pre); err != nil {
-		b.Fatal(err)
-	}
-	msg, got := make([]byte, 64), make([]byte, 64)
-	_ = c.SetDeadline(time.Time{})
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := c.Write(msg); err != nil {
-			b.Fatal(err)
-		}
-		if _, err := io.ReadFull(c, got); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
-
 // frames reads whole frames from one connection into a reused buffer.
 type frames struct {
 	c   net.Conn

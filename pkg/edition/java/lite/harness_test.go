@@ -226,12 +226,12 @@ type proxy struct {
 }
 
 type proxyOpts struct {
-	now    func() time.Time
+	now      func() time.Time
 	dialer   lite.Dialer
 	obs      lite.Observer
 	resolver lite.Resolver
-	seed   uint64
-	log    logr.Logger
+	seed     uint64
+	log      logr.Logger
 }
 
 // startProxy parses yaml (with {{name}} placeholders already filled) and serves it.

@@ -8,15 +8,18 @@ import (
 	"syscall"
 )
 
-// pipeSize is what each pooled pipe asks the kernel for. One splice moves at most this
-// much; a larger pipe means fewer system calls per megabyte but more kernel memory per
-// busy direction. 256 KiB measured as fast as 1 MiB on loopback (see performance.md)
-// and keeps 64 busy pipes well under the default per-user pipe budget (64 MiB).
+// pipeSize is what the pool's big pipes ask the kernel for. One splice moves at most
+// this much: a larger pipe means fewer system calls per megabyte, but its capacity
+// counts against the user's pipe budget (fs.pipe-user-pages-soft, 64 MiB by default),
+// past which the kernel makes every new pipe of the user tiny (8 KiB). Measured end to
+// end (8 streams through the proxy, performance.md): 64 KiB pipes cost 0.33 CPU s/GB,
+// 256 KiB 0.27, 1 MiB (the runtime's choice, for every pipe) 0.25.
 const pipeSize = 256 << 10
 
-// maxIdlePipes bounds the pipes kept for reuse. Only directions that are moving bytes
-// hold a pipe, so this is the expected number of simultaneously busy directions; more
-// than that are created on demand and closed when returned.
+// maxIdlePipes bounds the big pipes: at most this many exist (16 MiB of budget), all
+// kept for reuse when idle. Directions busy beyond them get a pipe of the kernel's
+// default size (64 KiB), closed when returned, so hundreds of busy directions still
+// fit the budget before the kernel starts shrinking pipes.
 const maxIdlePipes = 64
 
 // pipe is one kernel pipe used as the splice buffer between two sockets.
@@ -24,6 +27,7 @@ type pipe struct {
 	r, w int
 	// buffered is how many bytes sit in the pipe (spliced in, not yet out).
 	buffered int
+	big      bool // sized pipeSize, one of the pool's reusable pipes
 }
 
 // pipePool lends pipes to relay directions while they move bytes. An idle session
@@ -33,10 +37,11 @@ type pipe struct {
 type pipePool struct {
 	mu   sync.Mutex
 	idle []*pipe
-	// open counts pipes created and not yet closed (lent out or idle).
-	open int
+	// open counts pipes created and not yet closed (lent out or idle); big counts
+	// the big ones among them.
+	open, big int
 	// create makes a pipe; nil means newPipe. Tests inject failures here.
-	create func() (*pipe, error)
+	create func(big bool) (*pipe, error)
 }
 
 // pipes is the process-wide pool. Its pipes are closed only when returned beyond the
@@ -53,35 +58,47 @@ func (p *pipePool) get() (*pipe, error) {
 		p.mu.Unlock()
 		return pp, nil
 	}
+	big := p.big < maxIdlePipes
 	p.open++
+	if big {
+		p.big++
+	}
 	create := p.create
 	p.mu.Unlock()
 	if create == nil {
 		create = newPipe
 	}
-	pp, err := create()
+	pp, err := create(big)
 	if err != nil {
 		p.mu.Lock()
 		p.open--
+		if big {
+			p.big--
+		}
 		p.mu.Unlock()
 		return nil, err
 	}
+	pp.big = big
 	return pp, nil
 }
 
-// put gives a pipe back. A pipe that still holds bytes (its direction failed mid-way)
-// is closed rather than reused, so a later direction never sees stale data.
+// put gives a pipe back: a big one is kept for reuse, a default-sized one closed. A
+// pipe that still holds bytes (its direction failed mid-way) is closed either way, so
+// a later direction never sees stale data.
 func (p *pipePool) put(pp *pipe) {
 	if pp == nil {
 		return
 	}
 	p.mu.Lock()
-	if pp.buffered == 0 && len(p.idle) < maxIdlePipes {
+	if pp.big && pp.buffered == 0 {
 		p.idle = append(p.idle, pp)
 		p.mu.Unlock()
 		return
 	}
 	p.open--
+	if pp.big {
+		p.big--
+	}
 	p.mu.Unlock()
 	pp.close()
 }
@@ -93,14 +110,17 @@ func (p *pipePool) counts() (open, idle int) {
 	return p.open, len(p.idle)
 }
 
-func newPipe() (*pipe, error) {
+// newPipe makes a non-blocking pipe, pipeSize if big, else of the kernel's default size.
+func newPipe(big bool) (*pipe, error) {
 	var fds [2]int
 	if err := syscall.Pipe2(fds[:], syscall.O_CLOEXEC|syscall.O_NONBLOCK); err != nil {
 		return nil, fmt.Errorf("create splice pipe: %w", err)
 	}
-	// A smaller pipe still works (the kernel may refuse the size when the user's pipe
-	// budget is spent), it only costs more system calls.
-	_, _, _ = syscall.Syscall(syscall.SYS_FCNTL, uintptr(fds[1]), syscall.F_SETPIPE_SZ, pipeSize)
+	if big {
+		// A smaller pipe still works (the kernel refuses the size once the user's pipe
+		// budget is spent), it only costs more system calls.
+		_, _, _ = syscall.Syscall(syscall.SYS_FCNTL, uintptr(fds[1]), syscall.F_SETPIPE_SZ, pipeSize)
+	}
 	return &pipe{r: fds[0], w: fds[1]}, nil
 }
 

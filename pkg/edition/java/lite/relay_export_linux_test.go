@@ -13,3 +13,7 @@ func PollerRunning() bool {
 	defer pollers.mu.Unlock()
 	return pollers.p != nil
 }
+
+// SetParking turns parking of idle upstream directions on (the default) or off for
+// sessions that start afterwards.
+func SetParking(on bool) { parkingOff.Store(!on) }

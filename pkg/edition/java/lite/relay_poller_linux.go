@@ -10,13 +10,15 @@ import (
 )
 
 // parkEvents is what a parked direction waits for: data, the peer's FIN, or an error
-// (EPOLLERR and EPOLLHUP are always reported). EPOLLONESHOT disarms the registration
-// once it fired, so exactly one worker is started per wake-up.
-const parkEvents = syscall.EPOLLIN | syscall.EPOLLRDHUP | syscall.EPOLLONESHOT
+// (EPOLLERR and EPOLLHUP are always reported). Edge-triggered, so a socket stays
+// registered across bursts without an epoll_ctl per burst; an edge that arrives while
+// the direction is being served is remembered (parking.pending) rather than lost.
+const parkEvents = syscall.EPOLLIN | syscall.EPOLLRDHUP | (syscall.EPOLLET & 0xffffffff) // EPOLLET is negative in syscall
 
-// poller watches the sockets of parked directions with one epoll instance and starts a
-// worker goroutine for each that becomes readable. The epoll descriptor itself is
-// non-blocking and registered with the runtime's poller, so the poller's goroutine
+// poller watches the sockets of parked directions with one epoll instance and serves
+// each that becomes readable: itself when it is the only one (a packet costs no
+// goroutine switch), else with a worker goroutine each. The epoll descriptor itself
+// is non-blocking and registered with the runtime's poller, so the poller's goroutine
 // sleeps like any network read instead of holding a thread in epoll_wait.
 type poller struct {
 	epfd   int
@@ -116,7 +118,7 @@ func (p *poller) run() {
 		}
 		for _, ev := range events[:n] {
 			if w := p.lookup(uint64(uint32(ev.Fd)) | uint64(uint32(ev.Pad))<<32); w != nil {
-				w.wake()
+				w.wake(n == 1)
 			}
 		}
 	}
@@ -143,10 +145,10 @@ func (p *poller) forget(id uint64) {
 	p.mu.Unlock()
 }
 
-// ctl adds, re-arms or removes fd. It runs inside the connection's Control, so the
+// ctl adds or removes fd. It runs inside the connection's Control, so the
 // descriptor cannot be closed (and its number reused) while epoll_ctl looks at it.
 func (p *poller) ctl(op int, fd uintptr, id uint64) error {
-	ev := syscall.EpollEvent{Events: parkEvents, Fd: int32(uint32(id)), Pad: int32(uint32(id >> 32))}
+	ev := syscall.EpollEvent{Events: uint32(parkEvents), Fd: int32(uint32(id)), Pad: int32(uint32(id >> 32))}
 	if err := syscall.EpollCtl(p.epfd, op, int(fd), &ev); err != nil {
 		return os.NewSyscallError("epoll_ctl", err)
 	}

@@ -46,10 +46,15 @@ type splicer struct {
 	n       int     // bytes moved into the pipe (or buf) by the last fill
 	err     error   // the last system call's error
 	ready   bool    // the last non-waiting fill found data (or EOF, or an error)
+	flushed bool    // the last non-waiting flush emptied the pipe (or failed)
+	// now marks a step that must not block at all (it runs on the relay poller's
+	// goroutine): no fallback read into a buffer, whose write could block.
+	now     bool
+	handoff bool // a step under now found work it cannot do without blocking
 	written int64
 	// The callbacks are bound once so the per-chunk loop allocates nothing.
-	fillFn, flushFn func(fd uintptr) bool
-	tryFn           func(fd uintptr)
+	fillFn, flushFn   func(fd uintptr) bool
+	tryFn, flushNowFn func(fd uintptr)
 }
 
 func newSplicer(dst, src *net.TCPConn, pool *pipePool) (*splicer, error) {
@@ -64,6 +69,7 @@ func newSplicer(dst, src *net.TCPConn, pool *pipePool) (*splicer, error) {
 	sp := &splicer{dst: dst, pool: pool, srcRaw: srcRaw, dstRaw: dstRaw}
 	sp.fillFn, sp.flushFn = sp.fill, sp.flush
 	sp.tryFn = func(fd uintptr) { sp.ready = sp.fill(fd) }
+	sp.flushNowFn = func(fd uintptr) { sp.flushed = sp.flush(fd) }
 	return sp, nil
 }
 
@@ -71,10 +77,11 @@ func newSplicer(dst, src *net.TCPConn, pool *pipePool) (*splicer, error) {
 type stepResult uint8
 
 const (
-	stepMoved  stepResult = iota // a chunk went from src to dst
-	stepIdle                     // src had nothing (only when not waiting)
-	stepEOF                      // src ended cleanly
-	stepFailed                   // an error (returned alongside)
+	stepMoved   stepResult = iota // a chunk went from src to dst
+	stepIdle                      // src had nothing (only when not waiting)
+	stepEOF                       // src ended cleanly
+	stepFailed                    // an error (returned alongside)
+	stepBlocked                   // stepNow: dst is full or no pipe; a blocking step goes on
 )
 
 // run moves bytes until src reaches EOF or something fails, waiting for data in the
@@ -95,6 +102,9 @@ func (sp *splicer) run() (int64, error) {
 // into dst, waiting for dst to accept it). With wait, fill parks the goroutine until
 // src is readable; without, it returns stepIdle at once when src has nothing.
 func (sp *splicer) step(wait bool) (stepResult, error) {
+	if sp.pipe != nil && sp.pipe.buffered > 0 {
+		return sp.flushWaiting() // left by a stepNow that dst could not take
+	}
 	sp.n, sp.err, sp.ready = 0, nil, false
 	var err error
 	if wait {
@@ -118,6 +128,11 @@ func (sp *splicer) step(wait bool) (stepResult, error) {
 		}
 		return stepMoved, nil
 	}
+	return sp.flushWaiting()
+}
+
+// flushWaiting empties the pipe into dst, waiting for dst to be writable.
+func (sp *splicer) flushWaiting() (stepResult, error) {
 	if err := sp.dstRaw.Write(sp.flushFn); err != nil {
 		return stepFailed, err
 	}
@@ -127,11 +142,48 @@ func (sp *splicer) step(wait bool) (stepResult, error) {
 	return stepMoved, nil
 }
 
+// stepNow is step without any waiting, for the relay poller's own goroutine: when
+// the chunk cannot go all the way without blocking (dst full, no pipe to be had), it
+// leaves what it moved in the pipe and reports stepBlocked for a blocking step to
+// finish.
+func (sp *splicer) stepNow() (stepResult, error) {
+	sp.n, sp.err, sp.ready, sp.flushed, sp.handoff = 0, nil, false, false, false
+	sp.now = true
+	err := sp.srcRaw.Control(sp.tryFn)
+	sp.now = false
+	switch {
+	case err != nil:
+		return stepFailed, err
+	case sp.handoff:
+		return stepBlocked, nil
+	case !sp.ready:
+		return stepIdle, nil
+	case sp.err != nil:
+		return stepFailed, os.NewSyscallError("splice", sp.err)
+	case sp.n == 0:
+		return stepEOF, nil
+	}
+	if err := sp.dstRaw.Control(sp.flushNowFn); err != nil {
+		return stepFailed, err
+	}
+	switch {
+	case sp.err != nil:
+		return stepFailed, os.NewSyscallError("splice", sp.err)
+	case !sp.flushed:
+		return stepBlocked, nil
+	}
+	return stepMoved, nil
+}
+
 // fill runs inside the poller's read loop: returning false parks the goroutine until
 // the socket is readable again. The pipe is borrowed here and given back on EAGAIN, so
 // a direction waiting for data holds no pipe.
 func (sp *splicer) fill(fd uintptr) bool {
 	if sp.pipe == nil && !sp.borrow() {
+		if sp.now {
+			sp.handoff = true // the buffer's write may block: not here
+			return true
+		}
 		return sp.readBuf(fd)
 	}
 	for {

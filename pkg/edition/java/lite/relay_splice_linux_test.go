@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"unsafe"
 )
 
 // tcpPair returns both ends of one loopback TCP connection.
@@ -188,7 +189,7 @@ func TestSplicerReturnsPipeWhenIdle(t *testing.T) {
 
 func TestSplicerWithoutPipesCopiesThroughBuffer(t *testing.T) {
 	// At the descriptor limit no pipe can be made; the session must go on regardless.
-	pool := &pipePool{create: func() (*pipe, error) { return nil, syscall.EMFILE }}
+	pool := &pipePool{create: func(bool) (*pipe, error) { return nil, syscall.EMFILE }}
 	p := startSplice(t, pool)
 	want := seeded(7, 300<<10)
 	go func() {
@@ -253,7 +254,7 @@ func TestSplicerErrors(t *testing.T) {
 	}
 }
 
-func TestPipePoolBoundsIdlePipes(t *testing.T) {
+func TestPipePoolKeepsOnlyBigPipes(t *testing.T) {
 	pool := &pipePool{}
 	lent := make([]*pipe, maxIdlePipes+3)
 	for i := range lent {
@@ -261,21 +262,143 @@ func TestPipePoolBoundsIdlePipes(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if want := i < maxIdlePipes; pp.big != want {
+			t.Fatalf("pipe %d big = %v, want %v", i, pp.big, want)
+		}
 		lent[i] = pp
+	}
+	if size := pipeCapacity(t, lent[0]); size != pipeSize {
+		t.Fatalf("big pipe holds %d bytes, want %d", size, pipeSize)
+	}
+	if size := pipeCapacity(t, lent[maxIdlePipes]); size != 64<<10 {
+		t.Fatalf("default pipe holds %d bytes, want the kernel's 64 KiB", size)
 	}
 	dirty := lent[0]
 	dirty.buffered = 5 // a direction that failed mid-chunk
 	for _, pp := range lent {
 		pool.put(pp)
 	}
-	if open, idle := pool.counts(); open != maxIdlePipes || idle != maxIdlePipes {
-		t.Fatalf("open %d idle %d, want %d each (dirty and excess pipes closed)", open, idle, maxIdlePipes)
+	// The dirty big pipe and the three default ones are closed; the rest wait.
+	if open, idle := pool.counts(); open != maxIdlePipes-1 || idle != maxIdlePipes-1 {
+		t.Fatalf("open %d idle %d, want %d each", open, idle, maxIdlePipes-1)
 	}
+	// A new big pipe replaces the dirty one; nothing reuses it.
 	for range maxIdlePipes {
 		pp, _ := pool.get()
-		if pp == dirty {
-			t.Fatal("a pipe with stale bytes was reused")
+		if pp == dirty || !pp.big {
+			t.Fatalf("got pipe %p big %v; the dirty one is %p", pp, pp.big, dirty)
 		}
-		pp.close()
+		defer pp.close()
 	}
+}
+
+func pipeCapacity(t *testing.T, pp *pipe) int {
+	t.Helper()
+	n, _, errno := syscall.Syscall(syscall.SYS_FCNTL, uintptr(pp.w), syscall.F_GETPIPE_SZ, 0)
+	if errno != 0 {
+		t.Fatal(errno)
+	}
+	return int(n)
+}
+
+// fillUp writes to c until the kernel takes no more (its send buffer and the peer's
+// receive buffer are full, down to the last few bytes) and returns how much it wrote.
+func fillUp(t *testing.T, c *net.TCPConn) int {
+	t.Helper()
+	total := 0
+	for size := 64 << 10; size >= 64; size /= 4 {
+		chunk := make([]byte, size)
+		for {
+			_ = c.SetWriteDeadline(time.Now().Add(20 * time.Millisecond))
+			n, err := c.Write(chunk)
+			total += n
+			if errors.Is(err, os.ErrDeadlineExceeded) {
+				break
+			}
+			if err != nil {
+				t.Fatalf("fill: %v", err)
+			}
+		}
+	}
+	_ = c.SetWriteDeadline(time.Time{})
+	return total
+}
+
+func TestSplicerStepNowNeverBlocks(t *testing.T) {
+	tests := []struct {
+		name string
+		pool *pipePool
+		// full makes the destination unable to take anything before the step.
+		full bool
+		want stepResult
+	}{
+		{"nothing to read", &pipePool{}, false, stepIdle},
+		{"a packet through", &pipePool{}, false, stepMoved},
+		{"destination full: bytes wait in the pipe", &pipePool{}, true, stepBlocked},
+		{"no pipe: left to a blocking step", &pipePool{create: func(bool) (*pipe, error) { return nil, syscall.EMFILE }}, false, stepBlocked},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			in, src := tcpPair(t)
+			dst, out := tcpPair(t)
+			sp, err := newSplicer(dst, src, tt.pool)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer sp.release()
+			var before int
+			if tt.full {
+				before = fillUp(t, dst)
+			}
+			msg := seeded(uint64(50+i), 48<<10)
+			if tt.want != stepIdle {
+				if _, err := in.Write(msg); err != nil {
+					t.Fatal(err)
+				}
+				waitCond(t, "the packet to reach the proxy's socket", func() bool { return inQueue(t, src) == len(msg) })
+			}
+			if got, err := sp.stepNow(); got != tt.want || err != nil {
+				t.Fatalf("stepNow = %d, %v; want %d", got, err, tt.want)
+			}
+			if tt.want == stepIdle {
+				return
+			}
+			// Whatever stepNow left, a blocking step finishes; the bytes arrive exact.
+			done := make(chan error, 1)
+			go func() {
+				_, err := io.CopyN(io.Discard, out, int64(before))
+				if err == nil {
+					got := make([]byte, len(msg))
+					_, err = io.ReadFull(out, got)
+					if err == nil && !bytes.Equal(got, msg) {
+						err = errors.New("bytes differ")
+					}
+				}
+				done <- err
+			}()
+			for sp.written < int64(len(msg)) {
+				if r, err := sp.step(true); r != stepMoved || err != nil {
+					t.Fatalf("step = %d, %v", r, err)
+				}
+			}
+			if err := <-done; err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
+
+// inQueue is how many bytes wait unread in c's receive queue (SIOCINQ).
+func inQueue(t *testing.T, c *net.TCPConn) int {
+	t.Helper()
+	raw, err := c.SyscallConn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n int32
+	_ = raw.Control(func(fd uintptr) {
+		const siocinq = 0x541B
+		_, _, _ = syscall.Syscall(syscall.SYS_IOCTL, fd, siocinq, uintptr(unsafe.Pointer(&n)))
+	})
+	return int(n)
 }

@@ -2,6 +2,7 @@ package lite_test
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"math/rand/v2"
 	"net"
@@ -266,4 +267,56 @@ func TestRelayEndReasons(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestRelayManyPlayersSendingAtOnce(t *testing.T) {
+	// Players send pipelined packets at the same time: wake-ups arrive in batches and
+	// while directions are being served, and every byte must come back in order.
+	const players, packets = 16, 200
+	pre := preamble()
+	b := newScriptBackend(t, len(pre), func(c *net.TCPConn) {
+		_, _ = io.Copy(c, c) // echo
+	})
+	p := relayProxy(t, b.addr, nil)
+	errs := make(chan error, players)
+	var wg sync.WaitGroup
+	for i := range players {
+		c := dialTCP(t, p.addr)
+		wg.Go(func() {
+			var want []byte
+			go func() {
+				_, _ = c.Write(pre)
+				for j := range packets {
+					if _, err := c.Write(seededBytes(uint64(i*packets+j), 1+(i*31+j*7)%700)); err != nil {
+						return
+					}
+				}
+			}()
+			for j := range packets {
+				want = append(want, seededBytes(uint64(i*packets+j), 1+(i*31+j*7)%700)...)
+			}
+			got := make([]byte, len(want))
+			_, err := io.ReadFull(c, got)
+			if err == nil && !bytes.Equal(got, want) {
+				err = fmt.Errorf("player %d: echo differs at byte %d", i, firstDiff(got, want))
+			}
+			errs <- err
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func firstDiff(a, b []byte) int {
+	for i := range min(len(a), len(b)) {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return min(len(a), len(b))
 }

@@ -65,8 +65,10 @@ func (d *decoder) decodeAPI(e entry, a *API) {
 		}
 	}
 	if a.Token == "" && a.TokenFile == "" && !loopbackBind(a.Bind) {
-		d.warnf(resolve(e.val).Line, child(e.path, "bind"),
-			"the API listens on %s without a token: anyone who can reach it can use it", a.Bind)
+		// An error, not a warning: the proxy refuses to start such a listener, so
+		// `gate validate` must not call the file fine.
+		d.errorf(resolve(e.val).Line, child(e.path, "bind"), ErrInvalid,
+			"the API would listen on %s without a token: set api.token or api.tokenFile, or bind to loopback", a.Bind)
 	}
 }
 

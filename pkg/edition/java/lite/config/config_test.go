@@ -37,6 +37,12 @@ var parseErrorCases = []struct {
 	kind error    // a sentinel the error list wraps
 }{
 	{
+		name: "api open to the network without a token",
+		src:  minimal + "api:\n  enabled: true\n  bind: 0.0.0.0:8080\n",
+		want: []string{`config.yml:8: api.bind: the API would listen on 0.0.0.0:8080 without a token: set api.token or api.tokenFile, or bind to loopback`},
+		kind: ErrInvalid,
+	},
+	{
 		name: "misspelled key strategey",
 		src: minimal + `        strategey: random
 `,

@@ -74,11 +74,6 @@ func TestParseWarnings(t *testing.T) {
 			want: []string{`config.yml:3: config.proxyProtocolTrustedProxies: 0.0.0.0/0 trusts every peer: anyone who can connect can claim any IP address`},
 		},
 		{
-			name: "api open to the network without a token",
-			src:  minimal + "api:\n  enabled: true\n  bind: 0.0.0.0:8080\n",
-			want: []string{`config.yml:8: api.bind: the API listens on 0.0.0.0:8080 without a token: anyone who can reach it can use it`},
-		},
-		{
 			name: "fallback keys Gate has and this proxy ignores",
 			src: minimal + `        fallback:
           modInfo:

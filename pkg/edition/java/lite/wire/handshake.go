@@ -69,6 +69,12 @@ func ParseHandshake(b []byte) (hs Handshake, n int, err error) {
 	if err != nil {
 		return Handshake{}, 0, fmt.Errorf("parse handshake: %w", err)
 	}
+	// The same first-bytes check as for an incomplete frame, so a client is never
+	// accepted or refused depending on how its bytes were split into segments (an
+	// overlong packet id such as 80 00 is refused either way).
+	if perr := checkHandshakePrefix(b); perr != nil {
+		return Handshake{}, 0, fmt.Errorf("parse handshake: %w", perr)
+	}
 	if id != IDHandshake {
 		return Handshake{}, 0, fmt.Errorf("parse handshake: %w: packet id 0x%02x, want 0x00", ErrMalformed, id)
 	}

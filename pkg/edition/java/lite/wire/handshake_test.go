@@ -8,6 +8,12 @@ import (
 	"go.minekube.com/gate/pkg/edition/java/lite/wire"
 )
 
+// overlongID is a handshake whose packet id is the two-byte VarInt 80 00 (zero).
+var overlongID = func() []byte {
+	body := append([]byte{0x80, 0x00}, handshakeBody(765, "a", 25565, 2)...)
+	return append(wire.AppendVarInt(nil, int32(len(body))), body...)
+}()
+
 func TestParseHandshake(t *testing.T) {
 	floodgate := "play.example.com\x00^Floodgate^" + strings.Repeat("QUJDREVGR0g=", 80)
 	loginStart := frameOf(0x00, append([]byte{0x05}, "Steve"...))
@@ -46,6 +52,8 @@ func TestParseHandshake(t *testing.T) {
 		{"http request rejected before the frame completes", []byte("GET / HTTP/1.1\r\n"), wire.Handshake{}, 0, wire.ErrMalformed},
 		{"tls client hello rejected before the frame completes", []byte{0x16, 0x03, 0x01, 0x02, 0x00}, wire.Handshake{}, 0, wire.ErrMalformed},
 		{"frame too short to be a handshake", []byte{0x03, 0x00}, wire.Handshake{}, 0, wire.ErrMalformed},
+		{"overlong packet id refused whole (regression: accepted or refused by segmentation)", overlongID, wire.Handshake{}, 0, wire.ErrMalformed},
+		{"overlong packet id refused from its first bytes", overlongID[:3], wire.Handshake{}, 0, wire.ErrMalformed},
 		{"incomplete frame with id 0 waits", []byte{0x10, 0x00, 0xfd}, wire.Handshake{}, 0, wire.ErrIncomplete},
 		{"wrong packet id", frameOf(1, handshakeBody(765, "a", 25565, 2)), wire.Handshake{}, 0, wire.ErrMalformed},
 		{"intent 0", frameOf(0, handshakeBody(765, "a", 25565, 0)), wire.Handshake{}, 0, wire.ErrMalformed},

@@ -1,0 +1,10 @@
+package strategy
+
+import (
+	"testing"
+
+	"go.uber.org/goleak"
+)
+
+// TestMain fails the package if any test leaves a goroutine behind (probe loops above all).
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
