@@ -120,7 +120,7 @@ func pingOnce(t target, pre []byte, r *frameReader) error {
 	if id, _, err := r.frame(wire.MaxStatusResponseLen); err != nil || id != wire.IDStatusRequest { // the response shares the request's id
 		return fmt.Errorf("status response (id %d): %w", id, err)
 	}
-	const token = 0x6d636c6f6164 // "mcload"
+	const token int64 = 0x6d636c6f6164 // "mcload"
 	if _, err := c.Write(wire.AppendPing(nil, token)); err != nil {
 		return fmt.Errorf("write ping: %w", err)
 	}

@@ -9,7 +9,6 @@ import (
 	"net"
 	"net/netip"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/pires/go-proxyproto"
@@ -22,12 +21,6 @@ import (
 type dialer struct {
 	target string
 }
-
-// ipBindAddressNoPort is Linux's IP_BIND_ADDRESS_NO_PORT: with a source address but
-// no port, the port is picked at connect time by the whole 4-tuple, as for an unbound
-// socket, instead of at bind time from the ports free on that address. Thousands of
-// connections a second would exhaust the latter within a minute of TIME_WAITs.
-const ipBindAddressNoPort = 24
 
 // dial connects from local; src, when valid, is announced in a PROXY v2 header.
 func (d dialer) dial(local string, src netip.AddrPort, timeout time.Duration) (net.Conn, error) {
@@ -49,17 +42,6 @@ func (d dialer) dial(local string, src netip.AddrPort, timeout time.Duration) (n
 		return nil, fmt.Errorf("proxy header: %w", err)
 	}
 	return c, nil
-}
-
-func noPortBind(_, _ string, rc syscall.RawConn) error {
-	var serr error
-	err := rc.Control(func(fd uintptr) {
-		serr = syscall.SetsockoptInt(int(fd), syscall.IPPROTO_IP, ipBindAddressNoPort, 1)
-	})
-	if err != nil {
-		return err
-	}
-	return serr
 }
 
 func proxyHeader(src netip.AddrPort) ([]byte, error) {

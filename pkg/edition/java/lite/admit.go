@@ -91,7 +91,11 @@ func (s *session) readProxyHeader() (read, known bool, err error) {
 	}
 	if n := br.Buffered(); n > 0 {
 		peek, _ := br.Peek(n)
-		s.buf = append(make([]byte, 0, max(512, n)), peek...)
+		if n <= handshakeBufSize {
+			s.buf = append(newHandshakeBuf(), peek...)
+		} else {
+			s.buf = append(make([]byte, 0, n), peek...)
+		}
 	}
 	return read, known, nil
 }
@@ -99,7 +103,7 @@ func (s *session) readProxyHeader() (read, known bool, err error) {
 // readFirst waits for the client's first bytes under the first-byte deadline.
 func (s *session) readFirst() error {
 	if s.buf == nil {
-		s.buf = make([]byte, 0, 512)
+		s.buf = newHandshakeBuf()
 	}
 	for {
 		n, err := s.client.Read(s.buf[len(s.buf):cap(s.buf)])

@@ -235,9 +235,10 @@ func (s *session) serveLogin(ctx context.Context, rt *compiledRoute, m route.Mat
 		up, down, reason := s.relay(ctx, backend)
 		up += sent
 		lease.Release()
-		s.ev.Reason, s.ev.Duration, s.ev.BytesUp, s.ev.BytesDown = reason, time.Since(s.start), up, down
+		dur := time.Since(s.start)
+		s.ev.Reason, s.ev.Duration, s.ev.BytesUp, s.ev.BytesDown = reason, dur, up, down
 		s.emit(EventEnded)
-		s.l.log.Info("session ended", s.logKV("reason", reason, "duration", s.ev.Duration.Round(time.Millisecond),
+		s.l.log.Info("session ended", s.logKV("reason", reason, "duration", dur.Round(time.Millisecond),
 			"bytesUp", up, "bytesDown", down)...)
 		return nil
 	}

@@ -91,7 +91,8 @@ func (s *session) readMore(pending []byte) ([]byte, error) {
 // a cached answer or a fresh one from the backend; then the route's fallback; then the
 // last good answer if it is recent; else nil (the caller closes).
 func (s *session) statusBody(ctx context.Context, rt *compiledRoute, m route.Match, hs wire.Handshake, host string) ([]byte, string) {
-	order := s.l.mgr.Order(rt.key, m.Backends, strategy.IntentStatus)
+	s.order = s.l.mgr.AppendOrder(s.orderBuf[:0], rt.key, m.Backends, strategy.IntentStatus)
+	order := s.order
 	for _, addr := range order {
 		key := status.Key{Route: rt.key, Backend: addr, Protocol: hs.Protocol, Host: host}
 		body, hit, err := s.l.cache.Get(ctx, key, rt.cfg.CachePingTTL, func() ([]byte, error) {
