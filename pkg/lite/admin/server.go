@@ -9,13 +9,14 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"net/netip"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/go-logr/logr"
+
+	"go.minekube.com/gate/pkg/edition/java/lite/config"
 )
 
 // Paths served.
@@ -133,18 +134,8 @@ func CheckBind(bind, token string) error {
 	return fmt.Errorf("%w: %s", ErrOpenBind, bind)
 }
 
-// Loopback reports whether a listen address accepts local peers only.
-func Loopback(bind string) bool {
-	host, _, err := net.SplitHostPort(bind)
-	if err != nil {
-		return false
-	}
-	if host == "localhost" {
-		return true
-	}
-	a, err := netip.ParseAddr(host)
-	return err == nil && a.IsLoopback()
-}
+// Loopback reports whether a listen address accepts local peers only (the config's rule).
+func Loopback(bind string) bool { return config.LoopbackBind(bind) }
 
 // ListenAndServe checks the bind against the token, listens and serves until ctx ends.
 func (s *Server) ListenAndServe(ctx context.Context, bind string) error {

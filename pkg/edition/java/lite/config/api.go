@@ -64,7 +64,7 @@ func (d *decoder) decodeAPI(e entry, a *API) {
 			d.invalid(*tokenFile, "token file: %v", err)
 		}
 	}
-	if a.Token == "" && a.TokenFile == "" && !loopbackBind(a.Bind) {
+	if a.Token == "" && a.TokenFile == "" && !LoopbackBind(a.Bind) {
 		// An error, not a warning: the proxy refuses to start such a listener, so
 		// `gate validate` must not call the file fine.
 		d.errorf(resolve(e.val).Line, child(e.path, "bind"), ErrInvalid,
@@ -72,8 +72,9 @@ func (d *decoder) decodeAPI(e entry, a *API) {
 	}
 }
 
-// loopbackBind reports whether a listen address only accepts local peers.
-func loopbackBind(bind string) bool {
+// LoopbackBind reports whether a listen address only accepts local peers. The admin
+// listener applies the same rule at start, so `gate validate` and the proxy agree.
+func LoopbackBind(bind string) bool {
 	host, _, err := net.SplitHostPort(bind)
 	if err != nil {
 		return false
