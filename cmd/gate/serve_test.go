@@ -63,6 +63,9 @@ func startGate(t *testing.T, yaml string, token string) *running {
 		if a.apiLn != nil {
 			r.api = "http://" + a.apiLn.Addr().String()
 		}
+		// The hook runs once the listeners are bound, a moment before Serve marks the
+		// proxy ready; tests start from a serving proxy.
+		waitReady(t, a.proxy)
 	case code := <-r.done:
 		cancel()
 		t.Fatalf("gate exited with %d before listening:\n%s", code, r.log.String())
@@ -76,6 +79,22 @@ func startGate(t *testing.T, yaml string, token string) *running {
 		}
 	})
 	return r
+}
+
+// waitReady waits until p serves (listener bound, config loaded).
+func waitReady(t *testing.T, p interface{ Ready() bool }) {
+	t.Helper()
+	deadline := time.NewTimer(10 * time.Second)
+	defer deadline.Stop()
+	tick := time.NewTicker(time.Millisecond)
+	defer tick.Stop()
+	for !p.Ready() {
+		select {
+		case <-deadline.C:
+			t.Fatal("gate did not become ready within 10s")
+		case <-tick.C:
+		}
+	}
 }
 
 // stop cancels serve and returns its exit code.
