@@ -78,11 +78,14 @@ func (d Duration) MarshalJSON() ([]byte, error) {
 }
 
 // WriteJSON writes r as indented JSON.
-func (r *Result) WriteJSON(w io.Writer) error {
+func (r *Result) WriteJSON(w io.Writer) error { return writeJSON(w, r, "plan") }
+
+// writeJSON is the one JSON form of every simulator output.
+func writeJSON(w io.Writer, v any, what string) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	if err := enc.Encode(r); err != nil {
-		return fmt.Errorf("write plan json: %w", err)
+	if err := enc.Encode(v); err != nil {
+		return fmt.Errorf("write %s json: %w", what, err)
 	}
 	return nil
 }

@@ -1,7 +1,6 @@
 package plan
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strconv"
@@ -48,14 +47,7 @@ func rowOf(r *Result) StrategyRun {
 }
 
 // WriteJSON writes r as indented JSON.
-func (r *ScenarioResult) WriteJSON(w io.Writer) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(r); err != nil {
-		return fmt.Errorf("write scenario json: %w", err)
-	}
-	return nil
-}
+func (r *ScenarioResult) WriteJSON(w io.Writer) error { return writeJSON(w, r, "scenario") }
 
 // WriteTable writes the metrics per strategy, then where the players went.
 func (r *ScenarioResult) WriteTable(w io.Writer) error {

@@ -55,6 +55,8 @@ type backend struct {
 	addr       string
 	statusJSON string
 	proxyProto atomic.Bool // expect a PROXY header first
+	// status, when set, computes each status answer instead of statusJSON.
+	status atomic.Pointer[func() string]
 	// hangStatus makes status exchanges never answer (a hung backend).
 	hangStatus atomic.Bool
 
@@ -150,7 +152,10 @@ func (b *backend) handle(c net.Conn) {
 	b.logins.Add(1)
 	b.active.Add(1)
 	defer b.active.Add(-1)
-	b.got <- rec
+	select {
+	case b.got <- rec:
+	default: // a test that never calls next must not stall the fake after 1024 logins
+	}
 	// Echo: the handshake, anything already buffered, then the stream.
 	if _, err := c.Write(append(append([]byte(nil), rec.raw...), buf...)); err != nil {
 		return
@@ -180,7 +185,11 @@ func (b *backend) serveStatus(c net.Conn, br *bufio.Reader, buf []byte) {
 				_, _ = io.Copy(io.Discard, br)
 				return
 			}
-			_, _ = c.Write(wire.AppendStatusResponse(nil, []byte(b.statusJSON)))
+			body := b.statusJSON
+			if f := b.status.Load(); f != nil {
+				body = (*f)()
+			}
+			_, _ = c.Write(wire.AppendStatusResponse(nil, []byte(body)))
 		case wire.IDPing:
 			v, _ := wire.ParsePing(payload)
 			_, _ = c.Write(wire.AppendPing(nil, v))

@@ -1,19 +1,13 @@
 package lite_test
 
 import (
-	"bufio"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
-	"net"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	"go.minekube.com/gate/pkg/edition/java/lite/wire"
 	"go.minekube.com/gate/pkg/lite/strategy"
 )
 
@@ -21,120 +15,27 @@ import (
 // really holds (or a fixed count), so that proxies see each other's
 // placements through it, as they do with real servers.
 type loadServer struct {
-	ln   net.Listener
-	addr string
+	*backend
 	max  int
 	motd string
 	// fixedOnline, when >= 0, is reported instead of the real count.
 	fixedOnline atomic.Int64
-	active      atomic.Int64
-	logins      atomic.Int64
-	wg          sync.WaitGroup
-	mu          sync.Mutex
-	conns       []net.Conn
 }
 
 func newLoadServer(t testing.TB, maxPlayers int, motd string) *loadServer {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := &loadServer{ln: ln, addr: ln.Addr().String(), max: maxPlayers, motd: motd}
+	s := &loadServer{backend: newBackend(t, ""), max: maxPlayers, motd: motd}
 	s.fixedOnline.Store(-1)
-	s.wg.Go(s.serve)
-	t.Cleanup(s.close)
+	report := func() string {
+		online := s.fixedOnline.Load()
+		if online < 0 {
+			online = s.active.Load()
+		}
+		return fmt.Sprintf(`{"version":{"name":"1.20.4","protocol":765},"players":{"max":%d,"online":%d,"sample":[{"name":"Alex","id":"00000000-0000-0000-0000-000000000001"}]},"description":{"text":%q}}`,
+			s.max, online, s.motd)
+	}
+	s.status.Store(&report)
 	return s
-}
-
-func (s *loadServer) close() {
-	_ = s.ln.Close()
-	s.mu.Lock()
-	for _, c := range s.conns {
-		_ = c.Close()
-	}
-	s.mu.Unlock()
-	s.wg.Wait()
-}
-
-func (s *loadServer) serve() {
-	for {
-		c, err := s.ln.Accept()
-		if err != nil {
-			return
-		}
-		s.mu.Lock()
-		s.conns = append(s.conns, c)
-		s.mu.Unlock()
-		s.wg.Go(func() {
-			defer c.Close()
-			s.handle(c)
-		})
-	}
-}
-
-func (s *loadServer) handle(c net.Conn) {
-	br := bufio.NewReader(c)
-	var buf []byte
-	var hs wire.Handshake
-	for {
-		h, n, err := wire.ParseHandshake(buf)
-		if err == nil {
-			hs, buf = h, buf[n:]
-			break
-		}
-		if !errors.Is(err, wire.ErrIncomplete) {
-			return
-		}
-		b, err := br.ReadByte()
-		if err != nil {
-			return
-		}
-		buf = append(buf, b)
-	}
-	if hs.Intent != wire.IntentStatus {
-		s.logins.Add(1)
-		s.active.Add(1)
-		defer s.active.Add(-1)
-		// Echo the handshake and the rest, as client.login expects.
-		if _, err := c.Write(append(wire.AppendHandshake(nil, hs), buf...)); err == nil {
-			_, _ = io.Copy(c, br)
-		}
-		return
-	}
-	online := s.fixedOnline.Load()
-	if online < 0 {
-		online = s.active.Load()
-	}
-	body := fmt.Sprintf(`{"version":{"name":"1.20.4","protocol":765},"players":{"max":%d,"online":%d,"sample":[{"name":"Alex","id":"00000000-0000-0000-0000-000000000001"}]},"description":{"text":%q}}`,
-		s.max, online, s.motd)
-	// One status request then one ping, each a few bytes: read them whole.
-	for _, want := range []int32{wire.IDStatusRequest, wire.IDPing} {
-		id, payload, err := readFrame(br, buf)
-		buf = nil
-		if err != nil || id != want {
-			return
-		}
-		if id == wire.IDStatusRequest {
-			_, _ = c.Write(wire.AppendStatusResponse(nil, []byte(body)))
-			continue
-		}
-		_, _ = c.Write(wire.AppendFrame(nil, wire.IDPing, payload))
-	}
-}
-
-func readFrame(br *bufio.Reader, buf []byte) (int32, []byte, error) {
-	for {
-		id, payload, _, err := wire.ParseFrame(buf, 64)
-		if !errors.Is(err, wire.ErrIncomplete) {
-			return id, payload, err
-		}
-		b, err := br.ReadByte()
-		if err != nil {
-			return 0, nil, err
-		}
-		buf = append(buf, b)
-	}
 }
 
 // p2cConfig is a p2c route over backends whose reports refresh every 100ms.
