@@ -30,6 +30,8 @@ func endReason(ctx context.Context, r relay.Result) string {
 	switch {
 	case ctx.Err() != nil:
 		return ReasonShutdown
+	case errors.Is(r.FirstErr(), relay.ErrClientGone):
+		return ReasonClientClosed // the player left; the backend was not reading
 	case r.FirstErr() != nil:
 		return ReasonError
 	case r.First == relay.Client:

@@ -34,6 +34,14 @@
 // server looks once more before it parks. A direction starts parked when its socket
 // joins the poller, else blocking with a worker.
 //
+// # Stalls
+//
+// While the up direction parks, a chunk that the backend does not accept within
+// StallGrace ends the pipe (ErrBackendStalled). A player who leaves while the backend
+// has stopped reading is otherwise invisible for minutes: its FIN waits behind its
+// own bytes, which nothing reads. The poller's hang-up events only name the case
+// (ErrClientGone) when the FIN did get through.
+//
 // # Process-wide state
 //
 // Everything lives in a Relay value except the pipe pool, the package's one

@@ -3,9 +3,14 @@
 package relay
 
 import (
+	"errors"
+	"fmt"
 	"net"
+	"os"
 	"sync"
+	"sync/atomic"
 	"syscall"
+	"time"
 )
 
 // parking runs a pipe's client-to-backend direction without a goroutine of its own
@@ -21,6 +26,8 @@ type parking struct {
 
 	mu    sync.Mutex
 	state parkState
+	// srcGone: the poller saw the client hang up or fail (names a stall's error).
+	srcGone atomic.Bool
 
 	// ctlOp and ctlErr carry an epoll_ctl through Control without a closure per call.
 	ctlOp  int
@@ -53,6 +60,7 @@ func (r *Relay) startUpstream(u *upstream, o Options) {
 		return
 	}
 	pk := &parking{u: u, sp: sp, p: p, state: parked}
+	sp.stall = pk
 	pk.ctlFn = func(fd uintptr) { pk.ctlErr = pk.p.ctl(pk.ctlOp, fd, pk.id) }
 	pk.id = p.watch(pk)
 	u.park = pk
@@ -95,9 +103,15 @@ func (pk *parking) control(op int) bool {
 	return err == nil && pk.ctlErr == nil
 }
 
+// hangup is what epoll reports when the player closed (FIN), reset or failed.
+const hangup = syscall.EPOLLRDHUP | syscall.EPOLLHUP | syscall.EPOLLERR
+
 // wake is the poller's callback: the socket is readable (or closed or failed). With
 // inline, the poller has nothing else to do and serves the burst itself.
-func (pk *parking) wake(inline bool) {
+func (pk *parking) wake(events uint32, inline bool) {
+	if events&hangup != 0 {
+		pk.srcGone.Store(true)
+	}
 	if pk.on(evWake) != actServe {
 		return
 	}
@@ -124,7 +138,7 @@ func (pk *parking) serveNow() {
 			pk.end(nil)
 			return
 		case stepFailed:
-			pk.end(err)
+			pk.end(pk.stallErr(err))
 			return
 		case stepBlocked:
 			pk.startWorker()
@@ -156,10 +170,43 @@ func (pk *parking) work() {
 			pk.end(nil)
 			return
 		case stepFailed:
-			pk.end(err)
+			pk.end(pk.stallErr(err))
 			return
 		}
 	}
+}
+
+// armStall bounds a write to the backend that would block: the splicer calls it on
+// the first EAGAIN of a chunk. Once parking is over the linger deadline rules instead.
+func (pk *parking) armStall() bool {
+	pk.mu.Lock()
+	defer pk.mu.Unlock()
+	if pk.state == blocking || pk.state == done {
+		return false
+	}
+	_ = pk.sp.dst.SetWriteDeadline(time.Now().Add(StallGrace))
+	return true
+}
+
+// disarmStall clears the bound once the chunk went through, unless parking ended
+// meanwhile (stopParking then set the linger deadline, which must stay).
+func (pk *parking) disarmStall() {
+	pk.mu.Lock()
+	defer pk.mu.Unlock()
+	if pk.state != blocking && pk.state != done {
+		_ = pk.sp.dst.SetWriteDeadline(time.Time{})
+	}
+}
+
+// stallErr names a write deadline armStall set.
+func (pk *parking) stallErr(err error) error {
+	if !pk.sp.stalled || !errors.Is(err, os.ErrDeadlineExceeded) {
+		return err
+	}
+	if pk.srcGone.Load() {
+		return fmt.Errorf("%w: %w: %w", ErrClientGone, ErrBackendStalled, err)
+	}
+	return fmt.Errorf("%w: %w", ErrBackendStalled, err)
 }
 
 // park reports the direction idle: actRest parks it (holding no pipe and no buffer),
@@ -172,13 +219,14 @@ func (pk *parking) park() parkAction {
 // stopParking ends parking: the direction's worker waits in the runtime poller from
 // now on. Called once the backend-to-client direction ended (so the linger deadline
 // applies) and harmless if this direction already ended.
-func (u *upstream) stopParking() {
+func (u *upstream) stopParking(linger time.Time) {
 	pk := u.park
 	if pk == nil {
 		return
 	}
 	pk.mu.Lock()
 	act := pk.onLocked(evStop)
+	_ = pk.sp.dst.SetWriteDeadline(linger) // again: a disarmStall may have cleared it
 	pk.control(syscall.EPOLL_CTL_DEL)
 	pk.mu.Unlock()
 	if act == actWorker {

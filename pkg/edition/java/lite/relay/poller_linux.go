@@ -127,7 +127,7 @@ func (p *poller) run() {
 		}
 		for _, ev := range events[:n] {
 			if w := p.lookup(uint64(uint32(ev.Fd)) | uint64(uint32(ev.Pad))<<32); w != nil {
-				w.wake(n == 1)
+				w.wake(ev.Events, n == 1)
 			}
 		}
 	}

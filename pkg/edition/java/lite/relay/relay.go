@@ -1,6 +1,7 @@
 package relay
 
 import (
+	"errors"
 	"net"
 	"sync/atomic"
 	"time"
@@ -11,6 +12,22 @@ import (
 // bounds a peer that never does; it is not a per-session timer (it is set once, at the
 // end).
 const LingerAfterHalfClose = 2 * time.Second
+
+// StallGrace is how long the client-to-backend direction waits for a backend that
+// accepts no byte at all before the session ends. A backend whose socket buffers are
+// full (megabytes unread) and that then reads nothing for this long is stuck; and a
+// player who leaves meanwhile cannot be seen leaving, because its FIN queues behind
+// its own unsent bytes. Without the bound such a session would outlive its player by
+// minutes. It applies while the direction parks (the default), not to the linger
+// after the other direction ended, which has its own deadline.
+const StallGrace = time.Second
+
+// ErrBackendStalled is the up direction's error when the backend accepted nothing for
+// StallGrace; ErrClientGone wraps it when the poller had seen the player hang up.
+var (
+	ErrBackendStalled = errors.New("backend accepted nothing for " + StallGrace.String())
+	ErrClientGone     = errors.New("player left while the backend was not reading")
+)
 
 // Side names a connection of a pipe.
 type Side uint8
@@ -110,8 +127,8 @@ func (r *Relay) Pipe(client, backend net.Conn, o Options) Result {
 	r.startUpstream(u, o)
 	down, downErr := half(client, backend)
 	first.CompareAndSwap(0, int32(Backend))
-	endHalf(client, backend, downErr)
-	u.stopParking() // so the linger deadline endHalf set (or a Close) reaches it
+	linger := endHalf(client, backend, downErr)
+	u.stopParking(linger) // so the linger deadline (or a Close) reaches it
 	<-u.done
 	u.releaseParking()
 	return Result{Up: u.n, Down: down, First: Side(first.Load()), UpErr: u.err, DownErr: downErr}
@@ -151,14 +168,15 @@ func (u *upstream) finish(n int64, err error) {
 // endHalf finishes the direction src -> dst: it half-closes dst (the peer reads EOF)
 // and bounds the opposite direction, which reads from dst and writes to src. After a
 // clean end it may go on for the linger; after an error it stops now.
-func endHalf(dst, src net.Conn, err error) {
+func endHalf(dst, src net.Conn, err error) (deadline time.Time) {
 	closeWrite(dst)
-	deadline := time.Now()
+	deadline = time.Now()
 	if err == nil {
 		deadline = deadline.Add(LingerAfterHalfClose)
 	}
 	_ = dst.SetReadDeadline(deadline)
 	_ = src.SetWriteDeadline(deadline)
+	return deadline
 }
 
 type closeWriter interface{ CloseWrite() error }

@@ -5,6 +5,7 @@ package relay
 import (
 	"io"
 	"net"
+	"time"
 )
 
 // half copies src to dst until src ends. Off Linux there is no splice(2): io.Copy uses
@@ -25,5 +26,5 @@ func pipeCounts() (open, idle int) { return 0, 0 }
 
 func (r *Relay) startUpstream(u *upstream, _ Options) { u.runBlocking() }
 
-func (u *upstream) stopParking()    {}
-func (u *upstream) releaseParking() {}
+func (u *upstream) stopParking(time.Time) {}
+func (u *upstream) releaseParking()       {}

@@ -51,6 +51,10 @@ type splicer struct {
 	now     bool
 	handoff bool // a step under now found work it cannot do without blocking
 	written int64
+	// stall, when set, bounds a flush that has to wait for dst (see StallGrace);
+	// armed means it set a deadline for the chunk in flight, stalled that one fired.
+	stall          staller
+	armed, stalled bool
 	// The callbacks are bound once so the per-chunk loop allocates nothing.
 	fillFn, flushFn   func(fd uintptr) bool
 	tryFn, flushNowFn func(fd uintptr)
@@ -70,6 +74,12 @@ func newSplicer(dst, src *net.TCPConn, pool *pipePool) (*splicer, error) {
 	sp.tryFn = func(fd uintptr) { sp.ready = sp.fill(fd) }
 	sp.flushNowFn = func(fd uintptr) { sp.flushed = sp.flush(fd) }
 	return sp, nil
+}
+
+// staller bounds how long a flush may wait for its destination.
+type staller interface {
+	armStall() bool
+	disarmStall()
 }
 
 // stepResult is what one step of a splicer did.
@@ -132,7 +142,12 @@ func (sp *splicer) step(wait bool) (stepResult, error) {
 
 // flushWaiting empties the pipe into dst, waiting for dst to be writable.
 func (sp *splicer) flushWaiting() (stepResult, error) {
-	if err := sp.dstRaw.Write(sp.flushFn); err != nil {
+	err := sp.dstRaw.Write(sp.flushFn)
+	if sp.armed {
+		sp.armed, sp.stalled = false, err != nil
+		sp.stall.disarmStall()
+	}
+	if err != nil {
 		return stepFailed, err
 	}
 	if sp.err != nil {
@@ -216,6 +231,9 @@ func (sp *splicer) flush(fd uintptr) bool {
 		case syscall.EINTR:
 			continue
 		case syscall.EAGAIN:
+			if sp.stall != nil && !sp.armed {
+				sp.armed = sp.stall.armStall()
+			}
 			return false
 		case nil:
 			// The pipe said it had bytes but gave none: never loop on that.
