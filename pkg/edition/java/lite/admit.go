@@ -205,17 +205,3 @@ func admissionConfig(cfg *config.Config) admission.Config {
 	}
 	return a
 }
-
-// proxyHeader builds the PROXY v2 header sent to a backend: the player's address as the
-// source, the address the player connected to as the destination.
-func proxyHeader(client, local net.Addr) ([]byte, error) {
-	h := proxyproto.HeaderProxyFromAddrs(2, client, local)
-	return h.Format()
-}
-
-// localProxyHeader is the PROXY v2 LOCAL header for the proxy's own connections (status
-// probes): a backend that requires a header accepts it and knows no player is behind it.
-func localProxyHeader() ([]byte, error) {
-	h := &proxyproto.Header{Version: 2, Command: proxyproto.LOCAL, TransportProtocol: proxyproto.UNSPEC}
-	return h.Format()
-}

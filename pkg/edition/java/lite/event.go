@@ -57,6 +57,15 @@ const (
 	ReasonError         = "error"          // session ended by a network error
 )
 
+// Sources carried by EventStatus: where the status answer came from. They are fixed
+// strings so they can be metric labels.
+const (
+	SourceCache    = "cache"           // a cached backend answer, within the route's TTL
+	SourceBackend  = "backend"         // fetched from a backend for this ping
+	SourceFallback = "fallback"        // the route's configured fallback status
+	SourceLastGood = "last-known-good" // every backend failed: the last answer seen, if recent
+)
+
 // Event is one step in the life of a connection. Fields that do not apply to a kind
 // are zero. Events of one connection are delivered in order, on that connection's
 // goroutine; different connections deliver concurrently.
@@ -79,7 +88,7 @@ type Event struct {
 	BackendTemplate string
 
 	Reason   string
-	Source   string // EventStatus: "cache", "backend", "fallback", "last-known-good"
+	Source   string // EventStatus: one of the Source* constants
 	Err      error
 	Duration time.Duration // EventDial: connect time; EventEnded: session length
 	// BytesUp and BytesDown count relayed bytes (up: player to backend).

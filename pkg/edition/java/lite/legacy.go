@@ -35,7 +35,7 @@ func (s *session) serveLegacy(ctx context.Context) error {
 	rt := s.snap.routes[m.Route]
 	s.ev.Route = rt.key
 	s.emit(EventRouted)
-	port := uint16(25565)
+	port := wire.DefaultPort
 	if ping.Port > 0 && ping.Port <= 0xFFFF {
 		port = uint16(ping.Port)
 	}

@@ -1,13 +1,10 @@
 package lite
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
-	"strconv"
 	"time"
 
 	"go.minekube.com/gate/pkg/edition/java/lite/config"
@@ -20,14 +17,6 @@ import (
 // maxStatusFrame caps what a client may send in the status state: a Status Request is 2
 // bytes and a Ping 10, so anything bigger is not a Minecraft client.
 const maxStatusFrame = 64
-
-// Where a status answer came from (for logs and metrics).
-const (
-	sourceCache    = "cache"
-	sourceBackend  = "backend"
-	sourceFallback = "fallback"
-	sourceLastGood = "last-known-good"
-)
 
 // serveStatus runs the status state for one client: at most one Status Request answered
 // from the cache, a backend or the fallback, then a Ping answered locally, then close.
@@ -103,17 +92,17 @@ func (s *session) statusBody(ctx context.Context, rt *compiledRoute, m route.Mat
 				body = s.l.aggregate(rt, m.Backends, body)
 			}
 			if hit {
-				return body, sourceCache
+				return body, SourceCache
 			}
-			return body, sourceBackend
+			return body, SourceBackend
 		}
 		s.l.log.V(1).Info("backend status failed", s.logKV("backend", addr, "err", err.Error())...)
 	}
 	if rt.fallback != nil {
-		return rt.fallback.Render(hs.Protocol), sourceFallback
+		return rt.fallback.Render(hs.Protocol), SourceFallback
 	}
 	if body, ok := s.l.cache.LastGood(rt.key, hs.Protocol, host); ok {
-		return body, sourceLastGood
+		return body, SourceLastGood
 	}
 	return nil, ""
 }
@@ -127,43 +116,7 @@ func (l *Lite) aggregate(rt *compiledRoute, backends []string, body []byte) []by
 	if !ok {
 		return body
 	}
-	return withPlayers(body, online, maxPlayers)
-}
-
-// withPlayers returns body with players.online and players.max set, every other field
-// kept as the backend wrote it (key order aside).
-func withPlayers(body []byte, online, maxPlayers int) []byte {
-	var doc map[string]json.RawMessage
-	if json.Unmarshal(body, &doc) != nil || doc == nil {
-		return body
-	}
-	var players map[string]json.RawMessage
-	if raw, ok := doc["players"]; !ok || json.Unmarshal(raw, &players) != nil || players == nil {
-		players = map[string]json.RawMessage{}
-	}
-	players["online"] = json.RawMessage(strconv.Itoa(online))
-	players["max"] = json.RawMessage(strconv.Itoa(maxPlayers))
-	p, err := marshalPlain(players)
-	if err != nil {
-		return body
-	}
-	doc["players"] = p
-	out, err := marshalPlain(doc)
-	if err != nil || len(out) > wire.MaxStatusJSON {
-		return body
-	}
-	return out
-}
-
-// marshalPlain encodes v without escaping <, > and &, which MOTDs use as text.
-func marshalPlain(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, fmt.Errorf("encode status json: %w", err)
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+	return status.WithPlayers(body, online, maxPlayers)
 }
 
 // fetchStatus performs one status exchange with a backend, as the player would, under
