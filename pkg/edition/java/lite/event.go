@@ -95,9 +95,24 @@ type Event struct {
 	BytesUp, BytesDown int64
 }
 
+// next readies e for the connection's next event: the connection's context (ConnID,
+// VHost, Protocol, Intent, Route, Backend, BackendTemplate) stays and every other field
+// is zeroed, so nothing one event reports leaks into the next. A field added to Event
+// is per-event unless it is kept here (TestEventNextKeepsConnectionFields pins the split).
+func (e *Event) next() {
+	*e = Event{
+		ConnID: e.ConnID,
+		VHost:  e.VHost, Protocol: e.Protocol, Intent: e.Intent,
+		Route: e.Route, Backend: e.Backend, BackendTemplate: e.BackendTemplate,
+	}
+}
+
 // Observer receives session events. Observe is called synchronously on the
 // connection's goroutine, so it must be quick and must not block: count, log, or hand
 // off to a channel. This is the extension point for programs that embed the proxy.
+//
+// The *Event is reused: the connection overwrites it for its next event as soon as
+// Observe returns, so Observe must not retain the pointer (copy the Event to keep it).
 type Observer interface {
 	Observe(e *Event)
 }
