@@ -150,7 +150,7 @@ func (l *Lite) fetchStatus(q statusQuery, addr string) ([]byte, error) {
 	deadline, _ := ctx.Deadline()
 	start := time.Now()
 	c, err := l.dial(ctx, addr)
-	l.mgr.ObserveDial(addr, time.Now().Sub(start), err)
+	l.mgr.ObserveDial(addr, time.Since(start), err)
 	if err != nil {
 		l.mgr.ObserveStatus(addr, strategy.Report{}, err)
 		return nil, err
