@@ -17,7 +17,7 @@ type Route struct {
 	// Required, none empty.
 	Host []string
 	// Backend addresses (`backend`: a string or a list) as host[:port]
-	// (port 25565 when omitted, see BackendAddr), IPv6 in brackets; `$n`
+	// (wire.DefaultPort, 25565, when omitted), IPv6 in brackets; `$n`
 	// is filled from the n-th wildcard of the matched host. Required.
 	Backend []string
 	// Strategy orders the backends. Default strategy.Sequential.
