@@ -56,6 +56,7 @@ type Backend struct {
 	wg       sync.WaitGroup
 	mu       sync.Mutex
 	conns    map[net.Conn]struct{}
+	sessions []net.Conn // open login connections, oldest first
 	closed   bool
 	done     chan struct{} // closed by Close
 	accepted atomic.Int64
@@ -156,6 +157,34 @@ func (b *Backend) NextLogin(t TB) Received {
 	case <-time.After(5 * time.Second):
 		t.Fatalf("backend %s: no login within 5s", b.addr)
 		return Received{}
+	}
+}
+
+// EndSessions closes up to n open login sessions from the backend side, oldest first,
+// as a server that kicks players; it returns how many it closed.
+func (b *Backend) EndSessions(n int) int {
+	b.mu.Lock()
+	ended := b.sessions[:min(n, len(b.sessions))]
+	b.mu.Unlock()
+	for _, c := range ended {
+		_ = c.Close()
+	}
+	return len(ended)
+}
+
+// session adds or removes an open login connection.
+func (b *Backend) session(c net.Conn, add bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if add {
+		b.sessions = append(b.sessions, c)
+		return
+	}
+	for i, s := range b.sessions {
+		if s == c {
+			b.sessions = append(b.sessions[:i:i], b.sessions[i+1:]...)
+			return
+		}
 	}
 }
 

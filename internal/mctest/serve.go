@@ -106,6 +106,8 @@ func (b *Backend) serveLogin(c *net.TCPConn, cc counted, br *bufio.Reader, rec R
 	b.logins.Add(1)
 	b.active.Add(1)
 	defer b.active.Add(-1)
+	b.session(c, true)
+	defer b.session(c, false)
 	select {
 	case b.got <- rec:
 	default: // the queue is full: counted, not recorded
