@@ -40,6 +40,3 @@ func (f Fault) String() string {
 	}
 	return faultNames[f]
 }
-
-// listens reports whether the fault needs a listener that accepts.
-func (f Fault) listens() bool { return f != FaultRefused && f != FaultBlackhole }
