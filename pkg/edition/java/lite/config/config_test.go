@@ -188,18 +188,6 @@ var parseErrorCases = []struct {
 		kind: ErrMissing,
 	},
 	{
-		name: "empty host",
-		src: `config:
-  lite:
-    enabled: true
-    routes:
-      - host: [a, '']
-        backend: b
-`,
-		want: []string{`config.yml:5: config.lite.routes[0].host[1]: invalid host pattern "": empty host pattern`},
-		kind: ErrInvalid,
-	},
-	{
 		name: "favicon file missing",
 		src: minimal + `        fallback:
           favicon: missing.png

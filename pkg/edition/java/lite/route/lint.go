@@ -36,10 +36,6 @@ func Lint(specs []Spec) []Finding {
 			templated = templated || hasParam(b)
 		}
 		for hi, h := range spec.Hosts {
-			if h == "" {
-				out = append(out, Finding{Route: ri, Host: hi, Backend: -1, Msg: ErrEmptyPattern.Error()})
-				continue
-			}
 			p := compilePattern(strings.ToLower(h), ri, hi, templated)
 			if msg := shadowed(p, earlier); msg != "" {
 				out = append(out, Finding{Route: ri, Host: hi, Backend: -1, Msg: msg})
