@@ -9,7 +9,7 @@ import (
 // Gate Lite behaviours ported from its own test cases, checked from outside
 // through real sockets.
 
-// `host: ''` loads and routes only the players whose handshake carries no host.
+// `host: ”` loads and routes only the players whose handshake carries no host.
 func TestEmptyHostPatternRoutesOnlyEmptyHost(t *testing.T) {
 	empty := newBackend(t, statusJSON("empty", 0, 1))
 	named := newBackend(t, statusJSON("named", 0, 1))

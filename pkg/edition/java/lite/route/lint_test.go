@@ -98,7 +98,6 @@ func TestLint(t *testing.T) {
 				{Route: 0, Host: 2, Backend: -1, Msg: `host "a b" never matches: it contains whitespace`},
 			},
 		},
-
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -220,7 +220,7 @@ func TestMatchUncleanCaptureFallsThrough(t *testing.T) {
 	}
 }
 
-// Gate accepts `host: ''` and matches it against an empty host only.
+// Gate accepts `host: ”` and matches it against an empty host only.
 func TestEmptyPatternMatchesOnlyEmptyHost(t *testing.T) {
 	table, err := Compile([]Spec{
 		{Hosts: []string{"a"}, Backends: []string{"b:1"}},
