@@ -3,6 +3,7 @@ package lite_test
 import (
 	"bufio"
 	"net"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -98,5 +99,33 @@ func TestStatusResponseWithTrailingBytes(t *testing.T) {
 	}
 	if body != json {
 		t.Fatalf("status = %s, want the backend's JSON without the trailer %s", body, json)
+	}
+}
+
+// Gate renders `fallback.players.sample` when every backend is down.
+func TestFallbackSampleRendered(t *testing.T) {
+	p := startProxy(t, fill(`
+config:
+  connectionTimeout: 500ms
+  lite:
+    enabled: true
+    routes:
+      - host: play.example.com
+        backend: {{dead}}
+        fallback:
+          motd: Back soon
+          players:
+            online: 1
+            max: 20
+            sample:
+              - {name: Notch, id: 069a79f4-44e9-4726-a5be-fca90e38aaf5}
+`, "dead", refusedAddr(t)))
+	body, err := dialProxy(t, p.addr).status(765, "play.example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `"players":{"max":20,"online":1,"sample":[{"name":"Notch","id":"069a79f4-44e9-4726-a5be-fca90e38aaf5"}]}`
+	if !strings.Contains(body, want) {
+		t.Fatalf("fallback status %s\nwant it to contain %s", body, want)
 	}
 }

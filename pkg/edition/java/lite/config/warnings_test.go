@@ -78,12 +78,9 @@ func TestParseWarnings(t *testing.T) {
 			src: minimal + `        fallback:
           modInfo:
             type: FML
-          players:
-            sample: []
 `,
 			want: []string{
 				`config.yml:8: config.lite.routes[0].fallback.modInfo: ignored: not supported by this proxy's fallback status`,
-				`config.yml:11: config.lite.routes[0].fallback.players.sample: ignored: not supported by this proxy's fallback status`,
 			},
 		},
 	}
