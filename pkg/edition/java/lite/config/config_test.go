@@ -200,7 +200,7 @@ var parseErrorCases = []struct {
 		src: minimal + `        fallback:
           favicon: data:image/png;base64,aGVsbG8=
 `,
-		want: []string{`config.yml:8: config.lite.routes[0].fallback.favicon: favicon data URI does not hold a PNG image`},
+		want: []string{`config.yml:8: config.lite.routes[0].fallback.favicon: favicon data URI is not a PNG image clients can show: unexpected EOF`},
 		kind: ErrInvalid,
 	},
 	{
