@@ -91,8 +91,7 @@ func serve(ctx context.Context, args []string, stderr io.Writer, started func(*a
 		a.log.Error(err, "serve")
 		return 1
 	}
-	a.log.Info("stopped")
-	return 0
+	return 0 // the proxy logged "shutdown complete"
 }
 
 // start builds the proxy and binds every listener, so that a bad bind fails the

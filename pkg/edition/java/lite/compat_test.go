@@ -5,8 +5,14 @@ import (
 	"net"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/go-logr/logr"
+	"github.com/go-logr/logr/funcr"
+
+	"go.minekube.com/gate/pkg/edition/java/lite"
 
 	"go.minekube.com/gate/pkg/edition/java/lite/wire"
 )
@@ -127,5 +133,78 @@ config:
 	want := `"players":{"max":20,"online":1,"sample":[{"name":"Notch","id":"069a79f4-44e9-4726-a5be-fca90e38aaf5"}]}`
 	if !strings.Contains(body, want) {
 		t.Fatalf("fallback status %s\nwant it to contain %s", body, want)
+	}
+}
+
+// logLines is a logger that keeps every line, for tests about what is logged.
+type logLines struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+func (l *logLines) logger() logr.Logger {
+	return funcr.New(func(prefix, args string) {
+		l.mu.Lock()
+		l.lines = append(l.lines, args)
+		l.mu.Unlock()
+	}, funcr.Options{})
+}
+
+// find returns the lines containing s.
+func (l *logLines) find(s string) []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []string
+	for _, line := range l.lines {
+		if strings.Contains(line, s) {
+			out = append(out, line)
+		}
+	}
+	return out
+}
+
+// Shutdown logs one line when it starts (cause, live sessions, grace) and one
+// when done (ended by themselves, closed at the end of the grace).
+func TestShutdownLogsStartAndEnd(t *testing.T) {
+	b := newBackend(t, "")
+	var logs logLines
+	rec := &endRecorder{}
+	p := startProxy(t, fill(`
+config:
+  lite:
+    enabled: true
+    shutdownGrace: 2s
+    routes:
+      - host: '*'
+        backend: {{b}}
+`, "b", b.addr), proxyOpts{log: logs.logger(), obs: rec})
+	leaving, staying := dialProxy(t, p.addr), dialProxy(t, p.addr)
+	leaving.login("a.example.com")
+	staying.login("b.example.com")
+
+	stopped := make(chan error, 1)
+	go func() { stopped <- p.stop() }()
+	waitFor(t, "shutdown begun", 5*time.Second, func() bool { return !p.Ready() })
+	_ = leaving.Close()
+	waitFor(t, "the leaving session ended", 5*time.Second, func() bool { return rec.ends.Load() == 1 })
+	if err := <-stopped; err != nil {
+		t.Fatal(err)
+	}
+	start := logs.find(`"msg"="shutting down`)
+	if len(start) != 1 || !strings.Contains(start[0], `"sessions"=2`) || !strings.Contains(start[0], `"grace"="2s"`) || !strings.Contains(start[0], `"cause"="context canceled"`) {
+		t.Fatalf("start lines %q", start)
+	}
+	done := logs.find(`"msg"="shutdown complete"`)
+	if len(done) != 1 || !strings.Contains(done[0], `"endedByThemselves"=1 "closedAtGraceEnd"=1`) {
+		t.Fatalf("done lines %q", done)
+	}
+}
+
+// endRecorder counts closed connections.
+type endRecorder struct{ ends atomic.Int64 }
+
+func (r *endRecorder) Observe(e *lite.Event) {
+	if e.Kind == lite.EventClosed {
+		r.ends.Add(1)
 	}
 }
