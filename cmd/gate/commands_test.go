@@ -14,7 +14,9 @@ func TestCommands(t *testing.T) {
 		out  string // in stdout
 		err  string // in stderr
 	}{
-		{"version", []string{"version"}, 0, "gate dev\n", ""},
+		{"version", []string{"version"}, 0, "gate version dev\n", ""},
+		{"-V", []string{"-V"}, 0, "gate version dev\n", ""},
+		{"--version", []string{"--version"}, 0, "gate version dev\n", ""},
 		{"help", []string{"help"}, 0, "gate lite status", ""},
 		{"lite without a subcommand", []string{"lite"}, 2, "", "usage:"},
 		{"unknown lite subcommand", []string{"lite", "stauts"}, 2, "", "usage:"},
