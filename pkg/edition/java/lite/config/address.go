@@ -9,19 +9,6 @@ import (
 	"strings"
 )
 
-// DefaultBackendPort is the port a backend address without one is dialled on.
-const DefaultBackendPort = 25565
-
-// BackendAddr returns addr with DefaultBackendPort added when it has no port.
-// addr is a backend as validated by Parse (after any `$n` expansion).
-func BackendAddr(addr string) string {
-	if _, _, err := net.SplitHostPort(addr); err == nil {
-		return addr
-	}
-	host := strings.TrimSuffix(strings.TrimPrefix(addr, "["), "]")
-	return net.JoinHostPort(host, strconv.Itoa(DefaultBackendPort))
-}
-
 // paramRE finds `$n` template references; validation treats each as a label.
 var paramRE = regexp.MustCompile(`\$[0-9]+`)
 

@@ -66,24 +66,6 @@ func TestValidListenAddr(t *testing.T) {
 	}
 }
 
-func TestBackendAddr(t *testing.T) {
-	tests := []struct {
-		name, addr, want string
-	}{
-		{"keeps a port", "a.example.com:25566", "a.example.com:25566"},
-		{"adds the default port", "a.example.com", "a.example.com:25565"},
-		{"bracketed IPv6 without port", "[::1]", "[::1]:25565"},
-		{"bracketed IPv6 with port", "[::1]:1", "[::1]:1"},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			if got := BackendAddr(tc.addr); got != tc.want {
-				t.Fatalf("BackendAddr(%q) = %q, want %q", tc.addr, got, tc.want)
-			}
-		})
-	}
-}
-
 func TestWarningAndErrorFormat(t *testing.T) {
 	tests := []struct {
 		name string

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"io"
+	"net"
 	"net/netip"
 	"os"
 	"path/filepath"
@@ -13,6 +14,8 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"go.minekube.com/gate/pkg/edition/java/lite/wire"
 )
 
 // Config is a loaded, defaulted and validated Lite proxy configuration.
@@ -64,7 +67,7 @@ func DefaultTrustedProxies() []netip.Prefix {
 // not valid on its own: Lite mode needs enabling and at least one route.
 func Default() *Config {
 	return &Config{
-		Bind:                        "0.0.0.0:25565",
+		Bind:                        net.JoinHostPort("0.0.0.0", strconv.Itoa(int(wire.DefaultPort))),
 		ConnectionTimeout:           5 * time.Second,
 		ReadTimeout:                 30 * time.Second,
 		ProxyProtocolTrustedProxies: DefaultTrustedProxies(),

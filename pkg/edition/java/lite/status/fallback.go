@@ -65,10 +65,7 @@ func (f *Fallback) Render(protocol int32) []byte {
 	case !json.Valid(v.MOTD):
 		resp.Description = Text(string(v.MOTD))
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
 	// Every field is a plain value or JSON validated above, so encoding cannot fail.
-	_ = enc.Encode(resp)
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+	out, _ := marshalPlain(resp)
+	return out
 }
