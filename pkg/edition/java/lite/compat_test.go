@@ -1,7 +1,6 @@
 package lite_test
 
 import (
-	"bufio"
 	"net"
 	"strings"
 	"sync"
@@ -12,6 +11,7 @@ import (
 	"github.com/go-logr/logr"
 	"github.com/go-logr/logr/funcr"
 
+	"go.minekube.com/gate/internal/mctest"
 	"go.minekube.com/gate/pkg/edition/java/lite"
 
 	"go.minekube.com/gate/pkg/edition/java/lite/wire"
@@ -36,8 +36,8 @@ config:
 `, "e", empty.addr, "n", named.addr))
 
 	dialProxy(t, p.addr).login("")
-	if got := empty.next(t); got.hs.Address != "" {
-		t.Fatalf("empty-host backend got host %q", got.hs.Address)
+	if got := empty.next(t); got.Handshake.Address != "" {
+		t.Fatalf("empty-host backend got host %q", got.Handshake.Address)
 	}
 	dialProxy(t, p.addr).login("play.example.com")
 	named.next(t)
@@ -45,49 +45,33 @@ config:
 	c := dialProxy(t, p.addr)
 	c.send(handshake(765, "other.example.com", wire.IntentLogin), loginStart("Steve"))
 	c.disconnectText()
-	if n := empty.logins.Load(); n != 1 {
+	if n := empty.Logins(); n != 1 {
 		t.Fatalf("empty-host backend got %d logins, want 1 (a named host must not reach it)", n)
 	}
 }
 
-// rawStatusBackend answers every connection's status request with frame, as
-// written, and then pongs. It is for Status Responses the harness backend
-// would not send.
+// rawStatusBackend answers every status request with frame, as written, and
+// then pongs: a Status Response the standard fake backend would not send.
 func rawStatusBackend(t *testing.T, frame []byte) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var wg sync.WaitGroup
-	t.Cleanup(func() { _ = ln.Close(); wg.Wait() })
-	wg.Go(func() {
+	b := mctest.NewBackend(t, mctest.Options{Script: func(c *net.TCPConn) {
+		_ = c.SetDeadline(time.Now().Add(10 * time.Second))
+		r := mctest.NewClient(c)
 		for {
-			c, err := ln.Accept()
+			id, payload, err := r.ReadFrame()
 			if err != nil {
 				return
 			}
-			wg.Go(func() {
-				defer c.Close()
-				_ = c.SetDeadline(time.Now().Add(10 * time.Second))
-				r := &client{t: t, Conn: c, br: bufio.NewReader(c)}
-				for {
-					id, payload, err := r.frame()
-					if err != nil {
-						return
-					}
-					switch {
-					case id == wire.IDStatusRequest && len(payload) == 0:
-						_, _ = c.Write(frame)
-					case id == wire.IDPing:
-						_, _ = c.Write(wire.AppendFrame(nil, wire.IDPing, payload))
-						return
-					}
-				}
-			})
+			switch {
+			case id == wire.IDStatusRequest && len(payload) == 0:
+				_, _ = c.Write(frame)
+			case id == wire.IDPing:
+				_, _ = c.Write(wire.AppendFrame(nil, wire.IDPing, payload))
+				return
+			}
 		}
-	})
-	return ln.Addr().String()
+	}})
+	return b.Addr()
 }
 
 // Gate #297: a backend with BetterCompatibilityChecker (or similar) appends
