@@ -192,3 +192,66 @@ func (r *endRecorder) Observe(e *lite.Event) {
 		r.ends.Add(1)
 	}
 }
+
+// Gate accepts `$n` anywhere in a backend, the port included, and fills it
+// when dialling; the port is checked after expansion.
+func TestBackendTemplateInPort(t *testing.T) {
+	b := newBackend(t, "")
+	_, port, _ := net.SplitHostPort(b.addr)
+	spare := newBackend(t, "")
+	var logs logLines
+	p := startProxy(t, fill(`
+config:
+  connectionTimeout: 1s
+  lite:
+    enabled: true
+    routes:
+      - host: 'p*-*.example.com'
+        backend: '127.0.0.1:$1$2'
+      - host: '*.*.example.com'
+        backend: ['$1:$2', '{{spare}}']
+      - host: '*.example.com'
+        backend: ['127.0.0.1:$1', '{{spare}}']
+`, "spare", spare.addr), proxyOpts{log: logs.logger()})
+
+	for name, host := range map[string]string{
+		"port from two captures":      "p" + port[:2] + "-" + port[2:] + ".example.com",
+		"host and port from captures": "127.0.0.1." + port + ".example.com",
+		"port from one capture":       port + ".example.com",
+	} {
+		t.Run(name, func(t *testing.T) {
+			dialProxy(t, p.addr).login(host)
+			if got := b.next(t).Handshake.Address; got != host {
+				t.Fatalf("backend saw host %q, want %q", got, host)
+			}
+		})
+	}
+	t.Run("port out of range after expansion fails over", func(t *testing.T) {
+		dialProxy(t, p.addr).login("99999.example.com")
+		spare.next(t)
+		lines := logs.find("backend skipped: unusable address after $n expansion")
+		if len(lines) == 0 || !strings.Contains(lines[0], `"backend"="127.0.0.1:99999"`) || !strings.Contains(lines[0], "port is not a number in 1-65535") {
+			t.Fatalf("log lines %q", lines)
+		}
+	})
+}
+
+// A `$n` beyond the captures stays literal, as in Gate: that backend cannot be
+// dialled (its log line names it) and the next one serves the player.
+func TestBackendTemplateBeyondCapturesStaysLiteral(t *testing.T) {
+	spare := newBackend(t, "")
+	var logs logLines
+	p := startProxy(t, fill(`
+config:
+  lite:
+    enabled: true
+    routes:
+      - host: play.example.com
+        backend: ['127.0.0.1:$1', '{{spare}}']
+`, "spare", spare.addr), proxyOpts{log: logs.logger()})
+	dialProxy(t, p.addr).login("play.example.com")
+	spare.next(t)
+	if lines := logs.find(`"backend"="127.0.0.1:$1"`); len(lines) == 0 {
+		t.Fatalf("no log line names the literal backend: %q", logs.find("backend"))
+	}
+}

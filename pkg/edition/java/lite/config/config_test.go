@@ -272,7 +272,7 @@ var parseErrorCases = []struct {
           - ::1:25565
           - host:0
           - host:70000
-          - host:$1
+          - host:mc
           - '[127.0.0.1]:25565'
           - bad_host!:1
 `,
@@ -280,7 +280,7 @@ var parseErrorCases = []struct {
 			`config.yml:7: config.lite.routes[0].backend[0]: invalid backend "::1:25565": IPv6 addresses need brackets, e.g. [::1]:25565`,
 			`config.yml:8: config.lite.routes[0].backend[1]: invalid backend "host:0": port out of range (want 1..65535)`,
 			`config.yml:9: config.lite.routes[0].backend[2]: invalid backend "host:70000": port out of range (want 1..65535)`,
-			`config.yml:10: config.lite.routes[0].backend[3]: invalid backend "host:$1": port must be a number`,
+			`config.yml:10: config.lite.routes[0].backend[3]: invalid backend "host:mc": port must be a number`,
 			`config.yml:11: config.lite.routes[0].backend[4]: invalid backend "[127.0.0.1]:25565": only IPv6 addresses go in brackets`,
 			`config.yml:12: config.lite.routes[0].backend[5]: invalid backend "bad_host!:1": invalid host name: character "!"`,
 		},

@@ -66,7 +66,7 @@ func TestParseWarnings(t *testing.T) {
       - host: '*.example.com'
         backend: $2.svc:25565
 `,
-			want: []string{`config.yml:6: config.lite.routes[0].backend: backend "$2.svc:25565" uses $2 but host "*.example.com" has 1 capture(s); the reference expands to nothing`},
+			want: []string{`config.yml:6: config.lite.routes[0].backend: backend "$2.svc:25565" uses $2 but host "*.example.com" has 1 capture(s); the reference stays literal, so that backend cannot be dialled`},
 		},
 		{
 			name: "trusting every peer",

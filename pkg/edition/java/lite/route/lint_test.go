@@ -75,7 +75,7 @@ func TestLint(t *testing.T) {
 				{Hosts: []string{"*.*.example.com", "*.example.net"}, Backends: []string{"static:1", "$2.$1.svc:1"}},
 			},
 			want: []Finding{
-				{Route: 0, Host: 1, Backend: 1, Msg: `backend "$2.$1.svc:1" uses $2 but host "*.example.net" has 1 capture(s); the reference expands to nothing`},
+				{Route: 0, Host: 1, Backend: 1, Msg: `backend "$2.$1.svc:1" uses $2 but host "*.example.net" has 1 capture(s); the reference stays literal, so that backend cannot be dialled`},
 			},
 		},
 		{

@@ -87,8 +87,8 @@ func (t *Table) Match(host string) (Match, bool) {
 		}
 	}
 	if exact {
-		// A literal pattern has no captures; templates still get expanded
-		// (to nothing) so that no raw `$n` ever reaches a dialer.
+		// A literal pattern has no captures; its route's `$n` stay literal
+		// (Expand keeps references beyond the captures), as in Gate.
 		return t.try(first, host)
 	}
 	return Match{}, false

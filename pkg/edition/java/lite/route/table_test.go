@@ -124,9 +124,9 @@ var matchCases = []struct {
 		host:  "example.com", wantOK: true, wantPattern: "*example.com", wantBackend: []string{"x.svc:25565"},
 	},
 	{
-		name:  "reference beyond the captures expands to nothing",
+		name:  "reference beyond the captures stays literal",
 		specs: []Spec{{Hosts: []string{"exact.example.com"}, Backends: []string{"a$1b:25565"}}},
-		host:  "exact.example.com", wantOK: true, wantPattern: "exact.example.com", wantBackend: []string{"ab:25565"},
+		host:  "exact.example.com", wantOK: true, wantPattern: "exact.example.com", wantBackend: []string{"a$1b:25565"},
 	},
 	{
 		name: "config order: earlier wildcard beats later exact",
