@@ -21,7 +21,7 @@ func TestCommands(t *testing.T) {
 		{"lite without a subcommand", []string{"lite"}, 2, "", "usage:"},
 		{"unknown lite subcommand", []string{"lite", "stauts"}, 2, "", "usage:"},
 		{"validate a good file", []string{"validate", "--config", "../../config.yml"}, 0, "ok (", ""},
-		{"status of an API that is not there", []string{"lite", "status", "--api", "http://127.0.0.1:1", "--timeout", "2s"}, 1, "", "gate lite status: admin API"},
+		{"status of an API that is not there", []string{"lite", "status", "--api", "http://127.0.0.1:1", "--timeout", "2s"}, 1, "", "gate lite status: http://127.0.0.1:1 (--api): admin API"},
 		{"status with a missing token file", []string{"lite", "status", "--token-file", "/nonexistent/token"}, 2, "", "read api.tokenFile"},
 	}
 	for _, tt := range tests {
