@@ -69,15 +69,8 @@ func routeOptions(path, host string, o *plan.Options) error {
 	if !ok {
 		return fmt.Errorf("gate lite plan: no route matches host %q", host)
 	}
-	r := cfg.Lite.Routes[m.Route]
-	o.Strategy = strategy.Name(r.Strategy)
-	o.Backends = m.Backends
-	hc := r.HealthCheck
-	o.Health = strategy.HealthCheck{Enabled: hc.Enabled, Interval: hc.Interval, Timeout: hc.Timeout, Rise: hc.Rise, Fall: hc.Fall}
-	p := r.P2C
-	o.P2C = strategy.P2CConfig{LatencyWeight: p.LatencyWeight, StaleAfter: p.StaleAfter, Saturation: p.Saturation,
-		Peers: p.Peers, Drain: p.DrainMOTD}
-	o.CapacityOverride = r.Capacity
+	sr := cfg.Lite.Routes[m.Route].StrategyRoute("", m.Backends)
+	o.Strategy, o.Backends, o.Health, o.P2C, o.CapacityOverride = sr.Strategy, sr.Backends, sr.Health, sr.P2C, sr.Capacity
 	return nil
 }
 

@@ -332,8 +332,8 @@ func TestServeLiveReload(t *testing.T) {
 		t.Fatalf("after the reload: %v", err)
 	}
 	_ = p.c.Close()
-	if b2.logins.Load() != 1 {
-		t.Fatalf("new backend got %d logins, want 1", b2.logins.Load())
+	if b2.Logins() != 1 {
+		t.Fatalf("new backend got %d logins, want 1", b2.Logins())
 	}
 	// The live session was never touched.
 	if err := live.roundTrip("still here"); err != nil {
@@ -396,7 +396,7 @@ func TestHealthcheck(t *testing.T) {
 	b := newFakeServer(t, 1, 20)
 	g := startGate(t, gateYAML("a.example.com", b.addr), "s3cret")
 	noAPI := filepath.Join(t.TempDir(), "noapi.yml")
-	writeFile(t, noAPI, "config:\n  bind: "+g.proxy+"\n  lite:\n    enabled: true\n    routes:\n      - host: a\n        backend: 127.0.0.1:1\n")
+	writeFile(t, noAPI, "config:\n  bind: "+g.proxy+"\n  lite:\n    enabled: true\n    routes:\n      - host: a.example.com\n        backend: "+b.addr+"\n")
 	tests := []struct {
 		name string
 		args []string

@@ -37,18 +37,18 @@ func (f *fakeSource) Routes() []lite.RouteInfo {
 
 func (f *fakeSource) Backends() []lite.BackendInfo {
 	return []lite.BackendInfo{
-		{Route: "play.example.com", Backend: "10.0.0.1:25565", Known: true, Eligible: true, Why: "eligible: healthy",
+		{Route: "play.example.com", Backend: "10.0.0.1:25565", Known: true, Reason: "healthy", Eligible: true, Why: "eligible: healthy",
 			State: strategy.BackendState{Addr: "10.0.0.1:25565", Active: 3, Health: strategy.HealthHealthy,
 				Latency: 12500 * time.Microsecond, HasLatency: true, ReportAt: reportAt,
 				Report: &strategy.Report{Online: 40, Max: 100, HasPlayers: true, Version: "Paper 1.20.4"}}},
-		{Route: "play.example.com", Backend: "10.0.0.2:25565", Known: true,
+		{Route: "play.example.com", Backend: "10.0.0.2:25565", Known: true, Reason: "ejected",
 			Why: "demoted: ejected after 3 dial failures in a row until 12:00:30",
 			State: strategy.BackendState{Addr: "10.0.0.2:25565", Health: strategy.HealthEjected,
 				EjectedUntil: reportAt.Add(30 * time.Second)}},
 		{Route: "*.dev.example.com", Backend: "$1.dev.svc:25565", Template: "$1.dev.svc:25565", Eligible: true,
 			Why: "template: each player's host fills in $n; state is kept per expanded address"},
 		{Route: "*.dev.example.com", Backend: "abc.dev.svc:25565", Template: "$1.dev.svc:25565", Known: true,
-			Eligible: true, Why: "eligible: not measured yet, tried like a healthy one", HasScore: true, Score: 0.25,
+			Reason: "unmeasured", Eligible: true, Why: "eligible: not measured yet, tried like a healthy one", HasScore: true, Score: 0.25,
 			State: strategy.BackendState{Addr: "abc.dev.svc:25565", Active: 1, Health: strategy.HealthUnknown}},
 	}
 }
@@ -187,6 +187,7 @@ func TestBackendsJSON(t *testing.T) {
     },
     "lastReport": "2024-05-01T12:00:00Z",
     "version": "Paper 1.20.4",
+    "reason": "healthy",
     "eligible": true,
     "why": "eligible: healthy"
   },
@@ -196,6 +197,7 @@ func TestBackendsJSON(t *testing.T) {
     "state": "ejected",
     "active": 0,
     "ejectedUntil": "2024-05-01T12:00:30Z",
+    "reason": "ejected",
     "eligible": false,
     "why": "demoted: ejected after 3 dial failures in a row until 12:00:30"
   },
@@ -214,6 +216,7 @@ func TestBackendsJSON(t *testing.T) {
     "template": "$1.dev.svc:25565",
     "state": "unknown",
     "active": 1,
+    "reason": "unmeasured",
     "score": 0.25,
     "eligible": true,
     "why": "eligible: not measured yet, tried like a healthy one"

@@ -36,6 +36,10 @@ type Backend struct {
 	Version    string     `json:"version,omitempty"`
 	// EjectedUntil is when the current passive ejection ends.
 	EjectedUntil *time.Time `json:"ejectedUntil,omitempty"`
+	// Reason is the strategy manager's health verdict behind Eligible: new,
+	// healthy, unmeasured, ejected, awaiting-probe or down (absent for a
+	// template row).
+	Reason string `json:"reason,omitempty"`
 	// Score is the strategy's own ranking value, where the strategy has one.
 	Score    *float64 `json:"score,omitempty"`
 	Eligible bool     `json:"eligible"`
@@ -67,7 +71,7 @@ func backendsView(in []lite.BackendInfo) []Backend {
 	out := make([]Backend, 0, len(in))
 	for _, bi := range in {
 		b := Backend{Route: bi.Route, Backend: bi.Backend, Template: bi.Template, State: "unknown",
-			Eligible: bi.Eligible, Why: bi.Why}
+			Reason: bi.Reason, Eligible: bi.Eligible, Why: bi.Why}
 		if bi.Known {
 			st := bi.State
 			b.State, b.Active = st.Health, st.Active

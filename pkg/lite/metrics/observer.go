@@ -26,7 +26,8 @@ var dialResults = [...]string{DialOK, DialRefused, DialTimeout, DialCanceled, Di
 // reason still counts, through the slower labelled lookup.
 var endReasons = [...]string{lite.ReasonClientClosed, lite.ReasonBackendClosed, lite.ReasonError, lite.ReasonShutdown}
 
-var statusSources = [...]string{"cache", "backend", "fallback", "last-known-good"}
+// statusSources are the sources of EventStatus with a cached series.
+var statusSources = [...]string{lite.SourceCache, lite.SourceBackend, lite.SourceFallback, lite.SourceLastGood}
 
 // backendKey identifies a backend's series: the route and the backend as configured.
 type backendKey struct{ route, backend string }

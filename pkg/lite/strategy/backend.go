@@ -103,7 +103,26 @@ func newBackend(addr string) *backend {
 // usable reports whether Order may place players on the backend before the
 // ones that are known bad. probing says a probe loop tests ejected backends.
 func (b *backend) usable(now int64, probing bool) bool {
-	return !b.down.Load() && !b.inEjection(now, probing)
+	return b.reason(now, probing).Usable()
+}
+
+// reason is the manager's one health rule: what Order, Explain and Snapshot
+// all read. A nil b is a backend without state yet.
+func (b *backend) reason(now int64, probing bool) Reason {
+	switch {
+	case b == nil:
+		return ReasonNew
+	case b.inEjection(now, probing):
+		if now < b.ejectedUntil.Load() {
+			return ReasonEjected
+		}
+		return ReasonAwaitingProbe
+	case b.down.Load():
+		return ReasonDown
+	case b.seenOK.Load():
+		return ReasonHealthy
+	}
+	return ReasonUnmeasured
 }
 
 // inEjection reports whether an ejection keeps b from players at now:
@@ -116,9 +135,9 @@ func (b *backend) inEjection(now int64, probing bool) bool {
 	return now < until || (probing && b.awaitProbe.Load())
 }
 
-// state builds the public description at now.
-func (b *backend) state(now time.Time, probing bool, lat *latencyStore) BackendState {
-	s := BackendState{Addr: b.addr, Active: b.active.Load()}
+// state builds the public description at now, with why as b's reason.
+func (b *backend) state(now time.Time, why Reason, lat *latencyStore) BackendState {
+	s := BackendState{Addr: b.addr, Active: b.active.Load(), Health: why.health()}
 	if e, ok := lat.get(b.addr, now); ok {
 		s.Latency, s.HasLatency = e.ewma, true
 	}
@@ -137,16 +156,6 @@ func (b *backend) state(now time.Time, probing bool, lat *latencyStore) BackendS
 		s.Capacity = st.capacity
 	}
 	s.Placed, s.Draining = b.placed.Load(), b.draining.Load()
-	switch {
-	case b.inEjection(now.UnixNano(), probing):
-		s.Health = HealthEjected
-	case b.down.Load():
-		s.Health = HealthDown
-	case b.seenOK.Load():
-		s.Health = HealthHealthy
-	default:
-		s.Health = HealthUnknown
-	}
 	return s
 }
 

@@ -10,6 +10,13 @@ const (
 	DefaultHealthFall     = 3
 )
 
+// DefaultHealthTimeoutFor is the probe timeout when none is configured:
+// DefaultHealthTimeout, or half the interval when that is shorter, so that a
+// probe always ends before the next one of the same backend is due.
+func DefaultHealthTimeoutFor(interval time.Duration) time.Duration {
+	return min(DefaultHealthTimeout, interval/2)
+}
+
 // HealthCheck configures active status-ping probes for a route's backends.
 // Passive ejection on dial failures is always on and needs no config.
 type HealthCheck struct {
@@ -18,7 +25,7 @@ type HealthCheck struct {
 	// Interval between two probes of one backend, jittered by ±10%.
 	// Zero means 10s.
 	Interval time.Duration
-	// Timeout of one probe. Zero means 3s.
+	// Timeout of one probe. Zero means DefaultHealthTimeoutFor(Interval).
 	Timeout time.Duration
 	// Rise is how many consecutive successful probes bring a down backend
 	// back. Zero means 2.
@@ -34,7 +41,7 @@ func (h HealthCheck) WithDefaults() HealthCheck {
 		h.Interval = DefaultHealthInterval
 	}
 	if h.Timeout <= 0 {
-		h.Timeout = DefaultHealthTimeout
+		h.Timeout = DefaultHealthTimeoutFor(h.Interval)
 	}
 	if h.Rise <= 0 {
 		h.Rise = DefaultHealthRise

@@ -256,10 +256,10 @@ func (m *Manager) Snapshot() []BackendState {
 	}
 	m.mu.RUnlock()
 	now := m.now()
-	probing := m.probing.Load()
+	nowNS, probing := now.UnixNano(), m.probing.Load()
 	out := make([]BackendState, 0, len(bs))
 	for _, b := range bs {
-		out = append(out, b.state(now, probing, m.lat))
+		out = append(out, b.state(now, b.reason(nowNS, probing), m.lat))
 	}
 	slices.SortFunc(out, func(a, b BackendState) int { return strings.Compare(a.Addr, b.Addr) })
 	return out

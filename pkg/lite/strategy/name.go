@@ -40,11 +40,16 @@ func ParseName(s string) (Name, error) {
 			return n, nil
 		}
 	}
+	return "", fmt.Errorf("%w %q (want %s)", ErrUnknownName, s, NameList())
+}
+
+// NameList is Names joined with ", ", for messages about a wrong name.
+func NameList() string {
 	allowed := make([]string, 0, len(Names()))
 	for _, n := range Names() {
 		allowed = append(allowed, string(n))
 	}
-	return "", fmt.Errorf("%w %q (want %s)", ErrUnknownName, s, strings.Join(allowed, ", "))
+	return strings.Join(allowed, ", ")
 }
 
 // Intent is why a connection asks for an order. Status pings see the same

@@ -13,7 +13,7 @@ const (
 // is the only allocation per call.
 type scratch struct {
 	bs    []*backend
-	ok    []bool
+	why   []Reason // each backend's health verdict, set by markUsable
 	seen  []bool
 	cands []Candidate
 	order []int
@@ -23,12 +23,12 @@ func (m *Manager) getScratch(n int) *scratch {
 	sc := m.scratch.Get().(*scratch)
 	if cap(sc.bs) < n {
 		sc.bs = make([]*backend, n)
-		sc.ok = make([]bool, n)
+		sc.why = make([]Reason, n)
 		sc.seen = make([]bool, n)
 		sc.cands = make([]Candidate, 0, n)
 		sc.order = make([]int, n)
 	}
-	sc.bs, sc.ok, sc.seen, sc.order = sc.bs[:n], sc.ok[:n], sc.seen[:n], sc.order[:n]
+	sc.bs, sc.why, sc.seen, sc.order = sc.bs[:n], sc.why[:n], sc.seen[:n], sc.order[:n]
 	return sc
 }
 
@@ -65,7 +65,10 @@ func (m *Manager) AppendOrder(dst []string, routeKey string, backends []string, 
 		strat, inputs = r.strat, r.inputs
 	}
 
-	panicMode := m.markUsable(r, sc, now)
+	panicMode, usable := m.markUsable(sc, now)
+	if r != nil && r.panicked.Load() != panicMode {
+		m.logPanic(r, panicMode, usable, len(backends))
+	}
 	cands := m.gather(sc, backends, panicMode, inputs, now)
 	order := sc.order[:len(cands)]
 	strat.Order(cands, intent, order)
@@ -76,8 +79,8 @@ func (m *Manager) AppendOrder(dst []string, routeKey string, backends []string, 
 		dst = append(dst, backends[cands[p].Index])
 	}
 	if !panicMode {
-		for i, ok := range sc.ok {
-			if !ok {
+		for i, why := range sc.why {
+			if !why.Usable() {
 				dst = append(dst, backends[i])
 			}
 		}
@@ -85,22 +88,18 @@ func (m *Manager) AppendOrder(dst []string, routeKey string, backends []string, 
 	return dst
 }
 
-// markUsable sets sc.ok for each backend and reports panic mode: fewer
-// than half usable, when health is more likely wrong than the backends.
-func (m *Manager) markUsable(r *route, sc *scratch, now time.Time) bool {
-	probing, nowNS, usable := m.probing.Load(), now.UnixNano(), 0
+// markUsable sets sc.why for each backend (nil entries of sc.bs have no
+// state yet) and reports panic mode, fewer than half usable, when health is
+// more likely wrong than the backends, and how many are usable.
+func (m *Manager) markUsable(sc *scratch, now time.Time) (panicMode bool, usable int) {
+	probing, nowNS := m.probing.Load(), now.UnixNano()
 	for i, b := range sc.bs {
-		sc.ok[i] = b.usable(nowNS, probing)
-		if sc.ok[i] {
+		sc.why[i] = b.reason(nowNS, probing)
+		if sc.why[i].Usable() {
 			usable++
 		}
 	}
-	n := len(sc.bs)
-	panicMode := usable*2 < n
-	if r != nil && r.panicked.Load() != panicMode {
-		m.logPanic(r, panicMode, usable, n)
-	}
-	return panicMode
+	return usable*2 < len(sc.bs), usable
 }
 
 // gather fills the candidates the strategy orders: the usable backends,
@@ -108,7 +107,7 @@ func (m *Manager) markUsable(r *route, sc *scratch, now time.Time) bool {
 func (m *Manager) gather(sc *scratch, backends []string, all bool, in Inputs, now time.Time) []Candidate {
 	cands := sc.cands[:0]
 	for i, b := range sc.bs {
-		if all || sc.ok[i] {
+		if all || sc.why[i].Usable() {
 			cands = cands[:len(cands)+1]
 			m.fillCandidate(&cands[len(cands)-1], b, backends[i], i, in, now)
 		}
@@ -148,25 +147,31 @@ func (m *Manager) fillCandidate(c *Candidate, b *backend, addr string, i int, in
 // resolve finds the route and the state of each backend, creating state
 // for addresses seen for the first time (templated backends).
 func (m *Manager) resolve(key string, addrs []string, bs []*backend, now time.Time) *route {
-	missing := false
-	nowNS := now.UnixNano()
+	r, missing := m.lookup(key, addrs, bs, now.UnixNano())
+	if missing {
+		m.createMissing(r, addrs, bs, now)
+	}
+	return r
+}
+
+// lookup finds the route and the known state of each backend, leaving nil
+// where there is none. A nonzero touch marks unlisted backends used then,
+// so that they do not expire; Explain passes 0 and changes nothing.
+func (m *Manager) lookup(key string, addrs []string, bs []*backend, touch int64) (r *route, missing bool) {
 	m.mu.RLock()
-	r := m.routes[key]
+	r = m.routes[key]
 	for i, addr := range addrs {
 		b := m.backends[addr]
 		bs[i] = b
 		switch {
 		case b == nil:
 			missing = true
-		case b.pins == 0:
-			b.lastUsed.Store(nowNS)
+		case touch != 0 && b.pins == 0:
+			b.lastUsed.Store(touch)
 		}
 	}
 	m.mu.RUnlock()
-	if missing {
-		m.createMissing(r, addrs, bs, now)
-	}
-	return r
+	return r, missing
 }
 
 // createMissing fills the nil entries of bs with new state.

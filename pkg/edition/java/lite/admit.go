@@ -37,8 +37,8 @@ type admissionState struct {
 // socket stays a plain *net.TCPConn and the relay can still splice.
 func (s *session) admit() error {
 	cfg := s.snap.cfg
-	s.adm.handshakeBy = s.start.Add(cfg.ReadTimeout)
-	_ = s.client.SetReadDeadline(earliest(s.start.Add(cfg.Quota.FirstByteTimeout), s.adm.handshakeBy))
+	s.admitted.handshakeBy = s.start.Add(cfg.ReadTimeout)
+	_ = s.client.SetReadDeadline(earliest(s.start.Add(cfg.Quota.FirstByteTimeout), s.admitted.handshakeBy))
 
 	peerTrusted := s.trusted()
 	playerKnown := !peerTrusted
@@ -50,13 +50,13 @@ func (s *session) admit() error {
 		}
 	}
 	if playerKnown {
-		s.adm.player = addrOf(s.clientAddr)
+		s.admitted.player = addrOf(s.clientAddr)
 	}
-	t, err := s.l.adm.Admit(s.adm.player)
+	t, err := s.l.adm.Admit(s.admitted.player)
 	if err != nil {
 		return reject(ReasonAdmission, "admit %s: %w", s.clientAddr, err)
 	}
-	s.adm.ticket = t
+	s.admitted.ticket = t
 
 	if len(s.buf) == 0 {
 		if err := s.readFirst(); err != nil {
@@ -66,7 +66,7 @@ func (s *session) admit() error {
 	if !headerRead && looksLikeProxyHeader(s.buf) {
 		return reject(ReasonProxyHeader, "proxy header from %s, which may not send one", s.client.RemoteAddr())
 	}
-	_ = s.client.SetReadDeadline(s.adm.handshakeBy)
+	_ = s.client.SetReadDeadline(s.admitted.handshakeBy)
 	return nil
 }
 
@@ -170,7 +170,7 @@ func (s *session) admitIntent() error {
 	if s.hs.IsLogin() {
 		in = admission.IntentLogin
 	}
-	err := s.l.adm.AdmitIntent(s.adm.player, in)
+	err := s.l.adm.AdmitIntent(s.admitted.player, in)
 	if err == nil {
 		return nil
 	}
@@ -182,7 +182,7 @@ func (s *session) admitIntent() error {
 }
 
 // releaseAdmission gives back whatever admission reserved for this connection.
-func (s *session) releaseAdmission() { s.adm.ticket.Release() }
+func (s *session) releaseAdmission() { s.admitted.ticket.Release() }
 
 // Admission exposes the instance's admission controller (for metrics and tests).
 func (l *Lite) Admission() *admission.Controller { return l.adm }
@@ -204,18 +204,4 @@ func admissionConfig(cfg *config.Config) admission.Config {
 		a.Allow, a.Deny = q.Access.Allow, q.Access.Deny
 	}
 	return a
-}
-
-// proxyHeader builds the PROXY v2 header sent to a backend: the player's address as the
-// source, the address the player connected to as the destination.
-func proxyHeader(client, local net.Addr) ([]byte, error) {
-	h := proxyproto.HeaderProxyFromAddrs(2, client, local)
-	return h.Format()
-}
-
-// localProxyHeader is the PROXY v2 LOCAL header for the proxy's own connections (status
-// probes): a backend that requires a header accepts it and knows no player is behind it.
-func localProxyHeader() ([]byte, error) {
-	h := &proxyproto.Header{Version: 2, Command: proxyproto.LOCAL, TransportProtocol: proxyproto.UNSPEC}
-	return h.Format()
 }

@@ -2,6 +2,7 @@ package lite
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"net/netip"
@@ -12,13 +13,15 @@ import (
 	"go.minekube.com/gate/pkg/edition/java/lite/wire"
 )
 
-// defaultPort is the vanilla client's port when neither the address nor SRV gives one.
-const defaultPort = "25565"
-
 // dial connects to a backend address ("host:port", or "host" resolved like the vanilla
-// client: _minecraft._tcp SRV record, else port 25565). ctx carries the deadline.
+// client: _minecraft._tcp SRV record, else wire.DefaultPort). ctx carries the deadline.
 func (l *Lite) dial(ctx context.Context, addr string) (net.Conn, error) {
 	target, err := l.resolve(ctx, addr)
+	if errors.Is(err, errBackendPort) {
+		// A `$n` port the player's host filled badly, or one left literal: the
+		// config is at fault, not the backend. The logger rate-limits repeats.
+		l.log.Error(err, "backend skipped: unusable address after $n expansion", "backend", addr)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -29,13 +32,20 @@ func (l *Lite) dial(ctx context.Context, addr string) (net.Conn, error) {
 	return c, nil
 }
 
+// errBackendPort is why a backend address whose port came from `$n`
+// expansion (checked here, not at load, as in Gate) is not dialled.
+var errBackendPort = errors.New("port is not a number in 1-65535")
+
 func (l *Lite) resolve(ctx context.Context, addr string) (string, error) {
-	if _, _, err := net.SplitHostPort(addr); err == nil {
+	if _, port, err := net.SplitHostPort(addr); err == nil {
+		if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 || port[0] == '+' {
+			return "", fmt.Errorf("backend %s: %w (got %q)", addr, errBackendPort, port)
+		}
 		return addr, nil
 	}
 	host := strings.TrimSuffix(strings.TrimPrefix(addr, "["), "]")
 	if _, err := netip.ParseAddr(host); err == nil {
-		return net.JoinHostPort(host, defaultPort), nil
+		return net.JoinHostPort(host, defaultPort()), nil
 	}
 	_, srvs, err := l.resolver.LookupSRV(ctx, "minecraft", "tcp", host)
 	if err == nil && len(srvs) > 0 {
@@ -46,29 +56,25 @@ func (l *Lite) resolve(ctx context.Context, addr string) (string, error) {
 		return "", fmt.Errorf("resolve %s: %w", addr, ctx.Err())
 	}
 	// No SRV record (the common case): the vanilla client falls back to the default port.
-	return net.JoinHostPort(host, defaultPort), nil
+	return net.JoinHostPort(host, defaultPort()), nil
 }
 
+// defaultPort is wire.DefaultPort as the port part of a "host:port" address.
+func defaultPort() string { return strconv.Itoa(int(wire.DefaultPort)) }
+
 // rewriteHandshake applies the route's handshake rewrites. modifyVirtualHost replaces
-// only the host part (so Forge and TCPShield suffixes survive) with the backend's host
-// and port. tcpShieldRealIP appends a TCPShield-style "///ip:port///unixtime" block
-// after the host so a TCPShield-aware backend sees the player's address; an address that
-// already carries such a block passes through untouched (never double-appended). The
-// proxy cannot sign the block (TCPShield's key is theirs), so the backend plugin must be
-// set to accept unsigned blocks from this proxy only (e.g. by firewalling the backend).
+// only the host part (so Forge and TCPShield suffixes survive) with the backend's host;
+// the port field stays the client's, as in Gate. tcpShieldRealIP adds TCPShield's RealIP block naming the player (see
+// wire.AddRealIP: never twice, and unsigned, so the backend must trust this proxy only).
 func rewriteHandshake(hs wire.Handshake, rt *compiledRoute, backend string, client net.Addr, now time.Time) wire.Handshake {
-	host, suffix := wire.SplitAddress(hs.Address)
 	if rt.cfg.ModifyVirtualHost {
-		bhost, bport := splitBackend(backend)
-		host = bhost
-		if bport > 0 {
-			hs.Port = uint16(bport)
-		}
+		_, suffix := wire.SplitAddress(hs.Address)
+		host, _ := splitBackend(backend)
+		hs.Address = host + suffix
 	}
-	if rt.cfg.TCPShieldRealIP && !strings.Contains(suffix, "///") {
-		host += "///" + client.String() + "///" + strconv.FormatInt(now.Unix(), 10)
+	if rt.cfg.TCPShieldRealIP {
+		hs.Address = wire.AddRealIP(hs.Address, client.String(), now.Unix())
 	}
-	hs.Address = host + suffix
 	return hs
 }
 

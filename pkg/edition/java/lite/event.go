@@ -57,6 +57,15 @@ const (
 	ReasonError         = "error"          // session ended by a network error
 )
 
+// Sources carried by EventStatus: where the status answer came from. They are fixed
+// strings so they can be metric labels.
+const (
+	SourceCache    = "cache"           // a cached backend answer, within the route's TTL
+	SourceBackend  = "backend"         // fetched from a backend for this ping
+	SourceFallback = "fallback"        // the route's configured fallback status
+	SourceLastGood = "last-known-good" // every backend failed: the last answer seen, if recent
+)
+
 // Event is one step in the life of a connection. Fields that do not apply to a kind
 // are zero. Events of one connection are delivered in order, on that connection's
 // goroutine; different connections deliver concurrently.
@@ -79,16 +88,31 @@ type Event struct {
 	BackendTemplate string
 
 	Reason   string
-	Source   string // EventStatus: "cache", "backend", "fallback", "last-known-good"
+	Source   string // EventStatus: one of the Source* constants
 	Err      error
 	Duration time.Duration // EventDial: connect time; EventEnded: session length
 	// BytesUp and BytesDown count relayed bytes (up: player to backend).
 	BytesUp, BytesDown int64
 }
 
+// next readies e for the connection's next event: the connection's context (ConnID,
+// VHost, Protocol, Intent, Route, Backend, BackendTemplate) stays and every other field
+// is zeroed, so nothing one event reports leaks into the next. A field added to Event
+// is per-event unless it is kept here (TestEventNextKeepsConnectionFields pins the split).
+func (e *Event) next() {
+	*e = Event{
+		ConnID: e.ConnID,
+		VHost:  e.VHost, Protocol: e.Protocol, Intent: e.Intent,
+		Route: e.Route, Backend: e.Backend, BackendTemplate: e.BackendTemplate,
+	}
+}
+
 // Observer receives session events. Observe is called synchronously on the
 // connection's goroutine, so it must be quick and must not block: count, log, or hand
 // off to a channel. This is the extension point for programs that embed the proxy.
+//
+// The *Event is reused: the connection overwrites it for its next event as soon as
+// Observe returns, so Observe must not retain the pointer (copy the Event to keep it).
 type Observer interface {
 	Observe(e *Event)
 }

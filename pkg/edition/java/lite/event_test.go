@@ -95,7 +95,7 @@ config:
 	if got, want := kinds(conns[2]), "accepted,routed,status,closed"; got != want {
 		t.Fatalf("status events %s, want %s", got, want)
 	}
-	if src := conns[2][2].Source; src != "backend" {
+	if src := conns[2][2].Source; src != lite.SourceBackend {
 		t.Fatalf("status source %q", src)
 	}
 }

@@ -128,7 +128,7 @@ func checkAdmitted(t *testing.T, s *session, conn *scriptedConn, trustedPeer boo
 	if consumed == 0 && looksLikeProxyHeader(s.buf) {
 		t.Fatalf("admitted unread PROXY header bytes %x", s.buf)
 	}
-	if s.adm.player.IsValid() != (!trustedPeer || s.clientAddr != remote) {
-		t.Fatalf("player %v for client %v (trusted peer %v)", s.adm.player, s.clientAddr, trustedPeer)
+	if s.admitted.player.IsValid() != (!trustedPeer || s.clientAddr != remote) {
+		t.Fatalf("player %v for client %v (trusted peer %v)", s.admitted.player, s.clientAddr, trustedPeer)
 	}
 }

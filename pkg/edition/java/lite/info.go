@@ -3,7 +3,6 @@ package lite
 import (
 	"fmt"
 	"regexp"
-	"slices"
 	"strings"
 	"time"
 
@@ -36,6 +35,8 @@ type BackendInfo struct {
 	// (a new backend before its first player, or a template itself).
 	Known bool
 	State strategy.BackendState
+	// Reason is the manager's health verdict; empty for a template row.
+	Reason string
 	// Eligible says whether the route's strategy orders this backend among the
 	// usable ones; an ineligible backend is demoted to the end of the try order,
 	// never dropped.
@@ -66,91 +67,84 @@ func (l *Lite) Routes() []RouteInfo {
 
 // Backends describes every backend of every route in config order: the static
 // ones, each template, and under a template the addresses players' hosts
-// expanded it to that the strategy manager still tracks.
+// expanded it to that the strategy manager still tracks. Eligibility is the
+// manager's own verdict (Manager.Explain), on its clock; this only renders it.
 func (l *Lite) Backends() []BackendInfo {
 	snap := l.snap.Load()
-	states := map[string]strategy.BackendState{}
-	for _, s := range l.mgr.Snapshot() {
-		states[s.Addr] = s
-	}
 	static := map[string]bool{}
 	for _, r := range snap.routes {
 		for _, b := range r.static {
 			static[b] = true
 		}
 	}
-	// The wall clock: the manager's injected clock is not reachable from here, and
-	// in production they are the same.
-	now := time.Now()
+	var expanded []string // sorted, as Snapshot is
+	for _, s := range l.mgr.Snapshot() {
+		if !static[s.Addr] {
+			expanded = append(expanded, s.Addr)
+		}
+	}
 	var out []BackendInfo
 	for _, r := range snap.routes {
-		out = append(out, routeBackends(r, states, static, now)...)
+		out = append(out, l.routeBackends(r, expanded)...)
 	}
 	return out
 }
 
-// routeBackends builds one route's rows. Eligibility mirrors Manager.Order:
-// fewer than half of the static backends usable means panic, and then all of
-// them are tried.
-func routeBackends(r *compiledRoute, states map[string]strategy.BackendState, static map[string]bool, now time.Time) []BackendInfo {
-	usable := 0
-	for _, b := range r.static {
-		if isUsable(states[b]) {
-			usable++
-		}
-	}
-	panicMode := usable*2 < len(r.static)
+// routeBackends builds one route's rows. The static backends are explained
+// together, as a connection to the route sees them. Each expanded address is
+// explained on its own: which addresses one player's host expands to together
+// is not recorded, and for the usual route of one templated backend a
+// connection sees exactly that one address.
+func (l *Lite) routeBackends(r *compiledRoute, expanded []string) []BackendInfo {
+	verdicts := l.mgr.Explain(r.key, r.static, strategy.IntentLogin)
 	var out []BackendInfo
 	for _, b := range r.cfg.Backend {
 		if route.MaxParam(b) == 0 {
-			st, known := states[b]
-			out = append(out, describe(BackendInfo{Route: r.key, Backend: b, Known: known, State: st}, panicMode, now))
+			out = append(out, render(r.key, "", verdicts[0]))
+			verdicts = verdicts[1:]
 			continue
 		}
 		out = append(out, BackendInfo{Route: r.key, Backend: b, Template: b, Eligible: true,
 			Why: "template: each player's host fills in $n; state is kept per expanded address"})
-		var expanded []string
-		for addr := range states {
-			if !static[addr] && templateMatches(b, addr) {
-				expanded = append(expanded, addr)
-			}
-		}
-		slices.Sort(expanded)
 		for _, addr := range expanded {
-			bi := BackendInfo{Route: r.key, Backend: addr, Template: b, Known: true, State: states[addr]}
-			out = append(out, describe(bi, false, now))
+			if templateMatches(b, addr) {
+				out = append(out, render(r.key, b, l.mgr.Explain(r.key, []string{addr}, strategy.IntentLogin)[0]))
+			}
 		}
 	}
 	return out
 }
 
-// isUsable is the manager's test: ejected and down backends are demoted.
-func isUsable(s strategy.BackendState) bool {
-	return s.Health != strategy.HealthEjected && s.Health != strategy.HealthDown
+// render turns the manager's verdict into a row.
+func render(routeKey, template string, v strategy.Verdict) BackendInfo {
+	return BackendInfo{Route: routeKey, Backend: v.Addr, Template: template, Known: v.Known, State: v.State,
+		Reason: v.Reason.String(), Eligible: v.Eligible(), Why: why(v), Score: v.Score, HasScore: v.HasScore}
 }
 
-func describe(bi BackendInfo, panicMode bool, now time.Time) BackendInfo {
-	usable := isUsable(bi.State)
-	bi.Eligible = usable || panicMode
-	switch {
-	case !bi.Known:
-		bi.Why = "eligible: no state yet (new backend, tried like a healthy one)"
-	case bi.State.Health == strategy.HealthHealthy:
-		bi.Why = "eligible: healthy"
-	case bi.State.Health == strategy.HealthUnknown:
-		bi.Why = "eligible: not measured yet, tried like a healthy one"
-	case bi.State.Health == strategy.HealthDown:
-		bi.Why = "demoted: active health checks failing"
-	case !bi.State.EjectedUntil.After(now):
-		bi.Why = "demoted: ejection over, waiting for a probe to pass"
+// why puts a verdict in words.
+func why(v strategy.Verdict) string {
+	var s string
+	switch v.Reason {
+	case strategy.ReasonNew:
+		s = "eligible: no state yet (new backend, tried like a healthy one)"
+	case strategy.ReasonHealthy:
+		s = "eligible: healthy"
+	case strategy.ReasonUnmeasured:
+		s = "eligible: not measured yet, tried like a healthy one"
+	case strategy.ReasonDown:
+		s = "demoted: active health checks failing"
+	case strategy.ReasonAwaitingProbe:
+		s = "demoted: ejection over, waiting for a probe to pass"
+	case strategy.ReasonEjected:
+		s = fmt.Sprintf("demoted: ejected after %d dial failures in a row until %s",
+			strategy.EjectFailures, v.State.EjectedUntil.UTC().Format(time.TimeOnly))
 	default:
-		bi.Why = fmt.Sprintf("demoted: ejected after %d dial failures in a row until %s",
-			strategy.EjectFailures, bi.State.EjectedUntil.UTC().Format(time.TimeOnly))
+		s = "demoted: " + v.Reason.String()
 	}
-	if !usable && panicMode {
-		bi.Why = "eligible (panic): fewer than half of the route's backends are usable, so all are tried; " + bi.Why
+	if !v.Usable && v.Panic {
+		s = "eligible (panic): fewer than half of the route's backends are usable, so all are tried; " + s
 	}
-	return bi
+	return s
 }
 
 // templateMatches reports whether addr could have been expanded from tpl: the

@@ -34,34 +34,32 @@ func TestTemplateMatches(t *testing.T) {
 	}
 }
 
-func TestDescribe(t *testing.T) {
-	now := time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC)
+func TestWhy(t *testing.T) {
+	until := time.Date(2024, 5, 1, 12, 0, 30, 0, time.UTC)
 	tests := []struct {
-		name         string
-		known        bool
-		health       string
-		ejectedUntil time.Time
-		panicMode    bool
-		eligible     bool
-		why          string
+		name     string
+		reason   strategy.Reason
+		panic    bool
+		eligible bool
+		why      string
 	}{
-		{"new backend", false, "", time.Time{}, false, true, "eligible: no state yet (new backend, tried like a healthy one)"},
-		{"healthy", true, strategy.HealthHealthy, time.Time{}, false, true, "eligible: healthy"},
-		{"unmeasured", true, strategy.HealthUnknown, time.Time{}, false, true, "eligible: not measured yet, tried like a healthy one"},
-		{"down", true, strategy.HealthDown, time.Time{}, false, false, "demoted: active health checks failing"},
-		{"ejected", true, strategy.HealthEjected, now.Add(30 * time.Second), false, false,
-			"demoted: ejected after 3 dial failures in a row until 12:00:30"},
-		{"ejection over, probe pending", true, strategy.HealthEjected, now.Add(-time.Second), false, false,
+		{"new backend", strategy.ReasonNew, false, true, "eligible: no state yet (new backend, tried like a healthy one)"},
+		{"healthy", strategy.ReasonHealthy, false, true, "eligible: healthy"},
+		{"unmeasured", strategy.ReasonUnmeasured, false, true, "eligible: not measured yet, tried like a healthy one"},
+		{"down", strategy.ReasonDown, false, false, "demoted: active health checks failing"},
+		{"ejected", strategy.ReasonEjected, false, false, "demoted: ejected after 3 dial failures in a row until 12:00:30"},
+		{"ejection over, probe pending", strategy.ReasonAwaitingProbe, false, false,
 			"demoted: ejection over, waiting for a probe to pass"},
-		{"panic tries every backend", true, strategy.HealthDown, time.Time{}, true, true,
+		{"panic tries every backend", strategy.ReasonDown, true, true,
 			"eligible (panic): fewer than half of the route's backends are usable, so all are tried; demoted: active health checks failing"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			bi := BackendInfo{Known: tt.known, State: strategy.BackendState{Health: tt.health, EjectedUntil: tt.ejectedUntil}}
-			got := describe(bi, tt.panicMode, now)
-			if got.Eligible != tt.eligible || got.Why != tt.why {
-				t.Fatalf("got eligible=%v why=%q, want %v %q", got.Eligible, got.Why, tt.eligible, tt.why)
+			v := strategy.Verdict{Addr: "a", Known: tt.reason != strategy.ReasonNew, Reason: tt.reason,
+				Usable: tt.reason.Usable(), Panic: tt.panic, State: strategy.BackendState{EjectedUntil: until}}
+			got := render("r", "", v)
+			if got.Eligible != tt.eligible || got.Why != tt.why || got.Reason != tt.reason.String() {
+				t.Fatalf("got eligible=%v why=%q reason=%q, want %v %q %q", got.Eligible, got.Why, got.Reason, tt.eligible, tt.why, tt.reason)
 			}
 		})
 	}

@@ -35,14 +35,14 @@ func (s *session) serveLegacy(ctx context.Context) error {
 	rt := s.snap.routes[m.Route]
 	s.ev.Route = rt.key
 	s.emit(EventRouted)
-	port := uint16(25565)
+	port := wire.DefaultPort
 	if ping.Port > 0 && ping.Port <= 0xFFFF {
 		port = uint16(ping.Port)
 	}
 	// Backends are asked with a modern handshake; -1 is the protocol pingers send when
 	// they do not speak a particular version, and servers answer it with their own.
 	hs := wire.Handshake{Protocol: -1, Address: ping.Host, Port: port, Intent: wire.IntentStatus}
-	body, src := s.statusBody(ctx, rt, m, hs, host)
+	body, src := s.statusBody(ctx, s.statusQuery(rt, m, hs, host))
 	if body == nil {
 		return reject(ReasonUnavailable, "no status available for legacy ping")
 	}

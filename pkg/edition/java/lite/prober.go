@@ -41,7 +41,7 @@ func (p prober) Probe(ctx context.Context, addr string) (strategy.Report, error)
 	}
 	host, port := splitBackend(addr)
 	if port == 0 {
-		port = 25565
+		port = int(wire.DefaultPort)
 	}
 	hs := wire.Handshake{Protocol: -1, Address: host, Port: uint16(port), Intent: wire.IntentStatus}
 	body, rtt, err := exchangeStatus(c, deadline, pre, hs)

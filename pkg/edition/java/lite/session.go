@@ -8,9 +8,7 @@ import (
 	"net"
 	"time"
 
-	"go.minekube.com/gate/pkg/edition/java/lite/route"
 	"go.minekube.com/gate/pkg/edition/java/lite/wire"
-	"go.minekube.com/gate/pkg/lite/strategy"
 )
 
 // session is one client connection from accept to close. It carries the config
@@ -35,7 +33,9 @@ type session struct {
 	// each event so observing costs no allocation.
 	ev     Event
 	joined bool
-	adm    admissionState
+	// admitted is what admission granted this connection (see admit); not to be
+	// confused with s.l.adm, the instance's controller that grants it.
+	admitted admissionState
 }
 
 // rejection is a connection closed on purpose (bad input, no route, all backends
@@ -53,7 +53,9 @@ func reject(reason string, format string, args ...any) error {
 	return &rejection{reason: reason, err: fmt.Errorf(format, args...)}
 }
 
-// handle is the whole life of one client connection.
+// handle is the whole life of one client connection: run is the path it takes, handle
+// reports how it ended (one EventRejected if it never reached a backend, then always
+// one EventClosed) and frees what the connection held.
 func (l *Lite) handle(ctx context.Context, c net.Conn) {
 	s := &session{l: l, snap: l.snap.Load(), client: c, clientAddr: c.RemoteAddr(), start: time.Now()}
 	s.ev.ConnID = l.connIDs.Add(1)
@@ -61,11 +63,7 @@ func (l *Lite) handle(ctx context.Context, c net.Conn) {
 	defer s.releaseBuf()
 	s.emit(EventAccepted)
 	defer s.releaseAdmission()
-	err := s.admit()
-	if err == nil {
-		err = s.run(ctx)
-	}
-	if err != nil && !s.joined {
+	if err := s.run(ctx); err != nil && !s.joined {
 		s.ev.Reason, s.ev.Err = rejectReason(ctx, err), err
 		s.emit(EventRejected)
 		if _, ok := errors.AsType[*rejection](err); ok || isClientNoise(err) {
@@ -99,9 +97,7 @@ func (s *session) emit(kind EventKind) {
 	}
 	s.ev.Kind, s.ev.Time, s.ev.Client = kind, time.Now(), s.clientAddr
 	s.l.obs.Observe(&s.ev)
-	// Per-event fields must not leak into the next event; the connection's context
-	// (VHost, Route, Backend, ...) stays.
-	s.ev.Reason, s.ev.Source, s.ev.Err, s.ev.Duration, s.ev.BytesUp, s.ev.BytesDown = "", "", nil, 0, 0, 0
+	s.ev.next()
 }
 
 // logKV is the session's structured context for a log line, plus extra pairs.
@@ -119,14 +115,21 @@ func (s *session) logKV(extra ...any) []any {
 	return append(kv, extra...)
 }
 
+// run is the path of a connection, step by step; each step's function says the rest.
 func (s *session) run(ctx context.Context) error {
+	// 0. Admission (admit.go): PROXY header from a trusted peer, access lists, quotas,
+	// connection caps, the first byte under its own deadline.
+	if err := s.admit(); err != nil {
+		return err
+	}
+
 	// 1. Read the first frame under readTimeout with a hard size cap.
 	legacy, err := s.readHandshake()
 	if err != nil {
 		return err
 	}
 	if legacy {
-		return s.serveLegacy(ctx)
+		return s.serveLegacy(ctx) // legacy.go: a pre-1.7 server-list ping
 	}
 
 	// 2. Match the cleaned host against the route table.
@@ -146,11 +149,11 @@ func (s *session) run(ctx context.Context) error {
 		return err
 	}
 
-	// 3. Status intent: answered by the proxy (cache, backend, fallback).
+	// 3. Status intent (statuspath.go): answered by the proxy (cache, backend, fallback).
 	if s.hs.Intent == wire.IntentStatus {
-		return s.serveStatus(ctx, rt, m, host)
+		return s.serveStatus(ctx, s.statusQuery(rt, m, s.hs, host))
 	}
-	// 4. Login or transfer: order the backends, dial down the list, relay.
+	// 4. Login or transfer (login.go): order the backends, dial down the list, relay.
 	return s.serveLogin(ctx, rt, m)
 }
 
@@ -206,119 +209,6 @@ func (s *session) parseHandshake() (done, legacy bool, err error) {
 
 // extra is what the client sent after the handshake before we started relaying.
 func (s *session) extra() []byte { return s.buf[len(s.raw):] }
-
-func (s *session) serveLogin(ctx context.Context, rt *compiledRoute, m route.Match) error {
-	// The whole dial sequence is bounded by the client's read timeout: a player is never
-	// kept waiting longer than a handshake may take, however many backends are dead.
-	budget := time.Now().Add(s.snap.cfg.ReadTimeout)
-	s.order = s.l.mgr.AppendOrder(s.orderBuf[:0], rt.key, m.Backends, strategy.IntentLogin)
-	order := s.order
-	var lastErr error
-	for _, addr := range order {
-		if ctx.Err() != nil || !time.Now().Before(budget) {
-			break
-		}
-		s.ev.Backend, s.ev.BackendTemplate = addr, rt.template(m.Backends, addr)
-		lease := s.l.mgr.Reserve(addr)
-		backend, err := s.connectBackend(ctx, rt, addr, budget)
-		if err != nil {
-			lease.Release()
-			lastErr = err
-			s.l.log.V(1).Info("backend failed, trying next", s.logKV("err", err.Error())...)
-			continue
-		}
-		s.joined = true
-		s.emit(EventJoined)
-		// The handshake and what followed it were sent before relaying; the buffer is
-		// not needed any more, and an idle session should not keep it.
-		sent := int64(s.releaseBuf())
-		up, down, reason := s.relay(ctx, backend)
-		up += sent
-		lease.Release()
-		dur := time.Since(s.start)
-		s.ev.Reason, s.ev.Duration, s.ev.BytesUp, s.ev.BytesDown = reason, dur, up, down
-		s.emit(EventEnded)
-		s.l.log.Info("session ended", s.logKV("reason", reason, "duration", dur.Round(time.Millisecond),
-			"bytesUp", up, "bytesDown", down)...)
-		return nil
-	}
-	s.ev.Backend, s.ev.BackendTemplate = "", ""
-	_ = s.client.SetWriteDeadline(time.Now().Add(s.snap.cfg.ConnectionTimeout))
-	_, _ = s.client.Write(rt.unavailable)
-	if lastErr == nil {
-		lastErr = errors.New("no backend tried")
-	}
-	return reject(ReasonUnavailable, "every backend failed (%d tried): %w", len(order), lastErr)
-}
-
-// connectBackend dials addr and sends the preamble: PROXY header if the route asks for
-// one, the handshake (rewritten only if configured) and every byte read past it.
-func (s *session) connectBackend(ctx context.Context, rt *compiledRoute, addr string, budget time.Time) (net.Conn, error) {
-	deadline := earliest(time.Now().Add(s.snap.cfg.ConnectionTimeout), budget)
-	dctx, cancel := context.WithDeadline(ctx, deadline)
-	defer cancel()
-	start := time.Now()
-	backend, err := s.dialAside(dctx, addr)
-	s.ev.Duration, s.ev.Err = time.Since(start), err
-	s.l.mgr.ObserveDial(addr, s.ev.Duration, err)
-	s.emit(EventDial)
-	if err != nil {
-		return nil, err
-	}
-	if err := s.sendPreamble(backend, rt, addr, deadline); err != nil {
-		_ = backend.Close()
-		return nil, err
-	}
-	_ = backend.SetWriteDeadline(time.Time{})
-	return backend, nil
-}
-
-// dialAside dials on a short-lived goroutine of its own. The net package's dial path
-// is deep: run here it would grow the session goroutine's stack from 4 to 8 KiB, and a
-// session keeps that stack for as long as the player stays (the runtime shrinks a
-// stack only when under a quarter of it is in use, which a goroutine parked in relay
-// never is). One goroutine start per dial buys 4 KiB less per idle player.
-func (s *session) dialAside(ctx context.Context, addr string) (net.Conn, error) {
-	type dialed struct {
-		c   net.Conn
-		err error
-	}
-	ch := make(chan dialed, 1)
-	go func() {
-		c, err := s.l.dial(ctx, addr)
-		ch <- dialed{c, err}
-	}()
-	d := <-ch
-	return d.c, d.err
-}
-
-// sendPreamble writes what the backend must see before relaying starts: a PROXY header
-// if the route asks for one, the handshake (rewritten only if configured) and every byte
-// read past it. Unrewritten, handshake and extra bytes are s.buf exactly as read, so the
-// common case is one write of an existing buffer.
-func (s *session) sendPreamble(backend net.Conn, rt *compiledRoute, addr string, deadline time.Time) error {
-	payload := s.buf
-	if rt.cfg.ModifyVirtualHost || rt.cfg.TCPShieldRealIP {
-		payload = wire.AppendHandshake(nil, rewriteHandshake(s.hs, rt, addr, s.clientAddr, time.Now()))
-		payload = append(payload, s.extra()...)
-	}
-	_ = backend.SetWriteDeadline(deadline)
-	var err error
-	if rt.cfg.ProxyProtocol {
-		hdr, herr := proxyHeader(s.clientAddr, s.client.LocalAddr())
-		if herr != nil {
-			return fmt.Errorf("proxy header for %s: %w", addr, herr)
-		}
-		bufs := net.Buffers{hdr, payload}
-		_, err = bufs.WriteTo(backend)
-	} else {
-		_, err = backend.Write(payload)
-	}
-	if err != nil {
-		return fmt.Errorf("send handshake to %s: %w", addr, err)
-	}
-	return nil
-}
 
 // isClientNoise reports errors that clients cause all the time (they hang up, time out,
 // reset). They are not the proxy's failures and are logged at debug only.

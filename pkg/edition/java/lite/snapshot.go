@@ -77,6 +77,9 @@ func compile(cfg *config.Config) (*snapshot, error) {
 				Max:             f.Max,
 				Favicon:         f.Favicon,
 			}
+			for _, sp := range f.Sample {
+				cr.fallback.Sample = append(cr.fallback.Sample, status.SamplePlayer(sp))
+			}
 		}
 		for _, b := range r.Backend {
 			if route.MaxParam(b) == 0 {
@@ -113,34 +116,9 @@ func disconnectFrame(msg json.RawMessage, def string) []byte {
 func (s *snapshot) strategyRoutes() []strategy.Route {
 	out := make([]strategy.Route, 0, len(s.routes))
 	for _, r := range s.routes {
-		hc := r.cfg.HealthCheck
-		out = append(out, strategy.Route{
-			Key:      r.key,
-			Strategy: strategy.Name(r.cfg.Strategy),
-			Backends: r.static,
-			Health: strategy.HealthCheck{
-				Enabled:  hc.Enabled,
-				Interval: hc.Interval,
-				Timeout:  hc.Timeout,
-				Rise:     hc.Rise,
-				Fall:     hc.Fall,
-			},
-			P2C:      p2cConfig(r.cfg.P2C),
-			Capacity: r.cfg.Capacity,
-		})
+		out = append(out, r.cfg.StrategyRoute(r.key, r.static))
 	}
 	return out
-}
-
-// p2cConfig carries a route's p2c keys over to the strategy.
-func p2cConfig(c config.P2CConfig) strategy.P2CConfig {
-	return strategy.P2CConfig{
-		LatencyWeight: c.LatencyWeight,
-		StaleAfter:    c.StaleAfter,
-		Saturation:    c.Saturation,
-		Peers:         c.Peers,
-		Drain:         c.DrainMOTD,
-	}
 }
 
 // statusTimeout bounds one status exchange with a backend, dial included.

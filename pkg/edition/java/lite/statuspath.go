@@ -1,13 +1,10 @@
 package lite
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
-	"strconv"
 	"time"
 
 	"go.minekube.com/gate/pkg/edition/java/lite/config"
@@ -21,18 +18,30 @@ import (
 // bytes and a Ping 10, so anything bigger is not a Minecraft client.
 const maxStatusFrame = 64
 
-// Where a status answer came from (for logs and metrics).
-const (
-	sourceCache    = "cache"
-	sourceBackend  = "backend"
-	sourceFallback = "fallback"
-	sourceLastGood = "last-known-good"
-)
+// statusQuery carries one status request through the status path: the route and the
+// matched backends ($n filled), the handshake the backends are asked with, and the cleaned host the
+// answer is cached under. It also holds what a fetch needs from the session (config
+// snapshot, the addresses a PROXY header names), because a fetch may outlive the
+// session: the cache shares it between concurrent pings. It is passed by value and
+// kept within 128 bytes, so the fetch closure copies it instead of allocating it.
+type statusQuery struct {
+	snap          *snapshot
+	rt            *compiledRoute
+	backends      []string
+	hs            wire.Handshake
+	host          string
+	client, local net.Addr
+}
+
+// statusQuery starts a status query for the handshake hs, matched to rt as m under host.
+func (s *session) statusQuery(rt *compiledRoute, m route.Match, hs wire.Handshake, host string) statusQuery {
+	return statusQuery{snap: s.snap, rt: rt, backends: m.Backends, hs: hs, host: host, client: s.clientAddr, local: s.client.LocalAddr()}
+}
 
 // serveStatus runs the status state for one client: at most one Status Request answered
 // from the cache, a backend or the fallback, then a Ping answered locally, then close.
 // Clients that skip the request and ping directly get their pong.
-func (s *session) serveStatus(ctx context.Context, rt *compiledRoute, m route.Match, host string) error {
+func (s *session) serveStatus(ctx context.Context, q statusQuery) error {
 	pending := s.extra()
 	answered := false
 	for {
@@ -51,7 +60,7 @@ func (s *session) serveStatus(ctx context.Context, rt *compiledRoute, m route.Ma
 		switch {
 		case id == wire.IDStatusRequest && len(payload) == 0 && !answered:
 			answered = true
-			body, src := s.statusBody(ctx, rt, m, s.hs, host)
+			body, src := s.statusBody(ctx, q)
 			if body == nil {
 				return reject(ReasonUnavailable, "no status available (every backend failed, no fallback)")
 			}
@@ -90,30 +99,31 @@ func (s *session) readMore(pending []byte) ([]byte, error) {
 // statusBody finds the Status Response JSON for a route: per backend in strategy order,
 // a cached answer or a fresh one from the backend; then the route's fallback; then the
 // last good answer if it is recent; else nil (the caller closes).
-func (s *session) statusBody(ctx context.Context, rt *compiledRoute, m route.Match, hs wire.Handshake, host string) ([]byte, string) {
-	s.order = s.l.mgr.AppendOrder(s.orderBuf[:0], rt.key, m.Backends, strategy.IntentStatus)
+func (s *session) statusBody(ctx context.Context, q statusQuery) ([]byte, string) {
+	rt, hs := q.rt, q.hs
+	s.order = s.l.mgr.AppendOrder(s.orderBuf[:0], rt.key, q.backends, strategy.IntentStatus)
 	order := s.order
 	for _, addr := range order {
-		key := status.Key{Route: rt.key, Backend: addr, Protocol: hs.Protocol, Host: host}
+		key := status.Key{Route: rt.key, Backend: addr, Protocol: hs.Protocol, Host: q.host}
 		body, hit, err := s.l.cache.Get(ctx, key, rt.cfg.CachePingTTL, func() ([]byte, error) {
-			return s.l.fetchStatus(s.snap, rt, addr, hs, s.clientAddr, s.client.LocalAddr())
+			return s.l.fetchStatus(q, addr)
 		})
 		if err == nil {
 			if rt.cfg.Status == config.StatusAggregate {
-				body = s.l.aggregate(rt, m.Backends, body)
+				body = s.l.aggregate(rt, q.backends, body)
 			}
 			if hit {
-				return body, sourceCache
+				return body, SourceCache
 			}
-			return body, sourceBackend
+			return body, SourceBackend
 		}
 		s.l.log.V(1).Info("backend status failed", s.logKV("backend", addr, "err", err.Error())...)
 	}
 	if rt.fallback != nil {
-		return rt.fallback.Render(hs.Protocol), sourceFallback
+		return rt.fallback.Render(hs.Protocol), SourceFallback
 	}
-	if body, ok := s.l.cache.LastGood(rt.key, hs.Protocol, host); ok {
-		return body, sourceLastGood
+	if body, ok := s.l.cache.LastGood(rt.key, hs.Protocol, q.host); ok {
+		return body, SourceLastGood
 	}
 	return nil, ""
 }
@@ -127,55 +137,20 @@ func (l *Lite) aggregate(rt *compiledRoute, backends []string, body []byte) []by
 	if !ok {
 		return body
 	}
-	return withPlayers(body, online, maxPlayers)
+	return status.WithPlayers(body, online, maxPlayers)
 }
 
-// withPlayers returns body with players.online and players.max set, every other field
-// kept as the backend wrote it (key order aside).
-func withPlayers(body []byte, online, maxPlayers int) []byte {
-	var doc map[string]json.RawMessage
-	if json.Unmarshal(body, &doc) != nil || doc == nil {
-		return body
-	}
-	var players map[string]json.RawMessage
-	if raw, ok := doc["players"]; !ok || json.Unmarshal(raw, &players) != nil || players == nil {
-		players = map[string]json.RawMessage{}
-	}
-	players["online"] = json.RawMessage(strconv.Itoa(online))
-	players["max"] = json.RawMessage(strconv.Itoa(maxPlayers))
-	p, err := marshalPlain(players)
-	if err != nil {
-		return body
-	}
-	doc["players"] = p
-	out, err := marshalPlain(doc)
-	if err != nil || len(out) > wire.MaxStatusJSON {
-		return body
-	}
-	return out
-}
-
-// marshalPlain encodes v without escaping <, > and &, which MOTDs use as text.
-func marshalPlain(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, fmt.Errorf("encode status json: %w", err)
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
-}
-
-// fetchStatus performs one status exchange with a backend, as the player would, under
-// one deadline for dial and exchange. It runs detached from the client (the status
-// cache shares it between concurrent pings), so it has its own context.
-func (l *Lite) fetchStatus(snap *snapshot, rt *compiledRoute, addr string, hs wire.Handshake, client, local net.Addr) ([]byte, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), snap.statusTimeout())
+// fetchStatus performs one status exchange of q with the backend addr, as the player
+// would, under one deadline for dial and exchange. It runs detached from the client
+// (the status cache shares it between concurrent pings), so it has its own context.
+func (l *Lite) fetchStatus(q statusQuery, addr string) ([]byte, error) {
+	rt, hs := q.rt, q.hs
+	ctx, cancel := context.WithTimeout(context.Background(), q.snap.statusTimeout())
 	defer cancel()
 	deadline, _ := ctx.Deadline()
 	start := time.Now()
 	c, err := l.dial(ctx, addr)
-	l.mgr.ObserveDial(addr, time.Now().Sub(start), err)
+	l.mgr.ObserveDial(addr, time.Since(start), err)
 	if err != nil {
 		l.mgr.ObserveStatus(addr, strategy.Report{}, err)
 		return nil, err
@@ -183,12 +158,12 @@ func (l *Lite) fetchStatus(snap *snapshot, rt *compiledRoute, addr string, hs wi
 	defer c.Close()
 	var pre []byte
 	if rt.cfg.ProxyProtocol {
-		if pre, err = proxyHeader(client, local); err != nil {
+		if pre, err = proxyHeader(q.client, q.local); err != nil {
 			return nil, fmt.Errorf("proxy header for %s: %w", addr, err)
 		}
 	}
 	if rt.cfg.ModifyVirtualHost || rt.cfg.TCPShieldRealIP {
-		hs = rewriteHandshake(hs, rt, addr, client, time.Now())
+		hs = rewriteHandshake(hs, rt, addr, q.client, time.Now())
 	}
 	hs.Intent = wire.IntentStatus
 	body, rtt, err := exchangeStatus(c, deadline, pre, hs)
@@ -211,7 +186,7 @@ func exchangeStatus(c net.Conn, deadline time.Time, pre []byte, hs wire.Handshak
 	}
 	buf := make([]byte, 0, 1024)
 	for {
-		id, payload, _, err := wire.ParseFrame(buf, wire.MaxStatusJSON+8)
+		id, payload, _, err := wire.ParseFrame(buf, wire.MaxStatusResponseLen)
 		if err == nil {
 			if id != wire.IDStatusRequest {
 				return nil, 0, fmt.Errorf("unexpected status response id %d", id)

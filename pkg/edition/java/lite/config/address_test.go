@@ -21,7 +21,11 @@ func TestValidBackend(t *testing.T) {
 		{"port zero", "a:0", "port out of range (want 1..65535)"},
 		{"port too big", "a:65536", "port out of range (want 1..65535)"},
 		{"signed port", "a:+1", "port must be a number"},
-		{"template in port", "a:$1", "port must be a number"},
+		{"template port, checked after expansion (Gate)", "127.0.0.1:$1", ""},
+		{"template host and port", "$1:$2", ""},
+		{"template port from two captures", "127.0.0.1:$1$2", ""},
+		{"template port with digits", "a:25$1", ""},
+		{"template host, literal bad port", "$1:0", "port out of range (want 1..65535)"},
 		{"missing host", ":25565", "missing host"},
 		{"unclosed bracket", "[::1:25565", "missing ']' after IPv6 address"},
 		{"junk after bracket", "[::1]x", "want [ipv6]:port"},
@@ -61,24 +65,6 @@ func TestValidListenAddr(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			if err := validListenAddr(tc.addr); (err == nil) != tc.ok {
 				t.Fatalf("validListenAddr(%q) = %v, want ok %v", tc.addr, err, tc.ok)
-			}
-		})
-	}
-}
-
-func TestBackendAddr(t *testing.T) {
-	tests := []struct {
-		name, addr, want string
-	}{
-		{"keeps a port", "a.example.com:25566", "a.example.com:25566"},
-		{"adds the default port", "a.example.com", "a.example.com:25565"},
-		{"bracketed IPv6 without port", "[::1]", "[::1]:25565"},
-		{"bracketed IPv6 with port", "[::1]:1", "[::1]:1"},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			if got := BackendAddr(tc.addr); got != tc.want {
-				t.Fatalf("BackendAddr(%q) = %q, want %q", tc.addr, got, tc.want)
 			}
 		})
 	}

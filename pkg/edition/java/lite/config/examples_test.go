@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"go.minekube.com/gate/pkg/edition/java/lite/route"
+	"go.minekube.com/gate/pkg/lite/strategy"
 )
 
 // repoRoot is where the example files live, relative to this package.
@@ -58,7 +59,7 @@ func TestExampleLiteConfig(t *testing.T) {
 			t.Fatalf("Match(%q) = %+v, %v; want route %d backends %q", tc.host, m, ok, tc.route, tc.backends)
 		}
 	}
-	if cfg.Lite.Routes[1].Strategy != RoundRobin || cfg.Lite.Routes[0].Fallback == nil {
+	if cfg.Lite.Routes[1].Strategy != strategy.RoundRobin || cfg.Lite.Routes[0].Fallback == nil {
 		t.Fatalf("routes = %+v", cfg.Lite.Routes)
 	}
 }
@@ -78,7 +79,7 @@ func TestExampleReferenceMatchesDefaults(t *testing.T) {
 		t.Fatalf("reference differs from defaults:\n got %+v\nwant %+v", cfg, def)
 	}
 	first := cfg.Lite.Routes[0]
-	if first.Strategy != Sequential || first.CachePingTTL != 10*time.Second || first.ProxyProtocol ||
+	if first.Strategy != strategy.Sequential || first.CachePingTTL != 10*time.Second || first.ProxyProtocol ||
 		first.TCPShieldRealIP || first.ModifyVirtualHost || first.HealthCheck != def.Lite.HealthCheck {
 		t.Fatalf("first route differs from route defaults: %+v", first)
 	}

@@ -1,34 +1,19 @@
 package config
 
-import "time"
+import "go.minekube.com/gate/pkg/lite/strategy"
 
 // HealthCheck configures active status-ping probes of a route's backends.
 // `config.lite.healthCheck` is the default for every route; a route's own
-// `healthCheck:` overrides it key by key.
-type HealthCheck struct {
-	// Enabled turns probing on. Default false: only passive health
-	// (ejecting backends after failed dials) applies.
-	Enabled bool
-	// Interval between two probes of one backend. Default 10s; always > 0.
-	Interval time.Duration
-	// Timeout of one probe (dial and status exchange). Default 3s; always > 0
-	// and less than Interval, so probes of a backend never overlap.
-	Timeout time.Duration
-	// Rise is how many probes in a row must succeed to mark a backend up.
-	// Default 2; always >= 1.
-	Rise int
-	// Fall is how many probes in a row must fail to mark a backend down.
-	// Default 3; always >= 1.
-	Fall int
-}
+// `healthCheck:` overrides it key by key. In a loaded Config every field is
+// resolved: the defaults are strategy's (HealthCheck.WithDefaults), and
+// Timeout is always less than Interval, so probes of a backend never overlap.
+type HealthCheck = strategy.HealthCheck
 
-func defaultHealthCheck() HealthCheck {
-	return HealthCheck{Interval: 10 * time.Second, Timeout: 3 * time.Second, Rise: 2, Fall: 3}
-}
-
-// decodeHealthCheck decodes `healthCheck:` over base and checks that the
-// result is consistent.
-func (d *decoder) decodeHealthCheck(e entry, base HealthCheck) HealthCheck {
+// decodeHealthCheck decodes `healthCheck:` over base, which holds the keys
+// written at the level above (zero where unset), and returns what was
+// written with the keys of this level and the resolved result. Keeping the
+// written form lets an unset timeout follow the interval of each level.
+func (d *decoder) decodeHealthCheck(e entry, base HealthCheck) (written, resolved HealthCheck) {
 	h := base
 	ok := d.mapping(e, map[string]handler{
 		"enabled":  func(f entry) { d.boolean(f, &h.Enabled) },
@@ -37,9 +22,15 @@ func (d *decoder) decodeHealthCheck(e entry, base HealthCheck) HealthCheck {
 		"rise":     func(f entry) { d.intField(f, 1, &h.Rise) },
 		"fall":     func(f entry) { d.intField(f, 1, &h.Fall) },
 	}, nil)
-	if ok && h.Timeout >= h.Interval {
+	r := h.WithDefaults()
+	switch {
+	case !ok:
+	case r.Timeout <= 0:
+		d.errorf(e.key.Line, child(e.path, "interval"), ErrInvalid,
+			"interval %s is too short to leave room for a probe timeout", r.Interval)
+	case r.Timeout >= r.Interval:
 		d.errorf(e.key.Line, child(e.path, "timeout"), ErrInvalid,
-			"timeout %s must be less than interval %s", h.Timeout, h.Interval)
+			"timeout %s must be less than interval %s", r.Timeout, r.Interval)
 	}
-	return h
+	return h, r
 }

@@ -17,8 +17,8 @@ type Lite struct {
 	// Disconnect overrides the built-in disconnect texts for every route
 	// (`config.lite.disconnect: {unknownHost, unavailable}`). Default: none.
 	Disconnect Messages
-	// HealthCheck is the default for every route (`config.lite.healthCheck`).
-	// Default: disabled, 10s interval, 3s timeout, rise 2, fall 3.
+	// HealthCheck is the default for every route (`config.lite.healthCheck`),
+	// resolved; unset keys take strategy's defaults.
 	HealthCheck HealthCheck
 	// ShutdownGrace is how long shutdown waits for open sessions before
 	// closing them. Default 10s; 0 closes them at once; never negative.
@@ -26,7 +26,7 @@ type Lite struct {
 }
 
 func defaultLite() Lite {
-	return Lite{HealthCheck: defaultHealthCheck(), ShutdownGrace: 10 * time.Second}
+	return Lite{HealthCheck: HealthCheck{}.WithDefaults(), ShutdownGrace: 10 * time.Second}
 }
 
 // Specs returns the routes as route specs, ready for route.Compile.
@@ -74,8 +74,9 @@ func (d *decoder) decodeLite(e entry, l *Lite) {
 	case enabledOK && !l.Enabled:
 		d.errorf(enabled.val.Line, enabled.path, ErrLiteDisabled, "false: %s", liteOnly)
 	}
+	var written HealthCheck // the global keys as set, zero where unset
 	if health != nil {
-		l.HealthCheck = d.decodeHealthCheck(*health, l.HealthCheck)
+		written, l.HealthCheck = d.decodeHealthCheck(*health, written)
 	}
 	if disconnect != nil {
 		d.decodeMessages(*disconnect, &l.Disconnect, false)
@@ -84,5 +85,5 @@ func (d *decoder) decodeLite(e entry, l *Lite) {
 		d.errorf(e.key.Line, child(e.path, "routes"), ErrMissing, "missing: configure at least one route")
 		return
 	}
-	d.decodeRoutes(*routes, l)
+	d.decodeRoutes(*routes, l, written)
 }

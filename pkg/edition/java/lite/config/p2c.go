@@ -3,22 +3,23 @@ package config
 import (
 	"regexp"
 	"time"
+
+	"go.minekube.com/gate/pkg/lite/strategy"
 )
 
 // P2CConfig holds the route keys that tune strategy p2c. They are accepted on
 // every route (the reference file shows them all); a route with another
 // strategy warns when one differs from its default, since only p2c reads
-// them.
+// them. The defaults are strategy's (strategy.P2CConfig).
 type P2CConfig struct {
 	// LatencyWeight is what a full backend adds to its score, which is a
-	// latency in milliseconds (`latencyWeight`). Default 250ms; always > 0.
+	// latency in milliseconds (`latencyWeight`). Always > 0.
 	LatencyWeight time.Duration
 	// StaleAfter is when a backend's load report starts fading toward
-	// "half full", reached at three times this (`staleAfter`). Default
-	// 30s; always > 0.
+	// "half full", reached at three times this (`staleAfter`). Always > 0.
 	StaleAfter time.Duration
 	// Saturation is the load (0..1] from which a backend takes no new
-	// players while others have room (`saturation`). Default 0.9.
+	// players while others have room (`saturation`).
 	Saturation float64
 	// Peers is how many proxy replicas share the backends (`peers`).
 	// Default 0: estimated from the backends' reports.
@@ -29,21 +30,15 @@ type P2CConfig struct {
 	DrainMOTD *regexp.Regexp
 }
 
-// Defaults of P2CConfig.
-const (
-	defaultLatencyWeight = 250 * time.Millisecond
-	defaultStaleAfter    = 30 * time.Second
-	defaultSaturation    = 0.9
-)
-
+// defaultP2C is every key at strategy's default.
 func defaultP2C() P2CConfig {
-	return P2CConfig{LatencyWeight: defaultLatencyWeight, StaleAfter: defaultStaleAfter, Saturation: defaultSaturation}
+	return P2CConfig{LatencyWeight: strategy.DefaultLatencyWeight, StaleAfter: strategy.DefaultStaleAfter,
+		Saturation: strategy.DefaultSaturation}
 }
 
 // isDefault reports whether every key has its default value.
 func (p P2CConfig) isDefault() bool {
-	return p.LatencyWeight == defaultLatencyWeight && p.StaleAfter == defaultStaleAfter &&
-		p.Saturation == defaultSaturation && p.Peers == 0 && p.DrainMOTD == nil
+	return p == defaultP2C()
 }
 
 // p2cHandlers decode the p2c keys of a route into p.
@@ -88,10 +83,10 @@ func (d *decoder) drainPattern(e entry, dst **regexp.Regexp) {
 
 // lintP2C warns about p2c settings a route cannot use.
 func (d *decoder) lintP2C(r *Route, meta routeMeta) {
-	if r.Strategy != P2C && !r.P2C.isDefault() {
+	if r.Strategy != strategy.P2C && !r.P2C.isDefault() {
 		d.warnf(meta.line, meta.path, "latencyWeight, staleAfter, saturation, peers and drainMotd have no effect: strategy is %s, not p2c", r.Strategy)
 	}
-	if len(r.Capacity) > 0 && r.Strategy != P2C && r.Status != StatusAggregate {
+	if len(r.Capacity) > 0 && r.Strategy != strategy.P2C && r.Status != StatusAggregate {
 		d.warnf(meta.line, meta.path, "backend capacity has no effect: only strategy p2c and status: aggregate use it")
 	}
 }

@@ -8,19 +8,20 @@ import (
 	"time"
 
 	"go.minekube.com/gate/pkg/edition/java/lite/route"
+	"go.minekube.com/gate/pkg/lite/strategy"
 )
 
 // Route is one entry of `config.lite.routes`.
 type Route struct {
 	// Host patterns (`host`: a string or a list); `*` and `?` wildcards.
-	// Required, none empty.
+	// Required; an empty pattern matches only an empty host, as in Gate.
 	Host []string
 	// Backend addresses (`backend`: a string or a list) as host[:port]
-	// (port 25565 when omitted, see BackendAddr), IPv6 in brackets; `$n`
+	// (wire.DefaultPort, 25565, when omitted), IPv6 in brackets; `$n`
 	// is filled from the n-th wildcard of the matched host. Required.
 	Backend []string
-	// Strategy orders the backends. Default Sequential.
-	Strategy Strategy
+	// Strategy orders the backends. Default strategy.Sequential.
+	Strategy strategy.Name
 	// CachePingTTL is how long a backend's status response is reused.
 	// Default 10s (also when configured 0); -1 when configured negative,
 	// which disables the cache.
@@ -67,7 +68,8 @@ type routeMeta struct {
 	backends []listItem
 }
 
-func (d *decoder) decodeRoutes(e entry, l *Lite) {
+// decodeRoutes decodes `routes`; health is the global healthCheck as written.
+func (d *decoder) decodeRoutes(e entry, l *Lite, health HealthCheck) {
 	items, ok := d.sequence(e)
 	if !ok {
 		return
@@ -81,7 +83,7 @@ func (d *decoder) decodeRoutes(e entry, l *Lite) {
 		if d.budget.exhausted {
 			return // reported; the rest of the table is not looked at
 		}
-		r, meta := d.decodeRoute(it, l)
+		r, meta := d.decodeRoute(it, l, health)
 		l.Routes = append(l.Routes, r)
 		metas = append(metas, meta)
 	}
@@ -90,9 +92,9 @@ func (d *decoder) decodeRoutes(e entry, l *Lite) {
 	}
 }
 
-func (d *decoder) decodeRoute(e entry, l *Lite) (Route, routeMeta) {
+func (d *decoder) decodeRoute(e entry, l *Lite, health HealthCheck) (Route, routeMeta) {
 	r := Route{
-		Strategy:     Sequential,
+		Strategy:     strategy.Sequential,
 		CachePingTTL: defaultCachePingTTL,
 		Disconnect:   Messages{Unavailable: l.Disconnect.Unavailable},
 		HealthCheck:  l.HealthCheck,
@@ -112,7 +114,7 @@ func (d *decoder) decodeRoute(e entry, l *Lite) (Route, routeMeta) {
 		"tcpShieldRealIP":   func(f entry) { d.boolean(f, &tcpShield) },
 		"modifyVirtualHost": func(f entry) { d.boolean(f, &r.ModifyVirtualHost) },
 		"disconnect":        func(f entry) { d.decodeMessages(f, &r.Disconnect, true) },
-		"healthCheck":       func(f entry) { r.HealthCheck = d.decodeHealthCheck(f, l.HealthCheck) },
+		"healthCheck":       func(f entry) { _, r.HealthCheck = d.decodeHealthCheck(f, health) },
 		"status":            func(f entry) { d.statusMode(f, &r.Status) },
 		"realIP": func(f entry) {
 			if d.boolean(f, &realIP) {
@@ -146,10 +148,8 @@ var errLongPattern = errors.New("longer than " + strconv.Itoa(maxHostPattern) + 
 // hosts decodes `host`.
 func (d *decoder) hosts(e entry) ([]string, []listItem) {
 	return d.addresses(e, "host pattern", func(s string) error {
-		switch {
-		case s == "":
-			return route.ErrEmptyPattern
-		case len(s) > maxHostPattern:
+		// An empty pattern is allowed: it matches only an empty host, as in Gate.
+		if len(s) > maxHostPattern {
 			return errLongPattern
 		}
 		return nil

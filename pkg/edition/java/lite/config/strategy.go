@@ -1,47 +1,39 @@
 package config
 
-import (
-	"slices"
-	"strings"
-)
+import "go.minekube.com/gate/pkg/lite/strategy"
 
-// Strategy is how a route orders its backends for each new connection.
-type Strategy string
-
-// The strategies a route may name. Sequential is the default, as in Gate.
-const (
-	Sequential       Strategy = "sequential"
-	Random           Strategy = "random"
-	RoundRobin       Strategy = "round-robin"
-	LeastConnections Strategy = "least-connections"
-	LowestLatency    Strategy = "lowest-latency"
-	// P2C is power of two choices over latency and reported load, for
-	// routes served by several proxy replicas.
-	P2C Strategy = "p2c"
-)
-
-// Strategies lists every valid Strategy in documentation order.
-func Strategies() []Strategy {
-	return []Strategy{Sequential, Random, RoundRobin, LeastConnections, LowestLatency, P2C}
-}
-
-func (d *decoder) strategy(e entry, dst *Strategy) {
+// strategy decodes `strategy`. The names are strategy's; an empty name is
+// the default, as in Gate.
+func (d *decoder) strategy(e entry, dst *strategy.Name) {
 	n, ok := d.scalar(e, "a strategy name")
 	if !ok {
 		return
 	}
-	if n.Value == "" {
-		*dst = Sequential // Gate treats an empty strategy as unset
-		return
-	}
-	s := Strategy(n.Value)
-	if !slices.Contains(Strategies(), s) {
-		names := make([]string, 0, len(Strategies()))
-		for _, v := range Strategies() {
-			names = append(names, string(v))
-		}
-		d.invalid(e, "unknown %q (want %s)", truncate(n.Value), strings.Join(names, ", "))
+	s, err := strategy.ParseName(n.Value)
+	if err != nil {
+		d.invalid(e, "unknown %q (want %s)", truncate(n.Value), strategy.NameList())
 		return
 	}
 	*dst = s
+}
+
+// StrategyRoute is the route as the strategy manager takes it, under key and
+// with backends: the static backends when serving, the expanded ones for a
+// matched host when planning. It is the one translation from config to
+// strategy, so that serving and `gate lite plan` cannot disagree.
+func (r *Route) StrategyRoute(key string, backends []string) strategy.Route {
+	return strategy.Route{
+		Key:      key,
+		Strategy: r.Strategy,
+		Backends: backends,
+		Health:   r.HealthCheck,
+		P2C: strategy.P2CConfig{
+			LatencyWeight: r.P2C.LatencyWeight,
+			StaleAfter:    r.P2C.StaleAfter,
+			Saturation:    r.P2C.Saturation,
+			Peers:         r.P2C.Peers,
+			Drain:         r.P2C.DrainMOTD,
+		},
+		Capacity: r.Capacity,
+	}
 }

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"go.minekube.com/gate/pkg/lite/strategy"
 )
 
 func mustParse(t *testing.T, src string) *Config {
@@ -32,7 +34,7 @@ func TestDefaults(t *testing.T) {
 	want.Lite.Routes = []Route{{
 		Host:         []string{"play.example.com"},
 		Backend:      []string{"127.0.0.1:25566"},
-		Strategy:     Sequential,
+		Strategy:     strategy.Sequential,
 		CachePingTTL: 10 * time.Second,
 		HealthCheck:  HealthCheck{Interval: 10 * time.Second, Timeout: 3 * time.Second, Rise: 2, Fall: 3},
 		P2C:          P2CConfig{LatencyWeight: 250 * time.Millisecond, StaleAfter: 30 * time.Second, Saturation: 0.9},
@@ -135,7 +137,7 @@ func TestRouteFields(t *testing.T) {
 	r0, r1 := cfg.Lite.Routes[0], cfg.Lite.Routes[1]
 	if !slices.Equal(r0.Host, []string{"A.example.com", "b.example.com"}) ||
 		!slices.Equal(r0.Backend, []string{"10.0.0.1", "[::1]:25570"}) ||
-		r0.Strategy != LeastConnections || !r0.ProxyProtocol || !r0.TCPShieldRealIP || !r0.ModifyVirtualHost ||
+		r0.Strategy != strategy.LeastConnections || !r0.ProxyProtocol || !r0.TCPShieldRealIP || !r0.ModifyVirtualHost ||
 		r0.Line != 11 || r1.Line != 19 {
 		t.Fatalf("route 0 = %+v", r0)
 	}
@@ -197,7 +199,7 @@ func TestFallback(t *testing.T) {
 // embedded at load.
 func TestFaviconFileRelativeToConfig(t *testing.T) {
 	dir := t.TempDir()
-	png := []byte("\x89PNG\r\n\x1a\nrest-of-image")
+	png := pngOf(t, 64, 64)
 	if err := os.WriteFile(filepath.Join(dir, "icon.png"), png, 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -290,7 +292,7 @@ func TestMergeKeys(t *testing.T) {
 `)
 	a, b, c := cfg.Lite.Routes[0], cfg.Lite.Routes[1], cfg.Lite.Routes[2]
 	if !slices.Equal(b.Host, []string{"b.example.com"}) || !slices.Equal(b.Backend, a.Backend) ||
-		b.Strategy != Random || b.CachePingTTL != 30*time.Second {
+		b.Strategy != strategy.Random || b.CachePingTTL != 30*time.Second {
 		t.Fatalf("merged route = %+v", b)
 	}
 	checkJSON(t, "aliased fallback", c.Fallback.MOTD, `{"text":"down"}`)

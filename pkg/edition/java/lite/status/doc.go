@@ -3,7 +3,8 @@
 // last-known-good memory used when every backend of a route is down, the rendering of a route's
 // configured fallback status, and the small JSON text components used for disconnect messages.
 // It also reads the few fields of a backend's Status Response that load-aware strategies and
-// legacy ping replies need (ParseReport).
+// legacy ping replies need (ParseReport), and rewrites the player counts of a response for a
+// route that shows its backends as one server (WithPlayers).
 //
 // It does not own any network I/O: the proxy passes a fetch function that dials a backend and
 // performs the exchange, and it writes the bytes returned here with the wire package. It does

@@ -1,9 +1,6 @@
 package status
 
-import (
-	"bytes"
-	"encoding/json"
-)
+import "encoding/json"
 
 // textComponent is the smallest JSON text component: plain text with an optional colour.
 // § formatting codes inside Text are rendered by the client, so legacy strings need no parsing.
@@ -31,13 +28,9 @@ func DisconnectText(msg json.RawMessage, def string) json.RawMessage {
 	return msg
 }
 
-// marshalText encodes without HTML escaping: the client is not a browser, and '<' or '&' in a
-// MOTD should stay readable in logs and captures.
+// marshalText encodes a text component (see marshalPlain for why without HTML escaping).
 func marshalText(t textComponent) json.RawMessage {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
 	// Encoding a struct of two strings cannot fail.
-	_ = enc.Encode(t)
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+	out, _ := marshalPlain(t)
+	return out
 }

@@ -3,6 +3,7 @@ package wire_test
 import (
 	"bytes"
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -134,6 +135,36 @@ func FuzzCleanHost(f *testing.F) {
 		host, suffix := wire.SplitAddress(addr)
 		if host+suffix != addr || wire.CleanHost(host) != got {
 			t.Fatalf("SplitAddress(%q) = %q, %q disagrees with CleanHost", addr, host, suffix)
+		}
+	})
+}
+
+func FuzzAddRealIP(f *testing.F) {
+	for _, s := range []string{
+		"mc.example.com", "mc.example.com\x00FML2\x00", "Play.example.com///203.0.113.7:51234///1700000000///sig",
+		"a\x00b///c", "a/", "",
+	} {
+		f.Add(s, "203.0.113.7:51234", int64(1700000000))
+	}
+	f.Fuzz(func(t *testing.T, addr, client string, unix int64) {
+		got := wire.AddRealIP(addr, client, unix)
+		host, suffix := wire.SplitAddress(addr)
+		switch {
+		case strings.Contains(suffix, "///"):
+			if got != addr {
+				t.Fatalf("AddRealIP(%q) = %q changed an address that has a block", addr, got)
+			}
+			return
+		case got != host+"///"+client+"///"+strconv.FormatInt(unix, 10)+suffix:
+			t.Fatalf("AddRealIP(%q, %q, %d) = %q: block not between host and suffix", addr, client, unix, got)
+		}
+		if again := wire.AddRealIP(got, "198.51.100.1:1", unix+1); again != got {
+			t.Fatalf("second AddRealIP(%q) = %q appended another block", got, again)
+		}
+		if !strings.HasSuffix(host, "/") {
+			if h, _ := wire.SplitAddress(got); h != host {
+				t.Fatalf("SplitAddress(%q) host %q, want %q", got, h, host)
+			}
 		}
 	})
 }

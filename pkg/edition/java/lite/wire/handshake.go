@@ -18,6 +18,10 @@ const MaxHandshakeLen = 8192
 // headroom, and close to what MaxHandshakeLen allows anyway.
 const MaxAddressLen = 8000
 
+// DefaultPort is the port of a Minecraft server address that names none: the
+// vanilla client dials it when neither the address nor an SRV record gives one.
+const DefaultPort uint16 = 25565
+
 // IDHandshake is the packet id of the handshake, the first frame a modern
 // client sends.
 const IDHandshake int32 = 0x00

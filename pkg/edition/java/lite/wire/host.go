@@ -1,6 +1,9 @@
 package wire
 
-import "strings"
+import (
+	"strconv"
+	"strings"
+)
 
 // SplitAddress cuts a handshake's server address at the first NUL or the
 // first "///", whichever comes first. host is before the cut; suffix is the
@@ -16,6 +19,21 @@ func SplitAddress(addr string) (host, suffix string) {
 		cut = j
 	}
 	return addr[:cut], addr[cut:]
+}
+
+// AddRealIP writes TCPShield's RealIP block into a handshake's server address, so a
+// TCPShield-aware backend sees the player's address: "///client///unix" goes right after
+// the host, before any NUL suffix (Forge markers). client is the player's "ip:port"
+// (IPv6 in brackets), unix the time in seconds. An address that already carries a block
+// (any "///", as SplitAddress cuts) is returned as it is: a block is never appended twice.
+// The block is unsigned (TCPShield's key is theirs), so the backend must accept unsigned
+// blocks, and only from the proxy.
+func AddRealIP(addr, client string, unix int64) string {
+	host, suffix := SplitAddress(addr)
+	if strings.Contains(suffix, "///") {
+		return addr
+	}
+	return host + "///" + client + "///" + strconv.FormatInt(unix, 10) + suffix
 }
 
 // CleanHost returns the routing key of a handshake's server address:

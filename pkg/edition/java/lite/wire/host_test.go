@@ -33,6 +33,39 @@ func TestSplitAddress(t *testing.T) {
 	}
 }
 
+func TestAddRealIP(t *testing.T) {
+	const unix = 1700000000
+	tests := []struct {
+		name, addr, client, want string
+	}{
+		{"plain host", "mc.example.com", "203.0.113.7:51234", "mc.example.com///203.0.113.7:51234///1700000000"},
+		{"ipv6 player", "mc.example.com", "[2001:db8::7]:51234", "mc.example.com///[2001:db8::7]:51234///1700000000"},
+		{"forge suffix stays last", "mc.example.com\x00FML2\x00", "203.0.113.7:1", "mc.example.com///203.0.113.7:1///1700000000\x00FML2\x00"},
+		{"existing block kept", "mc.example.com///198.51.100.4:50000///1600000000///sig", "203.0.113.7:1", "mc.example.com///198.51.100.4:50000///1600000000///sig"},
+		{"block after NUL kept", "mc.example.com\x00x///y", "203.0.113.7:1", "mc.example.com\x00x///y"},
+		{"empty host", "", "203.0.113.7:1", "///203.0.113.7:1///1700000000"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := wire.AddRealIP(tt.addr, tt.client, unix); got != tt.want {
+				t.Fatalf("AddRealIP(%q, %q) = %q, want %q", tt.addr, tt.client, got, tt.want)
+			}
+		})
+	}
+}
+
+// The rewritten address parses back to the same routing host with the block as suffix.
+func TestAddRealIPRoundTrip(t *testing.T) {
+	addr := wire.AddRealIP("Play.Example.com\x00FML3\x00", "203.0.113.7:51234", 1700000000)
+	host, suffix := wire.SplitAddress(addr)
+	if host != "Play.Example.com" || suffix != "///203.0.113.7:51234///1700000000\x00FML3\x00" {
+		t.Fatalf("SplitAddress(%q) = %q, %q", addr, host, suffix)
+	}
+	if got := wire.CleanHost(addr); got != "play.example.com" {
+		t.Fatalf("CleanHost(%q) = %q", addr, got)
+	}
+}
+
 func TestCleanHost(t *testing.T) {
 	tests := []struct {
 		name, addr, want string

@@ -1,0 +1,129 @@
+package lite
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"time"
+
+	"go.minekube.com/gate/pkg/edition/java/lite/route"
+	"go.minekube.com/gate/pkg/edition/java/lite/wire"
+	"go.minekube.com/gate/pkg/lite/strategy"
+)
+
+// serveLogin is the login half of a session (login or transfer intent): order the
+// route's backends, dial down the list until one takes the preamble, then relay until
+// the session ends. A route whose every backend fails gets its unavailable text.
+func (s *session) serveLogin(ctx context.Context, rt *compiledRoute, m route.Match) error {
+	// The whole dial sequence is bounded by the client's read timeout: a player is never
+	// kept waiting longer than a handshake may take, however many backends are dead.
+	budget := time.Now().Add(s.snap.cfg.ReadTimeout)
+	s.order = s.l.mgr.AppendOrder(s.orderBuf[:0], rt.key, m.Backends, strategy.IntentLogin)
+	order := s.order
+	var lastErr error
+	for _, addr := range order {
+		if ctx.Err() != nil || !time.Now().Before(budget) {
+			break
+		}
+		s.ev.Backend, s.ev.BackendTemplate = addr, rt.template(m.Backends, addr)
+		lease := s.l.mgr.Reserve(addr)
+		backend, err := s.connectBackend(ctx, rt, addr, budget)
+		if err != nil {
+			lease.Release()
+			lastErr = err
+			s.l.log.V(1).Info("backend failed, trying next", s.logKV("err", err.Error())...)
+			continue
+		}
+		s.joined = true
+		s.emit(EventJoined)
+		// The handshake and what followed it were sent before relaying; the buffer is
+		// not needed any more, and an idle session should not keep it.
+		sent := int64(s.releaseBuf())
+		up, down, reason := s.relay(ctx, backend)
+		up += sent
+		lease.Release()
+		dur := time.Since(s.start)
+		s.ev.Reason, s.ev.Duration, s.ev.BytesUp, s.ev.BytesDown = reason, dur, up, down
+		s.emit(EventEnded)
+		s.l.log.Info("session ended", s.logKV("reason", reason, "duration", dur.Round(time.Millisecond),
+			"bytesUp", up, "bytesDown", down)...)
+		return nil
+	}
+	s.ev.Backend, s.ev.BackendTemplate = "", ""
+	_ = s.client.SetWriteDeadline(time.Now().Add(s.snap.cfg.ConnectionTimeout))
+	_, _ = s.client.Write(rt.unavailable)
+	if lastErr == nil {
+		lastErr = errors.New("no backend tried")
+	}
+	return reject(ReasonUnavailable, "every backend failed (%d tried): %w", len(order), lastErr)
+}
+
+// connectBackend dials addr and sends the preamble: PROXY header if the route asks for
+// one, the handshake (rewritten only if configured) and every byte read past it.
+func (s *session) connectBackend(ctx context.Context, rt *compiledRoute, addr string, budget time.Time) (net.Conn, error) {
+	deadline := earliest(time.Now().Add(s.snap.cfg.ConnectionTimeout), budget)
+	dctx, cancel := context.WithDeadline(ctx, deadline)
+	defer cancel()
+	start := time.Now()
+	backend, err := s.dialAside(dctx, addr)
+	s.ev.Duration, s.ev.Err = time.Since(start), err
+	s.l.mgr.ObserveDial(addr, s.ev.Duration, err)
+	s.emit(EventDial)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.sendPreamble(backend, rt, addr, deadline); err != nil {
+		_ = backend.Close()
+		return nil, err
+	}
+	_ = backend.SetWriteDeadline(time.Time{})
+	return backend, nil
+}
+
+// dialAside dials on a short-lived goroutine of its own. The net package's dial path
+// is deep: run here it would grow the session goroutine's stack from 4 to 8 KiB, and a
+// session keeps that stack for as long as the player stays (the runtime shrinks a
+// stack only when under a quarter of it is in use, which a goroutine parked in relay
+// never is). One goroutine start per dial buys 4 KiB less per idle player.
+func (s *session) dialAside(ctx context.Context, addr string) (net.Conn, error) {
+	type dialed struct {
+		c   net.Conn
+		err error
+	}
+	ch := make(chan dialed, 1)
+	go func() {
+		c, err := s.l.dial(ctx, addr)
+		ch <- dialed{c, err}
+	}()
+	d := <-ch
+	return d.c, d.err
+}
+
+// sendPreamble writes what the backend must see before relaying starts: a PROXY header
+// if the route asks for one, the handshake (rewritten only if configured) and every byte
+// read past it. Unrewritten, handshake and extra bytes are s.buf exactly as read, so the
+// common case is one write of an existing buffer.
+func (s *session) sendPreamble(backend net.Conn, rt *compiledRoute, addr string, deadline time.Time) error {
+	payload := s.buf
+	if rt.cfg.ModifyVirtualHost || rt.cfg.TCPShieldRealIP {
+		payload = wire.AppendHandshake(nil, rewriteHandshake(s.hs, rt, addr, s.clientAddr, time.Now()))
+		payload = append(payload, s.extra()...)
+	}
+	_ = backend.SetWriteDeadline(deadline)
+	var err error
+	if rt.cfg.ProxyProtocol {
+		hdr, herr := proxyHeader(s.clientAddr, s.client.LocalAddr())
+		if herr != nil {
+			return fmt.Errorf("proxy header for %s: %w", addr, herr)
+		}
+		bufs := net.Buffers{hdr, payload}
+		_, err = bufs.WriteTo(backend)
+	} else {
+		_, err = backend.Write(payload)
+	}
+	if err != nil {
+		return fmt.Errorf("send handshake to %s: %w", addr, err)
+	}
+	return nil
+}
