@@ -192,11 +192,8 @@ func (l *Lite) acceptLoop(ctx context.Context, ln net.Listener) error {
 		backoff = 0
 		l.track(c, true)
 		l.live.Add(1)
-		l.sessions.Go(func() {
-			defer l.live.Add(-1)
-			defer l.track(c, false)
-			l.handle(ctx, c)
-		})
+		l.sessions.Add(1) // Done in session.close, at the end of handle or of the relay
+		go l.handle(ctx, c)
 	}
 }
 
@@ -234,6 +231,7 @@ func (l *Lite) drain(why error) {
 		_ = c.Close()
 	}
 	l.connsMu.Unlock()
+	l.rel.Abort() // parked sessions have no goroutine that the Close reaches
 	<-done
 }
 

@@ -40,15 +40,20 @@ func (s *session) serveLogin(ctx context.Context, rt *compiledRoute, m route.Mat
 		// The handshake and what followed it were sent before relaying; the buffer is
 		// not needed any more, and an idle session should not keep it.
 		sent := int64(s.releaseBuf())
-		up, down, reason := s.relay(ctx, backend)
-		up += sent
-		lease.Release()
-		dur := time.Since(s.start)
-		s.ev.Reason, s.ev.Duration, s.ev.BytesUp, s.ev.BytesDown = reason, dur, up, down
-		s.emit(EventEnded)
-		s.l.log.Info("session ended", s.logKV("reason", reason, "duration", dur.Round(time.Millisecond),
-			"bytesUp", up, "bytesDown", down)...)
-		return nil
+		// Hand-off to the relay: the session keeps no goroutine while it idles. The
+		// end-of-session bookkeeping below runs once, in the relay's completion, and
+		// session.close ends the connection there.
+		s.startRelay(ctx, backend, func(up, down int64, reason string) {
+			up += sent
+			lease.Release()
+			dur := time.Since(s.start)
+			s.ev.Reason, s.ev.Duration, s.ev.BytesUp, s.ev.BytesDown = reason, dur, up, down
+			s.emit(EventEnded)
+			s.l.log.Info("session ended", s.logKV("reason", reason, "duration", dur.Round(time.Millisecond),
+				"bytesUp", up, "bytesDown", down)...)
+			s.close(ctx, nil)
+		})
+		return handedOff{}
 	}
 	s.ev.Backend, s.ev.BackendTemplate = "", ""
 	_ = s.client.SetWriteDeadline(time.Now().Add(s.snap.cfg.ConnectionTimeout))

@@ -10,18 +10,27 @@ import (
 	"go.minekube.com/gate/pkg/edition/java/lite/relay"
 )
 
-// relay copies bytes both ways until the session ends (package relay) and returns the
-// byte counts (up = client to backend) and why it ended. The session's part is
-// around it: the backend is tracked so shutdown can close it, and the handshake
-// deadline is cleared first.
-func (s *session) relay(ctx context.Context, backend net.Conn) (up, down int64, reason string) {
-	defer backend.Close()
+// handedOff is what the login path returns once the session belongs to the relay:
+// handle must not end the connection, the relay's completion does. (A type rather
+// than a sentinel variable: the package keeps no package-level state.)
+type handedOff struct{}
+
+func (handedOff) Error() string { return "session handed to the relay" }
+
+// startRelay hands a joined session to the relay (package relay) and returns at once.
+// The session's part is around it: the backend is tracked so shutdown can close it,
+// the handshake deadline is cleared first, and once the relay is done the backend is
+// closed and ended gets the byte counts (up = client to backend) and why it ended.
+// ended runs once, on a relay goroutine.
+func (s *session) startRelay(ctx context.Context, backend net.Conn, ended func(up, down int64, reason string)) {
 	s.l.track(backend, true)
-	defer s.l.track(backend, false)
 	// The handshake deadline must not cut a session that lasts hours.
 	_ = s.client.SetDeadline(time.Time{})
-	r := s.l.rel.Pipe(s.client, backend, relay.Options{})
-	return r.Up, r.Down, endReason(ctx, r)
+	s.l.rel.Start(s.client, backend, relay.Options{}, func(r relay.Result) {
+		_ = backend.Close()
+		s.l.track(backend, false)
+		ended(r.Up, r.Down, endReason(ctx, r))
+	})
 }
 
 // endReason names why a relayed session ended: shutdown, an error of the side that

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -144,20 +145,20 @@ func TestRelayIdleSessionHoldsTwoSocketsAndNoPipe(t *testing.T) {
 	})
 	openChattedSessions(t, p.addr, sessions, msg)
 	// Per session the process holds 4 sockets: the test's client and backend ends
-	// and the proxy's two (client, backend). The proxy's relay serves the
-	// backend-to-client direction on the session's goroutine and parks the other one
-	// with no goroutine. Shared by all sessions: the relay poller (one goroutine, one
-	// epoll descriptor) and the pool's idle pipes.
+	// and the proxy's two (client, backend). The proxy's relay parks both directions
+	// with no goroutine (the session's own ended at the hand-off). Shared by all
+	// sessions: the relay's pollers (one goroutine and one epoll descriptor per
+	// GOMAXPROCS) and the pool's idle pipes.
 	var st relay.Stats
 	waitFor(t, "every session idle with its pipes returned", 10*time.Second, func() bool {
 		st = p.RelayStats()
-		return st.Sessions == sessions && st.Parked == sessions && st.Workers == 0 && st.PipesOpen == st.PipesIdle
+		return st.Sessions == sessions && st.Parked == 2*sessions && st.Workers == 0 && st.PipesOpen == st.PipesIdle
 	})
 	if sockets := socketsOn(t, portOf(t, p.addr), portOf(t, b.addr)); sockets != 4*sessions {
 		t.Fatalf("%d sessions hold %d sockets, want %d (4 per session)", sessions, sockets, 4*sessions)
 	}
-	if st.Pollers != 1 || st.PipesOpen > 64 {
-		t.Fatalf("relay %+v for %d idle sessions: want one poller and at most the pool's 64 pipes", st, sessions)
+	if want := min(sessions, runtime.GOMAXPROCS(0)); st.Pollers != want || st.PipesOpen > 64 {
+		t.Fatalf("relay %+v for %d idle sessions: want %d pollers and at most the pool's 64 pipes", st, sessions, want)
 	}
 }
 

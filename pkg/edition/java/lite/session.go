@@ -53,17 +53,26 @@ func reject(reason string, format string, args ...any) error {
 	return &rejection{reason: reason, err: fmt.Errorf(format, args...)}
 }
 
-// handle is the whole life of one client connection: run is the path it takes, handle
-// reports how it ended (one EventRejected if it never reached a backend, then always
-// one EventClosed) and frees what the connection held.
+// handle is the whole life of one client connection: run is the path it takes, and
+// close reports how it ended and frees what the connection held. A joined session is
+// handed to the relay instead (login.go): handle returns, and the relay's completion
+// calls close once the session is over.
 func (l *Lite) handle(ctx context.Context, c net.Conn) {
 	s := &session{l: l, snap: l.snap.Load(), client: c, clientAddr: c.RemoteAddr(), start: time.Now()}
 	s.ev.ConnID = l.connIDs.Add(1)
-	defer c.Close()
-	defer s.releaseBuf()
 	s.emit(EventAccepted)
-	defer s.releaseAdmission()
-	if err := s.run(ctx); err != nil && !s.joined {
+	err := s.run(ctx)
+	if _, ok := err.(handedOff); ok {
+		return
+	}
+	s.close(ctx, err)
+}
+
+// close is the end of every connection, exactly once: one EventRejected if it never
+// reached a backend, then always one EventClosed; then it frees the admission ticket,
+// the buffer and the socket and tells Serve (acceptLoop started it) it is over.
+func (s *session) close(ctx context.Context, err error) {
+	if err != nil && !s.joined {
 		s.ev.Reason, s.ev.Err = rejectReason(ctx, err), err
 		s.emit(EventRejected)
 		if _, ok := errors.AsType[*rejection](err); ok || isClientNoise(err) {
@@ -73,6 +82,12 @@ func (l *Lite) handle(ctx context.Context, c net.Conn) {
 		}
 	}
 	s.emit(EventClosed)
+	s.releaseAdmission()
+	s.releaseBuf()
+	_ = s.client.Close()
+	s.l.track(s.client, false)
+	s.l.live.Add(-1)
+	s.l.sessions.Done()
 }
 
 // rejectReason classifies why a connection ended before reaching a backend.

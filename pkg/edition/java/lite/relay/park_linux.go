@@ -13,20 +13,19 @@ import (
 	"time"
 )
 
-// parking runs a pipe's client-to-backend direction without a goroutine of its own
-// while the player sends nothing (see the package doc for the states). Each burst is
-// spliced on the poller's goroutine (a packet or two) or by a short-lived worker
-// (more than that, or a backend not ready to take it), after which the direction
-// parks again.
+// parking runs one direction without a goroutine of its own while its source sends
+// nothing (see the package doc for the states). Each burst is spliced on the poller's
+// goroutine (a packet or two) or by a short-lived worker (more than that, or a
+// destination not ready to take it), after which the direction parks again.
 type parking struct {
-	u  *upstream
+	d  *dir
 	sp *splicer
 	p  *poller
 	id uint64
 
 	mu    sync.Mutex
 	state parkState
-	// srcGone: the poller saw the client hang up or fail (names a stall's error).
+	// srcGone: the poller saw the source hang up or fail (names a stall's error).
 	srcGone atomic.Bool
 
 	// ctlOp and ctlErr carry an epoll_ctl through Control without a closure per call.
@@ -35,44 +34,72 @@ type parking struct {
 	ctlFn  func(fd uintptr)
 }
 
+// linkPark is what a link's directions share in the poller: the poller and the shard
+// it came from, so the link gives its one reference back.
+type linkPark struct {
+	p  *poller
+	sh *shard
+}
+
 // inlineSteps bounds the work done on the poller's goroutine for one wake-up: a packet
 // and the look that finds nothing more. Longer bursts go to a worker goroutine, so one
 // busy player cannot hold up the others' wake-ups.
 const inlineSteps = 2
 
-// startUpstream starts the client-to-backend direction: parked in the relay's poller
-// between TCP sockets, else (wrapped conns, no poller, NoPark) on a worker.
-func (r *Relay) startUpstream(u *upstream, o Options) {
-	dst, dok := u.dst.(*net.TCPConn)
-	src, sok := u.src.(*net.TCPConn)
-	if !dok || !sok || o.NoPark {
-		u.runBlocking()
+// start parks both directions in one of the relay's pollers between TCP sockets;
+// anything else (wrapped conns, no poller, NoPark) runs each on a worker.
+func (r *Relay) start(l *link, o Options) {
+	c, cok := l.up.src.(*net.TCPConn)
+	b, bok := l.up.dst.(*net.TCPConn)
+	if !cok || !bok || o.NoPark {
+		l.up.runBlocking()
+		l.down.runBlocking()
 		return
 	}
-	sp, err := newSplicer(dst, src, pipes)
+	p, sh, err := r.polls.acquire()
 	if err != nil {
-		u.runBlocking()
+		l.up.runBlocking()
+		l.down.runBlocking()
 		return
 	}
-	p, err := r.polls.acquire()
-	if err != nil {
-		u.runBlocking()
+	l.park = linkPark{p: p, sh: sh}
+	up, uerr := newSplicer(b, c, pipes)
+	down, derr := newSplicer(c, b, pipes)
+	if uerr != nil || derr != nil {
+		l.up.runBlocking()
+		l.down.runBlocking()
 		return
 	}
-	pk := &parking{u: u, sp: sp, p: p, state: parked}
-	sp.stall = pk
+	// Only the player's bytes have a stall bound: a player that reads nothing for a
+	// while is loading the world, a backend that reads nothing is stuck.
+	l.up.startParked(up, p, true)
+	l.down.startParked(down, p, false)
+}
+
+func (d *dir) startParked(sp *splicer, p *poller, stallBound bool) {
+	pk := &parking{d: d, sp: sp, p: p, state: parked}
+	if stallBound {
+		sp.stall = pk
+	}
 	pk.ctlFn = func(fd uintptr) { pk.ctlErr = pk.p.ctl(pk.ctlOp, fd, pk.id) }
 	pk.id = p.watch(pk)
-	u.park = pk
+	d.park = pk
 
 	pk.mu.Lock()
 	defer pk.mu.Unlock()
 	if pk.control(syscall.EPOLL_CTL_ADD) {
-		r.parked.Add(1) // bytes already waiting fire at once; wake waits for this lock
+		d.l.r.parked.Add(1) // bytes already waiting fire at once; wake waits for this lock
 		return
 	}
 	pk.state = blocking
 	pk.startWorker()
+}
+
+// release gives back the link's poller reference once both directions are done.
+func (l *link) release() {
+	if l.park.p != nil {
+		l.park.sh.release(l.park.p)
+	}
 }
 
 // on applies one event under pk.mu and keeps the relay's parked count.
@@ -88,9 +115,9 @@ func (pk *parking) onLocked(ev parkEvent) parkAction {
 	pk.state = next
 	switch {
 	case was == parked && next != parked:
-		pk.u.r.parked.Add(-1)
+		pk.d.l.r.parked.Add(-1)
 	case was != parked && next == parked:
-		pk.u.r.parked.Add(1)
+		pk.d.l.r.parked.Add(1)
 	}
 	return act
 }
@@ -103,7 +130,7 @@ func (pk *parking) control(op int) bool {
 	return err == nil && pk.ctlErr == nil
 }
 
-// hangup is what epoll reports when the player closed (FIN), reset or failed.
+// hangup is what epoll reports when the peer closed (FIN), reset or failed.
 const hangup = syscall.EPOLLRDHUP | syscall.EPOLLHUP | syscall.EPOLLERR
 
 // wake is the poller's callback: the socket is readable (or closed or failed). With
@@ -122,7 +149,9 @@ func (pk *parking) wake(events uint32, inline bool) {
 	pk.startWorker()
 }
 
-// serveNow moves a short burst without blocking, on the poller's goroutine.
+// serveNow moves a short burst without blocking, on the poller's goroutine. Whatever
+// could block, and the end of the direction (which completes the link and runs the
+// owner's callback), goes to a worker.
 func (pk *parking) serveNow() {
 	for range inlineSteps {
 		switch r, err := pk.sp.stepNow(); r {
@@ -134,11 +163,12 @@ func (pk *parking) serveNow() {
 				pk.startWorker()
 				return
 			}
-		case stepEOF:
-			pk.end(nil)
-			return
-		case stepFailed:
-			pk.end(pk.stallErr(err))
+		case stepEOF, stepFailed:
+			pk.d.l.r.workers.Add(1)
+			go func() {
+				defer pk.d.l.r.workers.Add(-1)
+				pk.end(pk.stallErr(err))
+			}()
 			return
 		case stepBlocked:
 			pk.startWorker()
@@ -149,14 +179,14 @@ func (pk *parking) serveNow() {
 }
 
 func (pk *parking) startWorker() {
-	pk.u.r.workers.Add(1)
+	pk.d.l.r.workers.Add(1)
 	go pk.work()
 }
 
 // work moves bytes on a worker goroutine until the source runs dry (then parks and
 // exits) or ends.
 func (pk *parking) work() {
-	defer pk.u.r.workers.Add(-1)
+	defer pk.d.l.r.workers.Add(-1)
 	for {
 		pk.mu.Lock()
 		wait := pk.state == blocking
@@ -217,16 +247,20 @@ func (pk *parking) park() parkAction {
 }
 
 // stopParking ends parking: the direction's worker waits in the runtime poller from
-// now on. Called once the backend-to-client direction ended (so the linger deadline
-// applies) and harmless if this direction already ended.
-func (u *upstream) stopParking(linger time.Time) {
-	pk := u.park
+// now on, where deadline (set on its destination again here, as a disarmStall may
+// have cleared it) and a Close reach it. Harmless once the direction ended.
+func (d *dir) stopParking(deadline time.Time) {
+	pk := d.park
 	if pk == nil {
 		return
 	}
 	pk.mu.Lock()
+	if pk.state == done {
+		pk.mu.Unlock()
+		return
+	}
 	act := pk.onLocked(evStop)
-	_ = pk.sp.dst.SetWriteDeadline(linger) // again: a disarmStall may have cleared it
+	_ = pk.sp.dst.SetWriteDeadline(deadline)
 	pk.control(syscall.EPOLL_CTL_DEL)
 	pk.mu.Unlock()
 	if act == actWorker {
@@ -241,12 +275,5 @@ func (pk *parking) end(err error) {
 	pk.control(syscall.EPOLL_CTL_DEL)
 	pk.mu.Unlock()
 	pk.p.forget(pk.id)
-	pk.u.finish(pk.sp.written, err)
-}
-
-// releaseParking gives back the poller reference once the direction is done.
-func (u *upstream) releaseParking() {
-	if u.park != nil {
-		u.r.polls.release(u.park.p)
-	}
+	pk.d.finish(pk.sp.written, err)
 }

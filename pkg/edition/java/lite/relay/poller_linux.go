@@ -5,7 +5,9 @@ package relay
 import (
 	"fmt"
 	"os"
+	"runtime"
 	"sync"
+	"sync/atomic"
 	"syscall"
 )
 
@@ -32,52 +34,66 @@ type poller struct {
 	refs    int
 }
 
-// pollers hands out a relay's poller: started by the first pipe that parks a
-// direction, stopped (its goroutine joined) when the last one is done with it.
+// pollers is a relay's set of poller shards, one per GOMAXPROCS (read when the first
+// pipe parks), so wake-ups spread over the cores the runtime may use. Each shard's
+// poller is started by the first pipe that parks in it and stopped (its goroutine
+// joined) when the last one is done with it.
 type pollers struct {
+	once   sync.Once
+	shards []shard
+	next   atomic.Uint32
+}
+
+type shard struct {
 	mu sync.Mutex
 	p  *poller
 }
 
 func (ps *pollers) running() int {
-	ps.mu.Lock()
-	defer ps.mu.Unlock()
-	if ps.p != nil {
-		return 1
+	n := 0
+	for i := range ps.shards {
+		sh := &ps.shards[i]
+		sh.mu.Lock()
+		if sh.p != nil {
+			n++
+		}
+		sh.mu.Unlock()
 	}
-	return 0
+	return n
 }
 
-// acquire returns the running poller, starting one if needed. Every successful call
-// must be paired with release.
-func (ps *pollers) acquire() (*poller, error) {
-	ps.mu.Lock()
-	defer ps.mu.Unlock()
-	if ps.p == nil {
+// acquire returns a running poller, the shards taken in turn, starting it if
+// needed. Every successful call must be paired with release.
+func (ps *pollers) acquire() (*poller, *shard, error) {
+	ps.once.Do(func() { ps.shards = make([]shard, max(1, runtime.GOMAXPROCS(0))) })
+	sh := &ps.shards[int(ps.next.Add(1))%len(ps.shards)]
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	if sh.p == nil {
 		p, err := startPoller()
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		ps.p = p
+		sh.p = p
 	}
-	ps.p.mu.Lock()
-	ps.p.refs++
-	ps.p.mu.Unlock()
-	return ps.p, nil
+	sh.p.mu.Lock()
+	sh.p.refs++
+	sh.p.mu.Unlock()
+	return sh.p, sh, nil
 }
 
 // release drops one reference; the last one stops the poller and waits for its
 // goroutine, so no goroutine outlives the pipes that needed it.
-func (ps *pollers) release(p *poller) {
-	ps.mu.Lock()
+func (sh *shard) release(p *poller) {
+	sh.mu.Lock()
 	p.mu.Lock()
 	p.refs--
 	last := p.refs == 0
 	p.mu.Unlock()
-	if last && ps.p == p {
-		ps.p = nil
+	if last && sh.p == p {
+		sh.p = nil
 	}
-	ps.mu.Unlock()
+	sh.mu.Unlock()
 	if last {
 		_ = p.file.Close()
 		<-p.exited

@@ -3,6 +3,7 @@ package relay
 import (
 	"errors"
 	"net"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -50,9 +51,9 @@ func (s Side) String() string {
 
 // Options configure one pipe.
 type Options struct {
-	// NoPark gives the client-to-backend direction a goroutine of its own for the
-	// whole session instead of parking it in the relay's poller while the player
-	// sends nothing. Benchmarks compare the two; the zero value parks.
+	// NoPark gives each direction a goroutine of its own for the whole session
+	// instead of parking it in the relay's poller while its source sends nothing.
+	// Benchmarks compare the two; the zero value parks.
 	NoPark bool
 }
 
@@ -74,27 +75,32 @@ func (r Result) FirstErr() error {
 	return r.DownErr
 }
 
-// Relay moves bytes between pairs of connections. It owns the poller that parked
+// Relay moves bytes between pairs of connections. It owns the pollers that parked
 // directions wait in and the counts Stats reports; the zero value is ready, and it
-// needs no Close: the poller runs only while some pipe parks a direction in it.
+// needs no Close: a poller runs only while some pipe parks a direction in it.
 // Instances share nothing but the process-wide pipe pool (see pool_linux.go).
 type Relay struct {
-	polls    pollers // the poller parked directions wait in (Linux only)
+	polls    pollers // the pollers parked directions wait in (Linux only)
 	sessions atomic.Int64
 	parked   atomic.Int64
 	workers  atomic.Int64
+
+	mu   sync.Mutex
+	live map[*link]struct{} // for Abort
 }
 
 // Stats is a snapshot of a relay's work.
 type Stats struct {
 	// Sessions is the pipes in progress.
 	Sessions int
-	// Parked is the directions that wait in the poller with no goroutine.
+	// Parked is the directions that wait in a poller with no goroutine: two per idle
+	// session.
 	Parked int
-	// Workers is the goroutines serving client-to-backend directions right now (each
-	// pipe's caller serves the other direction).
+	// Workers is the goroutines serving directions right now (bursts, writes that
+	// wait for the peer, the linger after one direction ended, NoPark directions).
 	Workers int
-	// Pollers is the poller goroutines running (0 while no direction parks).
+	// Pollers is the poller goroutines running (at most GOMAXPROCS; 0 while no
+	// direction parks).
 	Pollers int
 	// PipesOpen and PipesIdle are the process's splice pipes (2 descriptors each) and
 	// how many of them wait in the pool unused. Process-wide, not per relay.
@@ -113,56 +119,111 @@ func (r *Relay) Stats() Stats {
 	return s
 }
 
-// Pipe copies bytes both ways until the session ends. Between two TCP sockets on Linux
-// each direction splices through a pipe borrowed only while bytes flow, and the
-// client-to-backend direction parks without a goroutine between bursts, so an idle
-// session holds its two sockets and the caller's goroutine, nothing else. A clean end
-// of one direction half-closes the other side (FIN) and gives the opposite direction
-// LingerAfterHalfClose; an error ends both at once. Pipe closes neither connection.
+// Pipe is Start that waits: it returns once the session ended.
 func (r *Relay) Pipe(client, backend net.Conn, o Options) Result {
-	r.sessions.Add(1)
-	defer r.sessions.Add(-1)
-	var first atomic.Int32
-	u := &upstream{r: r, dst: backend, src: client, first: &first, done: make(chan struct{})}
-	r.startUpstream(u, o)
-	down, downErr := half(client, backend)
-	first.CompareAndSwap(0, int32(Backend))
-	linger := endHalf(client, backend, downErr)
-	u.stopParking(linger) // so the linger deadline (or a Close) reaches it
-	<-u.done
-	u.releaseParking()
-	return Result{Up: u.n, Down: down, First: Side(first.Load()), UpErr: u.err, DownErr: downErr}
+	ch := make(chan Result, 1)
+	r.Start(client, backend, o, func(res Result) { ch <- res })
+	return <-ch
 }
 
-// upstream is the client-to-backend direction of a pipe. The backend-to-client
-// direction runs on Pipe's caller; this one runs on a worker goroutine, or on Linux
-// parks between bursts without one (see parking).
-type upstream struct {
+// Start copies bytes both ways until the session ends, then calls done once with the
+// result, on a goroutine of the relay's; it returns at once. Between two TCP sockets
+// on Linux each direction splices through a pipe borrowed only while bytes flow, and
+// parks without a goroutine while its source is idle, so an idle session holds its two
+// sockets and nothing else. A clean end of one direction half-closes the other side
+// (FIN) and gives the opposite direction LingerAfterHalfClose; an error ends both at
+// once. Start closes neither connection; done may.
+func (r *Relay) Start(client, backend net.Conn, o Options, done func(Result)) {
+	r.sessions.Add(1)
+	l := &link{r: r, done: done}
+	l.up = dir{l: l, side: Client, dst: backend, src: client}
+	l.down = dir{l: l, side: Backend, dst: client, src: backend}
+	l.left.Store(2)
+	r.mu.Lock()
+	if r.live == nil {
+		r.live = map[*link]struct{}{}
+	}
+	r.live[l] = struct{}{}
+	r.mu.Unlock()
+	r.start(l, o)
+}
+
+// Abort ends every pipe in progress now: both connections get a deadline in the
+// past and parked directions are woken to see it. Shutdown calls it after closing the
+// connections: a parked direction has no goroutine that a Close would reach.
+func (r *Relay) Abort() {
+	r.mu.Lock()
+	links := make([]*link, 0, len(r.live))
+	for l := range r.live {
+		links = append(links, l)
+	}
+	r.mu.Unlock()
+	past := time.Unix(1, 0)
+	for _, l := range links {
+		_ = l.up.src.SetDeadline(past)
+		_ = l.down.src.SetDeadline(past)
+		l.up.stopParking(past)
+		l.down.stopParking(past)
+	}
+}
+
+// link is one pipe in progress: its two directions and what happens once both ended.
+type link struct {
 	r        *Relay
+	up, down dir
+	first    atomic.Int32 // the Side whose direction ended first
+	left     atomic.Int32 // directions not yet finished
+	done     func(Result)
+	park     linkPark // the poller both directions park in (Linux only)
+}
+
+// dir is one direction of a link: src is read, dst written.
+type dir struct {
+	l        *link
+	side     Side // whose bytes these are: Client for up
 	dst, src net.Conn
-	first    *atomic.Int32
-	done     chan struct{} // closed by finish
 	n        int64
 	err      error
 	park     *parking // nil unless the direction parks
 }
 
+func (d *dir) other() *dir {
+	if d.side == Client {
+		return &d.l.down
+	}
+	return &d.l.up
+}
+
 // runBlocking runs the whole direction on one worker that waits for data.
-func (u *upstream) runBlocking() {
-	u.r.workers.Add(1)
+func (d *dir) runBlocking() {
+	d.l.r.workers.Add(1)
 	go func() {
-		defer u.r.workers.Add(-1)
-		u.finish(half(u.dst, u.src))
+		defer d.l.r.workers.Add(-1)
+		d.finish(half(d.dst, d.src))
 	}()
 }
 
-// finish records the direction's end, half-closes the backend and bounds the other
-// direction, then lets Pipe go on. It is the last thing the direction does.
-func (u *upstream) finish(n int64, err error) {
-	u.n, u.err = n, err
-	u.first.CompareAndSwap(0, int32(Client))
-	endHalf(u.dst, u.src, err)
-	close(u.done)
+// finish records the direction's end, half-closes its destination and bounds the
+// other direction, which stops parking so the deadline reaches it. The last direction
+// to finish completes the link. It is the last thing a direction does.
+func (d *dir) finish(n int64, err error) {
+	d.n, d.err = n, err
+	l := d.l
+	l.first.CompareAndSwap(0, int32(d.side))
+	linger := endHalf(d.dst, d.src, err)
+	d.other().stopParking(linger)
+	if l.left.Add(-1) == 0 {
+		l.complete()
+	}
+}
+
+func (l *link) complete() {
+	l.release()
+	l.r.mu.Lock()
+	delete(l.r.live, l)
+	l.r.mu.Unlock()
+	l.r.sessions.Add(-1)
+	l.done(Result{Up: l.up.n, Down: l.down.n, First: Side(l.first.Load()), UpErr: l.up.err, DownErr: l.down.err})
 }
 
 // endHalf finishes the direction src -> dst: it half-closes dst (the peer reads EOF)

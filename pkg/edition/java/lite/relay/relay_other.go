@@ -14,17 +14,21 @@ func half(dst, src net.Conn) (int64, error) {
 	return io.Copy(dst, src)
 }
 
-// Parking exists only on Linux; elsewhere the upstream direction always has a worker.
+// Parking exists only on Linux; elsewhere each direction has a worker.
 type (
-	parking struct{}
-	pollers struct{}
+	parking  struct{}
+	pollers  struct{}
+	linkPark struct{}
 )
 
-func (pollers) running() int { return 0 }
+func (*pollers) running() int { return 0 }
 
 func pipeCounts() (open, idle int) { return 0, 0 }
 
-func (r *Relay) startUpstream(u *upstream, _ Options) { u.runBlocking() }
+func (r *Relay) start(l *link, _ Options) {
+	l.up.runBlocking()
+	l.down.runBlocking()
+}
 
-func (u *upstream) stopParking(time.Time) {}
-func (u *upstream) releaseParking()       {}
+func (d *dir) stopParking(time.Time) {}
+func (l *link) release()             {}
