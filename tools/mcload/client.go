@@ -26,6 +26,7 @@ type target struct {
 	protocol int32
 	sampler  *sampler
 	label    string
+	metrics  string // the proxy's Prometheus URL, for hold's goroutine count
 	// dialers cycle through loopback source addresses: every connection a storm
 	// closes sits in TIME_WAIT for a minute, and one source address has only ~28,000
 	// ephemeral ports per destination, so back-to-back storms from one address end in

@@ -1,12 +1,16 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"net"
+	"net/http"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -27,6 +31,11 @@ type holdResult struct {
 	After         usageJSON `json:"after"`
 	KiBPerSession float64   `json:"kib_per_session"`
 	FDsPerSession float64   `json:"fds_per_session"`
+	// Goroutines are the proxy's go_goroutines before opening and while holding, when
+	// -metrics names its Prometheus endpoint.
+	GoroutinesBefore     float64 `json:"goroutines_before,omitempty"`
+	GoroutinesHeld       float64 `json:"goroutines_held,omitempty"`
+	GoroutinesPerSession float64 `json:"goroutines_per_session"`
 }
 
 type usageJSON struct {
@@ -44,6 +53,7 @@ func runHold(ctx context.Context, fs *flag.FlagSet, args []string) (*holdResult,
 	n := fs.Int("n", 5000, "idle sessions to open and hold")
 	conc := fs.Int("c", 32, "sessions opened in parallel")
 	settle := fs.Duration("settle", 2*time.Second, "wait before each sample (GC, lazy frees)")
+	metrics := fs.String("metrics", "", "the proxy's Prometheus URL (http://127.0.0.1:8080/metrics): go_goroutines is sampled too")
 	if err := fs.Parse(args); err != nil {
 		return nil, errors.Join(errUsage, err)
 	}
@@ -51,12 +61,41 @@ func runHold(ctx context.Context, fs *flag.FlagSet, args []string) (*holdResult,
 	if err != nil {
 		return nil, err
 	}
+	t.metrics = *metrics
 	return hold(ctx, t, *n, *conc, *settle)
+}
+
+// goroutines reads go_goroutines from the target's metrics endpoint (0 without one).
+func (t target) goroutines(ctx context.Context) (float64, error) {
+	if t.metrics == "" {
+		return 0, nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, ioTimeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, t.metrics, nil)
+	if err != nil {
+		return 0, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, fmt.Errorf("scrape %s: %w", t.metrics, err)
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), "go_goroutines "); ok {
+			return strconv.ParseFloat(strings.TrimSpace(v), 64)
+		}
+	}
+	return 0, fmt.Errorf("scrape %s: no go_goroutines", t.metrics)
 }
 
 func hold(ctx context.Context, t target, n, conc int, settle time.Duration) (*holdResult, error) {
 	res := &holdResult{Mode: "hold", Label: t.label}
 	before, err := t.sampler.sample()
+	if err == nil {
+		res.GoroutinesBefore, err = t.goroutines(ctx)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -65,6 +104,9 @@ func hold(ctx context.Context, t target, n, conc int, settle time.Duration) (*ho
 	res.OpenSeconds, res.Sessions = time.Since(start).Seconds(), len(conns)
 	res.Errors, res.FirstError = errs.count()
 	held, err := sampleAfter(ctx, t.sampler, settle)
+	if err == nil {
+		res.GoroutinesHeld, err = t.goroutines(ctx)
+	}
 	closeAll(conns)
 	if err != nil {
 		return nil, err
@@ -78,6 +120,7 @@ func hold(ctx context.Context, t target, n, conc int, settle time.Duration) (*ho
 		d := held.sub(before)
 		res.KiBPerSession = float64(d.RSSKiB) / float64(len(conns))
 		res.FDsPerSession = float64(d.FDs) / float64(len(conns))
+		res.GoroutinesPerSession = (res.GoroutinesHeld - res.GoroutinesBefore) / float64(len(conns))
 	}
 	return res, nil
 }

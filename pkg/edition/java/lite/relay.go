@@ -18,19 +18,20 @@ type handedOff struct{}
 func (handedOff) Error() string { return "session handed to the relay" }
 
 // startRelay hands a joined session to the relay (package relay) and returns at once.
-// The session's part is around it: the backend is tracked so shutdown can close it,
-// the handshake deadline is cleared first, and once the relay is done the backend is
-// closed and ended gets the byte counts (up = client to backend) and why it ended.
-// ended runs once, on a relay goroutine.
+// The session's part is around it: the handshake deadline is cleared first, and once
+// the relay is done the backend is closed and ended gets the byte counts (up = client
+// to backend) and why it ended. ended runs once, on a relay goroutine. Shutdown
+// reaches the session through the relay's Abort, which ends the pipe (this then
+// closes both sockets), so neither socket stays in the instance's tracking set: that
+// map entry would be per idle session.
 func (s *session) startRelay(ctx context.Context, backend net.Conn, ended func(up, down int64, reason string)) {
-	s.l.track(backend, true)
 	// The handshake deadline must not cut a session that lasts hours.
 	_ = s.client.SetDeadline(time.Time{})
 	s.l.rel.Start(s.client, backend, relay.Options{}, func(r relay.Result) {
 		_ = backend.Close()
-		s.l.track(backend, false)
 		ended(r.Up, r.Down, endReason(ctx, r))
 	})
+	s.l.track(s.client, false) // after Start: a drain before it still closes the client
 }
 
 // endReason names why a relayed session ended: shutdown, an error of the side that

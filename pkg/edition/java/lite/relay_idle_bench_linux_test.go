@@ -74,7 +74,7 @@ func memStats() runtime.MemStats {
 
 // holdSession logs one player in and returns its socket once the backend's greeting
 // arrived through the proxy.
-func holdSession(b *testing.B, addr string, pre []byte) net.Conn {
+func holdSession(b testing.TB, addr string, pre []byte) net.Conn {
 	b.Helper()
 	c, err := net.DialTimeout("tcp", addr, 5*time.Second)
 	if err != nil {
@@ -101,7 +101,7 @@ type holdBackend struct {
 	held []net.Conn
 }
 
-func newHoldBackend(b *testing.B, preambleLen int) *holdBackend {
+func newHoldBackend(b testing.TB, preambleLen int) *holdBackend {
 	b.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

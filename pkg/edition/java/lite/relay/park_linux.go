@@ -19,19 +19,18 @@ import (
 // destination not ready to take it), after which the direction parks again.
 type parking struct {
 	d  *dir
-	sp *splicer
-	p  *poller
-	id uint64
+	sp splicer
+	id uint64 // in the link's poller (d.l.park.p)
 
 	mu    sync.Mutex
 	state parkState
 	// srcGone: the poller saw the source hang up or fail (names a stall's error).
 	srcGone atomic.Bool
 
-	// ctlOp and ctlErr carry an epoll_ctl through Control without a closure per call.
-	ctlOp  int
-	ctlErr error
-	ctlFn  func(fd uintptr)
+	// ctlOp and ctlOK carry an epoll_ctl through Control without a closure per call.
+	ctlOp int32
+	ctlOK bool
+	ctlFn func(fd uintptr)
 }
 
 // linkPark is what a link's directions share in the poller: the poller and the shard
@@ -63,36 +62,49 @@ func (r *Relay) start(l *link, o Options) {
 		return
 	}
 	l.park = linkPark{p: p, sh: sh}
-	up, uerr := newSplicer(b, c, pipes)
-	down, derr := newSplicer(c, b, pipes)
-	if uerr != nil || derr != nil {
+	craw, cerr := c.SyscallConn()
+	braw, berr := b.SyscallConn()
+	if cerr != nil || berr != nil {
 		l.up.runBlocking()
 		l.down.runBlocking()
 		return
 	}
+	_ = l.up.pk.sp.init(b, c, craw, braw, pipes)
+	_ = l.down.pk.sp.init(c, b, braw, craw, pipes)
 	// Only the player's bytes have a stall bound: a player that reads nothing for a
-	// while is loading the world, a backend that reads nothing is stuck.
-	l.up.startParked(up, p, true)
-	l.down.startParked(down, p, false)
+	// while is loading the world, a backend that reads nothing is stuck. Both
+	// directions are ready before either joins the poller: the first may end at once
+	// and stop the second.
+	l.up.prepare(p, true)
+	l.down.prepare(p, false)
+	l.up.pk.join()
+	l.down.pk.join()
 }
 
-func (d *dir) startParked(sp *splicer, p *poller, stallBound bool) {
-	pk := &parking{d: d, sp: sp, p: p, state: parked}
+// prepare makes d a parked direction of poller p, not yet watching its socket.
+func (d *dir) prepare(p *poller, stallBound bool) {
+	pk := &d.pk
+	pk.d, pk.state = d, parked
 	if stallBound {
-		sp.stall = pk
+		pk.sp.stall = pk
 	}
-	pk.ctlFn = func(fd uintptr) { pk.ctlErr = pk.p.ctl(pk.ctlOp, fd, pk.id) }
-	pk.id = p.watch(pk)
-	d.park = pk
+	pk.ctlFn = func(fd uintptr) { pk.ctlOK = pk.d.l.park.p.ctl(int(pk.ctlOp), fd, pk.id) == nil }
+	d.parks = true
+	d.l.r.parked.Add(1)
+	pk.id = p.watch(pk) // after the writes above: the poller reads them through it
+}
 
+// join adds the source socket to the poller (bytes already waiting fire at once), or
+// hands the direction to a worker if it cannot.
+func (pk *parking) join() {
 	pk.mu.Lock()
 	defer pk.mu.Unlock()
-	if pk.control(syscall.EPOLL_CTL_ADD) {
-		d.l.r.parked.Add(1) // bytes already waiting fire at once; wake waits for this lock
-		return
+	if pk.state != parked || pk.control(syscall.EPOLL_CTL_ADD) {
+		return // stopped meanwhile (a worker has it), or watched
 	}
-	pk.state = blocking
-	pk.startWorker()
+	if pk.onLocked(evStop) == actWorker {
+		pk.startWorker()
+	}
 }
 
 // release gives back the link's poller reference once both directions are done.
@@ -125,9 +137,9 @@ func (pk *parking) onLocked(ev parkEvent) parkAction {
 // control runs one epoll_ctl on the source socket; false if it is closed or refused.
 // The caller holds pk.mu.
 func (pk *parking) control(op int) bool {
-	pk.ctlOp, pk.ctlErr = op, nil
+	pk.ctlOp, pk.ctlOK = int32(op), false
 	err := pk.sp.srcRaw.Control(pk.ctlFn)
-	return err == nil && pk.ctlErr == nil
+	return err == nil && pk.ctlOK
 }
 
 // hangup is what epoll reports when the peer closed (FIN), reset or failed.
@@ -250,10 +262,10 @@ func (pk *parking) park() parkAction {
 // now on, where deadline (set on its destination again here, as a disarmStall may
 // have cleared it) and a Close reach it. Harmless once the direction ended.
 func (d *dir) stopParking(deadline time.Time) {
-	pk := d.park
-	if pk == nil {
+	if !d.parks {
 		return
 	}
+	pk := &d.pk
 	pk.mu.Lock()
 	if pk.state == done {
 		pk.mu.Unlock()
@@ -274,6 +286,6 @@ func (pk *parking) end(err error) {
 	pk.onLocked(evEnd)
 	pk.control(syscall.EPOLL_CTL_DEL)
 	pk.mu.Unlock()
-	pk.p.forget(pk.id)
+	pk.d.l.park.p.forget(pk.id)
 	pk.d.finish(pk.sp.written, err)
 }

@@ -67,10 +67,17 @@ func TestPipeCopiesBothWaysByteExact(t *testing.T) {
 				gotUp <- got
 				_ = p.server.CloseWrite()
 			}()
-			go func() { _, _ = p.player.Write(wantUp) }()
+			wrote := make(chan error, 1)
+			go func() {
+				_, err := p.player.Write(wantUp)
+				wrote <- err
+			}()
 			got := make([]byte, tt.down)
 			if _, err := io.ReadFull(p.player, got); err != nil || !bytes.Equal(got, wantDown) {
 				t.Fatalf("download: %v, exact %v", err, bytes.Equal(got, wantDown))
+			}
+			if err := <-wrote; err != nil {
+				t.Fatalf("upload: %v", err)
 			}
 			_ = p.player.CloseWrite()
 			if up := <-gotUp; !bytes.Equal(up, wantUp) {

@@ -28,10 +28,19 @@ type poller struct {
 	raw    syscall.RawConn
 	exited chan struct{}
 
-	mu      sync.Mutex
-	nextID  uint64
-	watches map[uint64]*parking
+	mu sync.Mutex
+	// watches holds the watched directions by slot; an id is the slot plus a
+	// generation (high 32 bits), so an event fetched for a direction that ended
+	// meanwhile never reaches the next one in its slot. A slice rather than a map, as
+	// every idle session pays for its two entries.
+	watches []watch
+	free    []uint32
 	refs    int
+}
+
+type watch struct {
+	pk  *parking
+	gen uint32
 }
 
 // pollers is a relay's set of poller shards, one per GOMAXPROCS (read when the first
@@ -115,7 +124,7 @@ func startPoller() (*poller, error) {
 		_ = file.Close()
 		return nil, fmt.Errorf("create relay poller: %w", err)
 	}
-	p := &poller{epfd: epfd, file: file, raw: raw, exited: make(chan struct{}), watches: map[uint64]*parking{}}
+	p := &poller{epfd: epfd, file: file, raw: raw, exited: make(chan struct{})}
 	go p.run()
 	return p, nil
 }
@@ -150,24 +159,39 @@ func (p *poller) run() {
 }
 
 func (p *poller) lookup(id uint64) *parking {
+	slot, gen := uint32(id), uint32(id>>32)
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.watches[id]
+	if int(slot) < len(p.watches) && p.watches[slot].gen == gen {
+		return p.watches[slot].pk
+	}
+	return nil
 }
 
-// watch gives w an id for its events.
-func (p *poller) watch(w *parking) uint64 {
+// watch gives pk an id for its events.
+func (p *poller) watch(pk *parking) uint64 {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.nextID++
-	p.watches[p.nextID] = w
-	return p.nextID
+	var slot uint32
+	if n := len(p.free); n > 0 {
+		slot, p.free = p.free[n-1], p.free[:n-1]
+	} else {
+		slot = uint32(len(p.watches))
+		p.watches = append(p.watches, watch{})
+	}
+	w := &p.watches[slot]
+	w.pk = pk
+	return uint64(slot) | uint64(w.gen)<<32
 }
 
 func (p *poller) forget(id uint64) {
+	slot := uint32(id)
 	p.mu.Lock()
-	delete(p.watches, id)
-	p.mu.Unlock()
+	defer p.mu.Unlock()
+	if w := &p.watches[slot]; w.gen == uint32(id>>32) {
+		w.pk, w.gen = nil, w.gen+1
+		p.free = append(p.free, slot)
+	}
 }
 
 // ctl adds or removes fd. It runs inside the connection's Control, so the

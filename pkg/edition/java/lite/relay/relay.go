@@ -86,7 +86,7 @@ type Relay struct {
 	workers  atomic.Int64
 
 	mu   sync.Mutex
-	live map[*link]struct{} // for Abort
+	live *link // the pipes in progress, linked through link.prev/next, for Abort
 }
 
 // Stats is a snapshot of a relay's work.
@@ -140,10 +140,11 @@ func (r *Relay) Start(client, backend net.Conn, o Options, done func(Result)) {
 	l.down = dir{l: l, side: Backend, dst: client, src: backend}
 	l.left.Store(2)
 	r.mu.Lock()
-	if r.live == nil {
-		r.live = map[*link]struct{}{}
+	l.next = r.live
+	if r.live != nil {
+		r.live.prev = l
 	}
-	r.live[l] = struct{}{}
+	r.live = l
 	r.mu.Unlock()
 	r.start(l, o)
 }
@@ -153,8 +154,8 @@ func (r *Relay) Start(client, backend net.Conn, o Options, done func(Result)) {
 // connections: a parked direction has no goroutine that a Close would reach.
 func (r *Relay) Abort() {
 	r.mu.Lock()
-	links := make([]*link, 0, len(r.live))
-	for l := range r.live {
+	var links []*link
+	for l := r.live; l != nil; l = l.next {
 		links = append(links, l)
 	}
 	r.mu.Unlock()
@@ -175,16 +176,22 @@ type link struct {
 	left     atomic.Int32 // directions not yet finished
 	done     func(Result)
 	park     linkPark // the poller both directions park in (Linux only)
+	// prev and next link the relay's pipes in progress (Relay.live), under Relay.mu:
+	// a list rather than a map, as every idle session pays for it.
+	prev, next *link
 }
 
 // dir is one direction of a link: src is read, dst written.
 type dir struct {
 	l        *link
-	side     Side // whose bytes these are: Client for up
 	dst, src net.Conn
 	n        int64
 	err      error
-	park     *parking // nil unless the direction parks
+	side     Side // whose bytes these are: Client for up
+	// pk is the direction's parking state (Linux), inside the link so a session is
+	// one allocation; parks says whether it is in use.
+	parks bool
+	pk    parking
 }
 
 func (d *dir) other() *dir {
@@ -220,7 +227,15 @@ func (d *dir) finish(n int64, err error) {
 func (l *link) complete() {
 	l.release()
 	l.r.mu.Lock()
-	delete(l.r.live, l)
+	if l.prev != nil {
+		l.prev.next = l.next
+	} else {
+		l.r.live = l.next
+	}
+	if l.next != nil {
+		l.next.prev = l.prev
+	}
+	l.prev, l.next = nil, nil
 	l.r.mu.Unlock()
 	l.r.sessions.Add(-1)
 	l.done(Result{Up: l.up.n, Down: l.down.n, First: Side(l.first.Load()), UpErr: l.up.err, DownErr: l.down.err})

@@ -23,8 +23,8 @@ func half(dst, src net.Conn) (int64, error) {
 	if !dok || !sok {
 		return io.Copy(dst, src)
 	}
-	sp, err := newSplicer(d, s, pipes)
-	if err != nil {
+	var sp splicer
+	if err := sp.init(d, s, nil, nil, pipes); err != nil {
 		return io.Copy(dst, src)
 	}
 	return sp.run()
@@ -44,35 +44,48 @@ type splicer struct {
 	buf     *[]byte // fallback chunk when no pipe can be had (descriptor limit)
 	n       int     // bytes moved into the pipe (or buf) by the last fill
 	err     error   // the last system call's error
-	ready   bool    // the last non-waiting fill found data (or EOF, or an error)
-	flushed bool    // the last non-waiting flush emptied the pipe (or failed)
+	written int64
+	// stall, when set, bounds a flush that has to wait for dst (see StallGrace).
+	stall staller
+	// The callbacks are bound once so the per-chunk loop allocates nothing.
+	fillFn, flushFn func(fd uintptr) bool
+
+	ready   bool // the last fill found data (or EOF, or an error)
+	flushed bool // the last flush emptied the pipe (or failed)
+	// noWait makes fill and flush return at EAGAIN instead of waiting for the poller.
+	noWait bool
 	// now marks a step that must not block at all (it runs on the relay poller's
 	// goroutine): no fallback read into a buffer, whose write could block.
 	now     bool
 	handoff bool // a step under now found work it cannot do without blocking
-	written int64
-	// stall, when set, bounds a flush that has to wait for dst (see StallGrace);
-	// armed means it set a deadline for the chunk in flight, stalled that one fired.
-	stall          staller
+	// armed: stall set a deadline for the chunk in flight; stalled: that one fired.
 	armed, stalled bool
-	// The callbacks are bound once so the per-chunk loop allocates nothing.
-	fillFn, flushFn   func(fd uintptr) bool
-	tryFn, flushNowFn func(fd uintptr)
+}
+
+// init readies sp to move src to dst. srcRaw and dstRaw, when not nil, are the
+// sockets' raw conns (a pipe's two directions share them).
+func (sp *splicer) init(dst, src *net.TCPConn, srcRaw, dstRaw syscall.RawConn, pool *pipePool) error {
+	var err error
+	if srcRaw == nil {
+		if srcRaw, err = src.SyscallConn(); err != nil {
+			return err
+		}
+	}
+	if dstRaw == nil {
+		if dstRaw, err = dst.SyscallConn(); err != nil {
+			return err
+		}
+	}
+	sp.dst, sp.pool, sp.srcRaw, sp.dstRaw = dst, pool, srcRaw, dstRaw
+	sp.fillFn, sp.flushFn = sp.fill, sp.flush
+	return nil
 }
 
 func newSplicer(dst, src *net.TCPConn, pool *pipePool) (*splicer, error) {
-	srcRaw, err := src.SyscallConn()
-	if err != nil {
+	sp := &splicer{}
+	if err := sp.init(dst, src, nil, nil, pool); err != nil {
 		return nil, err
 	}
-	dstRaw, err := dst.SyscallConn()
-	if err != nil {
-		return nil, err
-	}
-	sp := &splicer{dst: dst, pool: pool, srcRaw: srcRaw, dstRaw: dstRaw}
-	sp.fillFn, sp.flushFn = sp.fill, sp.flush
-	sp.tryFn = func(fd uintptr) { sp.ready = sp.fill(fd) }
-	sp.flushNowFn = func(fd uintptr) { sp.flushed = sp.flush(fd) }
 	return sp, nil
 }
 
@@ -115,14 +128,11 @@ func (sp *splicer) step(wait bool) (stepResult, error) {
 		return sp.flushWaiting() // left by a stepNow that dst could not take
 	}
 	sp.n, sp.err, sp.ready = 0, nil, false
-	var err error
-	if wait {
-		err = sp.srcRaw.Read(sp.fillFn)
-	} else {
-		err = sp.srcRaw.Control(sp.tryFn)
-		if err == nil && !sp.ready {
-			return stepIdle, nil
-		}
+	sp.noWait = !wait
+	err := sp.srcRaw.Read(sp.fillFn)
+	sp.noWait = false
+	if err == nil && !sp.ready {
+		return stepIdle, nil
 	}
 	switch {
 	case err != nil:
@@ -162,9 +172,9 @@ func (sp *splicer) flushWaiting() (stepResult, error) {
 // finish.
 func (sp *splicer) stepNow() (stepResult, error) {
 	sp.n, sp.err, sp.ready, sp.flushed, sp.handoff = 0, nil, false, false, false
-	sp.now = true
-	err := sp.srcRaw.Control(sp.tryFn)
-	sp.now = false
+	sp.now, sp.noWait = true, true
+	defer func() { sp.now, sp.noWait = false, false }()
+	err := sp.srcRaw.Read(sp.fillFn)
 	switch {
 	case err != nil:
 		return stepFailed, err
@@ -177,7 +187,7 @@ func (sp *splicer) stepNow() (stepResult, error) {
 	case sp.n == 0:
 		return stepEOF, nil
 	}
-	if err := sp.dstRaw.Control(sp.flushNowFn); err != nil {
+	if err := sp.dstRaw.Write(sp.flushFn); err != nil {
 		return stepFailed, err
 	}
 	switch {
@@ -190,7 +200,7 @@ func (sp *splicer) stepNow() (stepResult, error) {
 }
 
 // fill runs inside the poller's read loop: returning false parks the goroutine until
-// the socket is readable again. The pipe is borrowed here and given back on EAGAIN, so
+// the socket is readable again (never under noWait: ready then tells). The pipe is borrowed here and given back on EAGAIN, so
 // a direction waiting for data holds no pipe.
 func (sp *splicer) fill(fd uintptr) bool {
 	if sp.pipe == nil && !sp.borrow() {
@@ -208,12 +218,12 @@ func (sp *splicer) fill(fd uintptr) bool {
 		case syscall.EAGAIN:
 			sp.pool.put(sp.pipe)
 			sp.pipe = nil
-			return false
+			return sp.noWait
 		}
 		if n > 0 {
 			sp.pipe.buffered += int(n)
 		}
-		sp.n, sp.err = int(n), err
+		sp.n, sp.err, sp.ready = int(n), err, true
 		return true
 	}
 }
@@ -234,14 +244,15 @@ func (sp *splicer) flush(fd uintptr) bool {
 			if sp.stall != nil && !sp.armed {
 				sp.armed = sp.stall.armStall()
 			}
-			return false
+			return sp.noWait
 		case nil:
 			// The pipe said it had bytes but gave none: never loop on that.
 			err = io.ErrNoProgress
 		}
-		sp.err = err
+		sp.err, sp.flushed = err, true
 		return true
 	}
+	sp.flushed = true
 	return true
 }
 
@@ -271,9 +282,9 @@ func (sp *splicer) readBuf(fd uintptr) bool {
 		case syscall.EINTR:
 			continue
 		case syscall.EAGAIN:
-			return false
+			return sp.noWait
 		}
-		sp.n, sp.err = max(n, 0), err
+		sp.n, sp.err, sp.ready = max(n, 0), err, true
 		return true
 	}
 }
