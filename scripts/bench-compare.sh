@@ -7,6 +7,7 @@
 #   scripts/bench-compare.sh                 # defaults below, about 3 minutes
 #   REPS=7 DUR=4s scripts/bench-compare.sh   # steadier medians, about 6 minutes
 #
+# Ports: BASE to BASE+5 (the last is gate's admin API, for its goroutine count).
 # Needs Linux, Go, jq; installs haproxy and nginx (Debian packages) when missing and
 # running as root, else skips them. Every process it starts is stopped on exit by pid.
 #
@@ -79,8 +80,8 @@ install_peers() {
 
 port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 
-B=$BASE G=$((BASE + 1)) GP=$((BASE + 2)) H=$((BASE + 3)) N=$((BASE + 4))
-for p in $B $G $GP $H $N; do
+B=$BASE G=$((BASE + 1)) GP=$((BASE + 2)) H=$((BASE + 3)) N=$((BASE + 4)) GA=$((BASE + 5))
+for p in $B $G $GP $H $N $GA; do
 	port_free "$p" || die "port $p is in use; set BASE"
 done
 
@@ -99,6 +100,10 @@ config:
     routes:
       - host: '*'
         backend: 127.0.0.1:$B
+api:                  # for go_goroutines in the idle test
+  enabled: true
+  bind: 127.0.0.1:$GA
+  publicMetrics: true
 EOF
 cat >"$OUT/gate-passthrough.yml" <<EOF
 config:
@@ -234,7 +239,7 @@ summarize() {
 	   | "| \($t) | \(withratio($tp; $dT; 0)) | \(m($t; "throughput"; .cpu_s_per_gb) | fmt(2)) | \(withratio($st; $dS; 0)) | \(m($t; "status"; .p50_ms) | fmt(2)) / \(m($t; "status"; .p99_ms) | fmt(2)) | \(m($t; "status"; .cpu_us_per_op) | fmt(1)) | \(ms($t; "status"; .p50_ms) | fmt(3)) / \(ms($t; "login"; .p50_ms) | fmt(3)) | \(hold($t; .kib_per_session) | fmt(1)) / \(hold($t; .fds_per_session) | fmt(2)) |"),
 	  "",
 	  "Status with the cache on vs the pass-through relay (gate, cachePingTTL -1): \(ratio(m("gate"; "status"; .ops_per_s); $pS) | fmt(2))x.",
-	  "Repetitions: \([$all[] | select(.mode != "hold") | .rep] | max // 0); idle sessions held per proxy: \($all | med(.mode == "hold"; .sessions) | fmt(0)).",
+	  "Repetitions: \([$all[] | select(.mode != "hold") | .rep] | max // 0); idle sessions held per proxy: \($all | med(.mode == "hold"; .sessions) | fmt(0)); gate goroutines per idle session: \(hold("gate"; .goroutines_per_session) | fmt(3)).",
 	  "Failed operations: \([$targets[] as $t | "\($t) \([$all[] | select(.label == $t) | .errors] | add // 0)"] | join(", "))."
 	' "$1"
 }
@@ -275,7 +280,9 @@ for t in "${TARGETS[@]}"; do
 	case $t in direct | gate-passthrough) continue ;; esac
 	log "hold $HOLD_N idle sessions: $t"
 	start "$t"
-	run "$t" 1 hold -n "$HOLD_N"
+	metrics=()
+	[ "$t" = gate ] && metrics=(-metrics "http://127.0.0.1:$GA/metrics")
+	run "$t" 1 hold -n "$HOLD_N" "${metrics[@]}"
 done
 log "load at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
 

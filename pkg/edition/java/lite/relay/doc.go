@@ -11,17 +11,20 @@
 //
 // # Parking
 //
-// Players send little, so the up direction idles nearly all the time. Rather than a
-// goroutine blocked in a read, it parks: the client socket sits in the relay's epoll
-// instance (edge-triggered), and each edge is served on the poller's goroutine (a
-// packet) or by a short-lived worker (a longer burst, a backend that cannot take it, or
-// several sockets ready at once), after which the direction parks again. When the down
-// direction ends, parking ends and a worker waits like any reader, so the half-close
-// linger deadline and a Close reach it.
+// Players send little and backends send in bursts, so both directions idle nearly all
+// the time. Rather than a goroutine blocked in a read, each parks: its source socket
+// sits in one of the relay's epoll instances (edge-triggered, one per GOMAXPROCS), and
+// each edge is served on the poller's goroutine (a packet) or by a short-lived worker
+// (a longer burst, a destination that cannot take it, or several sockets ready at
+// once), after which the direction parks again. An idle session is its two sockets and
+// one allocation; no goroutine. When one direction ends with an error (or Abort runs)
+// the other stops parking and a worker waits like any reader, so the deadline reaches
+// it. After a clean end the other keeps parking for the linger: the peer's FIN wakes
+// it, and a timer stops it at the deadline.
 //
 // The states (state.go) and what each event does to them, as next state / action:
 //
-//	state \ event     wake (edge)            idle (nothing read)    stop (other side ended)  end
+//	state \ event     wake (edge)            idle (nothing read)    stop (see above)         end
 //	serving           servingPending / -     parked / rest          blocking / -             done
 //	servingPending    servingPending / -     serving / look again   blocking / -             done
 //	parked            serving / serve        parked / -             blocking / start worker  done

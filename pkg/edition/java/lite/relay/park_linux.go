@@ -176,11 +176,7 @@ func (pk *parking) serveNow() {
 				return
 			}
 		case stepEOF, stepFailed:
-			pk.d.l.r.workers.Add(1)
-			go func() {
-				defer pk.d.l.r.workers.Add(-1)
-				pk.end(pk.stallErr(err))
-			}()
+			pk.end(pk.stallErr(err), true)
 			return
 		case stepBlocked:
 			pk.startWorker()
@@ -209,10 +205,10 @@ func (pk *parking) work() {
 				return
 			}
 		case stepEOF:
-			pk.end(nil)
+			pk.end(nil, false)
 			return
 		case stepFailed:
-			pk.end(pk.stallErr(err))
+			pk.end(pk.stallErr(err), false)
 			return
 		}
 	}
@@ -280,12 +276,13 @@ func (d *dir) stopParking(deadline time.Time) {
 	}
 }
 
-func (pk *parking) end(err error) {
+// end finishes the direction; onPoller says it runs on the poller's goroutine.
+func (pk *parking) end(err error, onPoller bool) {
 	pk.sp.release()
 	pk.mu.Lock()
 	pk.onLocked(evEnd)
 	pk.control(syscall.EPOLL_CTL_DEL)
 	pk.mu.Unlock()
 	pk.d.l.park.p.forget(pk.id)
-	pk.d.finish(pk.sp.written, err)
+	pk.d.finish(pk.sp.written, err, onPoller)
 }

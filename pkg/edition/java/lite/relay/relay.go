@@ -175,7 +175,8 @@ type link struct {
 	first    atomic.Int32 // the Side whose direction ended first
 	left     atomic.Int32 // directions not yet finished
 	done     func(Result)
-	park     linkPark // the poller both directions park in (Linux only)
+	park     linkPark    // the poller both directions park in (Linux only)
+	linger   *time.Timer // stops the second direction's parking at the linger deadline
 	// prev and next link the relay's pipes in progress (Relay.live), under Relay.mu:
 	// a list rather than a map, as every idle session pays for it.
 	prev, next *link
@@ -206,25 +207,45 @@ func (d *dir) runBlocking() {
 	d.l.r.workers.Add(1)
 	go func() {
 		defer d.l.r.workers.Add(-1)
-		d.finish(half(d.dst, d.src))
+		n, err := half(d.dst, d.src)
+		d.finish(n, err, false)
 	}()
 }
 
-// finish records the direction's end, half-closes its destination and bounds the
-// other direction, which stops parking so the deadline reaches it. The last direction
-// to finish completes the link. It is the last thing a direction does.
-func (d *dir) finish(n int64, err error) {
+// finish records the direction's end, half-closes its destination and bounds the other
+// direction: after an error it stops at once, after a clean end it gets the linger
+// (a parked one stays parked, as the peer's FIN wakes it; a timer stops it at the
+// deadline). The last direction to finish completes the link, on a worker when this
+// runs on a poller (the owner's callback may take its time). It is the last thing a
+// direction does.
+func (d *dir) finish(n int64, err error, onPoller bool) {
 	d.n, d.err = n, err
 	l := d.l
-	l.first.CompareAndSwap(0, int32(d.side))
+	first := l.first.CompareAndSwap(0, int32(d.side))
 	linger := endHalf(d.dst, d.src, err)
-	d.other().stopParking(linger)
-	if l.left.Add(-1) == 0 {
-		l.complete()
+	if o := d.other(); first && err == nil && o.parks {
+		l.linger = time.AfterFunc(time.Until(linger), func() { o.stopParking(linger) })
+	} else {
+		o.stopParking(linger)
 	}
+	if l.left.Add(-1) != 0 {
+		return
+	}
+	if !onPoller {
+		l.complete()
+		return
+	}
+	l.r.workers.Add(1)
+	go func() {
+		defer l.r.workers.Add(-1)
+		l.complete()
+	}()
 }
 
 func (l *link) complete() {
+	if l.linger != nil {
+		l.linger.Stop()
+	}
 	l.release()
 	l.r.mu.Lock()
 	if l.prev != nil {
