@@ -92,10 +92,12 @@ func (t target) goroutines(ctx context.Context) (float64, error) {
 
 func hold(ctx context.Context, t target, n, conc int, settle time.Duration) (*holdResult, error) {
 	res := &holdResult{Mode: "hold", Label: t.label}
-	before, err := t.sampler.sample()
-	if err == nil {
-		res.GoroutinesBefore, err = t.goroutines(ctx)
+	// The scrape first: its own allocations must not count against the sessions.
+	var err error
+	if res.GoroutinesBefore, err = t.goroutines(ctx); err != nil {
+		return nil, err
 	}
+	before, err := t.sampler.sample()
 	if err != nil {
 		return nil, err
 	}
