@@ -67,8 +67,9 @@ const (
 )
 
 // Event is one step in the life of a connection. Fields that do not apply to a kind
-// are zero. Events of one connection are delivered in order, on that connection's
-// goroutine; different connections deliver concurrently.
+// are zero. Events of one connection are delivered in order, one at a time: on that
+// connection's goroutine until it is joined, then the last ones on the relay goroutine
+// that ends it; different connections deliver concurrently.
 type Event struct {
 	Kind   EventKind
 	Time   time.Time
@@ -107,8 +108,8 @@ func (e *Event) next() {
 	}
 }
 
-// Observer receives session events. Observe is called synchronously on the
-// connection's goroutine, so it must be quick and must not block: count, log, or hand
+// Observer receives session events. Observe is called synchronously on the goroutine
+// serving the connection (see Event), so it must be quick and must not block: count, log, or hand
 // off to a channel. This is the extension point for programs that embed the proxy.
 //
 // The *Event is reused: the connection overwrites it for its next event as soon as
