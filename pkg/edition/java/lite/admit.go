@@ -134,12 +134,16 @@ func looksLikeProxyHeader(b []byte) bool {
 // trusted reports whether the socket peer may send a PROXY header. A trusted peer
 // that sends none is a load balancer or tunnel, not a player, so per-address quotas
 // do not apply to it.
-func (s *session) trusted() bool {
+func (s *session) trusted() bool { return s.peerIn(s.snap.cfg.ProxyProtocolTrustedProxies) }
+
+// peerIn reports whether the socket peer (not an address a PROXY header names) is
+// inside one of prefixes.
+func (s *session) peerIn(prefixes []netip.Prefix) bool {
 	ip := addrOf(s.client.RemoteAddr())
 	if !ip.IsValid() {
 		return false
 	}
-	for _, p := range s.snap.cfg.ProxyProtocolTrustedProxies {
+	for _, p := range prefixes {
 		if p.Contains(ip) {
 			return true
 		}

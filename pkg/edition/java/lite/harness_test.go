@@ -61,6 +61,7 @@ type backend struct {
 	hangStatus atomic.Bool
 
 	statusRequests atomic.Int64
+	statusHS       atomic.Pointer[wire.Handshake] // the last status exchange's handshake
 	logins         atomic.Int64
 	active         atomic.Int64
 	got            chan received
@@ -146,6 +147,7 @@ func (b *backend) handle(c net.Conn) {
 		buf = append(buf, bt)
 	}
 	if rec.hs.Intent == wire.IntentStatus {
+		b.statusHS.Store(&rec.hs)
 		b.serveStatus(c, br, buf)
 		return
 	}
@@ -196,6 +198,15 @@ func (b *backend) serveStatus(c net.Conn, br *bufio.Reader, buf []byte) {
 			return
 		}
 	}
+}
+
+// lastStatusHandshake is the handshake of the last status exchange the backend saw.
+func (b *backend) lastStatusHandshake() wire.Handshake {
+	if hs := b.statusHS.Load(); hs != nil {
+		return *hs
+	}
+	b.t.Fatalf("backend %s: no status exchange yet", b.addr)
+	return wire.Handshake{}
 }
 
 // next returns the next login the backend recorded.

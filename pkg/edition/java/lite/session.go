@@ -144,6 +144,7 @@ func (s *session) run(ctx context.Context) error {
 	}
 	rt := s.snap.routes[m.Route]
 	s.ev.Route = rt.key
+	s.hs.Address = s.forwardAddress(rt, s.hs.Address) // realip.go
 	s.emit(EventRouted)
 	if err := s.admitIntent(); err != nil {
 		return err
