@@ -17,6 +17,7 @@ import (
 	"github.com/go-logr/logr"
 
 	"go.minekube.com/gate/pkg/edition/java/lite/config"
+	"go.minekube.com/gate/pkg/lite/logging"
 )
 
 // Paths served.
@@ -160,6 +161,9 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		WriteTimeout:      30 * time.Second,
 		IdleTimeout:       time.Minute,
 		MaxHeaderBytes:    16 << 10,
+		// The server's own errors (bad TLS, broken requests) are peer-triggered: they
+		// go through the structured, rate-limited logger, not to stderr as text.
+		ErrorLog: logging.StdLogger(s.o.Log, "admin HTTP server"),
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup

@@ -8,6 +8,7 @@ import (
 
 	"go.minekube.com/gate/pkg/edition/java/lite/status"
 	"go.minekube.com/gate/pkg/edition/java/lite/wire"
+	"go.minekube.com/gate/pkg/lite/logging"
 )
 
 // legacyQuiet is how long a legacy (0xFE) pinger may pause before we take what it sent
@@ -30,7 +31,7 @@ func (s *session) serveLegacy(ctx context.Context) error {
 	s.ev.VHost, s.ev.Protocol, s.ev.Intent = host, ping.Protocol, wire.IntentStatus
 	m, ok := s.snap.table.Match(host)
 	if !ok {
-		return reject(ReasonNoRoute, "no route for legacy ping host %q", host)
+		return reject(ReasonNoRoute, "no route for legacy ping host %s", logging.Clip(host))
 	}
 	rt := s.snap.routes[m.Route]
 	s.ev.Route = rt.key

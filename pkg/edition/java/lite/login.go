@@ -46,8 +46,10 @@ func (s *session) serveLogin(ctx context.Context, rt *compiledRoute, m route.Mat
 		dur := time.Since(s.start)
 		s.ev.Reason, s.ev.Duration, s.ev.BytesUp, s.ev.BytesDown = reason, dur, up, down
 		s.emit(EventEnded)
-		s.l.log.Info("session ended", s.logKV("reason", reason, "duration", dur.Round(time.Millisecond),
-			"bytesUp", up, "bytesDown", down)...)
+		if s.logSession() {
+			s.l.log.Info("session ended", s.logKV("reason", reason, "duration", dur.Round(time.Millisecond),
+				"bytesUp", up, "bytesDown", down)...)
+		}
 		return nil
 	}
 	s.ev.Backend, s.ev.BackendTemplate = "", ""

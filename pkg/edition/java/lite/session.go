@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"go.minekube.com/gate/pkg/edition/java/lite/wire"
+	"go.minekube.com/gate/pkg/lite/logging"
 )
 
 // session is one client connection from accept to close. It carries the config
@@ -104,7 +105,7 @@ func (s *session) emit(kind EventKind) {
 func (s *session) logKV(extra ...any) []any {
 	kv := []any{"client", s.clientAddr.String()}
 	if s.ev.VHost != "" {
-		kv = append(kv, "vhost", s.ev.VHost, "protocol", s.ev.Protocol)
+		kv = append(kv, "vhost", logging.Clip(s.ev.VHost), "protocol", s.ev.Protocol)
 	}
 	if s.ev.Route != "" {
 		kv = append(kv, "route", s.ev.Route)
@@ -113,6 +114,13 @@ func (s *session) logKV(extra ...any) []any {
 		kv = append(kv, "backend", s.ev.Backend)
 	}
 	return append(kv, extra...)
+}
+
+// logSession reports whether this session writes its per-session INFO line
+// (config.lite.sessionLogEvery: one session in N, 0 none).
+func (s *session) logSession() bool {
+	n := s.snap.cfg.Lite.SessionLogEvery
+	return n > 0 && s.ev.ConnID%uint64(n) == 0
 }
 
 // run is the path of a connection, step by step; each step's function says the rest.
@@ -140,7 +148,7 @@ func (s *session) run(ctx context.Context) error {
 		if s.hs.IsLogin() {
 			_, _ = s.client.Write(s.snap.unknownHost)
 		}
-		return reject(ReasonNoRoute, "no route for host %q", host)
+		return reject(ReasonNoRoute, "no route for host %s", logging.Clip(host))
 	}
 	rt := s.snap.routes[m.Route]
 	s.ev.Route = rt.key

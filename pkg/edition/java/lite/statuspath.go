@@ -48,6 +48,9 @@ func (s *session) serveStatus(ctx context.Context, q statusQuery) error {
 		id, payload, n, err := wire.ParseFrame(pending, maxStatusFrame)
 		if errors.Is(err, wire.ErrIncomplete) {
 			pending, err = s.readMore(pending)
+			if err != nil && answered {
+				return nil // answered: a client that leaves without a Ping is no failure
+			}
 			if err != nil {
 				return fmt.Errorf("read status frame: %w", err)
 			}
