@@ -38,8 +38,8 @@ config:
 func BenchmarkStatusFlood(b *testing.B) {
 	body := statusJSONFavicon(100 << 10)
 	be := newBackend(b, body)
-	clk := newClock()
-	p := startProxy(b, fill(floodConfig, "b", be.addr), proxyOpts{now: clk.now})
+	clk := newManualClock()
+	p := startProxy(b, fill(floodConfig, "b", be.addr), proxyOpts{now: clk.Now})
 	ping := func(protocol int32, host string) error {
 		c := dialProxy(b, p.addr)
 		defer c.Close()
@@ -50,7 +50,7 @@ func BenchmarkStatusFlood(b *testing.B) {
 		b.Fatal(err)
 	}
 	for b.Loop() {
-		before := be.statusRequests.Load()
+		before := be.StatusRequests()
 		baseline := normalPings(b, ping, 300, nil)
 		heap0 := heapAfterGC()
 		var flooding atomic.Bool
@@ -63,7 +63,7 @@ func BenchmarkStatusFlood(b *testing.B) {
 		flooding.Store(false)
 		wg.Wait()
 		heap1 := heapAfterGC()
-		b.ReportMetric(float64(be.statusRequests.Load()-before), "fetches")
+		b.ReportMetric(float64(be.StatusRequests()-before), "fetches")
 		b.ReportMetric(float64(int64(heap1)-int64(heap0))/(1<<20), "heapMiB")
 		b.ReportMetric(float64(p99(baseline).Microseconds()), "p99-before-us")
 		b.ReportMetric(float64(p99(during).Microseconds()), "p99-during-us")

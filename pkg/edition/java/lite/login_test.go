@@ -1,13 +1,13 @@
 package lite_test
 
 import (
-	"bufio"
 	"bytes"
 	"net"
 	"strings"
 	"testing"
 	"time"
 
+	"go.minekube.com/gate/internal/mctest"
 	"go.minekube.com/gate/pkg/edition/java/lite/wire"
 )
 
@@ -57,8 +57,8 @@ func TestLoginRoutesByHost(t *testing.T) {
 			c := dialProxy(t, p.addr)
 			c.login(tc.host)
 			rec := tc.want.next(t)
-			if rec.hs.Address != tc.host {
-				t.Fatalf("backend got address %q, want %q (verbatim)", rec.hs.Address, tc.host)
+			if rec.Handshake.Address != tc.host {
+				t.Fatalf("backend got address %q, want %q (verbatim)", rec.Handshake.Address, tc.host)
 			}
 		})
 	}
@@ -74,7 +74,7 @@ func TestLoginUnknownHostGetsDisconnect(t *testing.T) {
 		t.Fatalf("disconnect text %s", text)
 	}
 	c.expectClosed()
-	if n := lobby.logins.Load(); n != 0 {
+	if n := lobby.Logins(); n != 0 {
 		t.Fatalf("backend got %d logins", n)
 	}
 }
@@ -108,8 +108,7 @@ config:
 }
 
 func TestProxyProtocolV2HeaderToBackend(t *testing.T) {
-	b := newBackend(t, statusJSON("pp", 1, 10))
-	b.proxyProto.Store(true)
+	b := newBackendWith(t, mctest.Options{Status: statusJSON("pp", 1, 10), ProxyProtocol: true})
 	p := startProxy(t, fill(`
 config:
   lite:
@@ -122,12 +121,12 @@ config:
 	c := dialProxy(t, p.addr)
 	c.login("pp.example.com")
 	rec := b.next(t)
-	if rec.proxy == nil || rec.proxy.Version != 2 {
-		t.Fatalf("want PROXY v2 header, got %+v", rec.proxy)
+	if rec.Proxy == nil || rec.Proxy.Version != 2 {
+		t.Fatalf("want PROXY v2 header, got %+v", rec.Proxy)
 	}
-	src, dst, ok := rec.proxy.TCPAddrs()
+	src, dst, ok := rec.Proxy.TCPAddrs()
 	if !ok {
-		t.Fatalf("header has no TCP addresses: %+v", rec.proxy)
+		t.Fatalf("header has no TCP addresses: %+v", rec.Proxy)
 	}
 	if src.String() != c.LocalAddr().String() {
 		t.Fatalf("PROXY source %s, want the client %s", src, c.LocalAddr())
@@ -152,10 +151,10 @@ config:
 	c.send(handshake(765, "Public.Example.com\x00FML2\x00", wire.IntentLogin), loginStart("Steve"))
 	rec := b.next(t)
 	host, port, _ := net.SplitHostPort(b.addr)
-	if want := host + "\x00FML2\x00"; rec.hs.Address != want {
-		t.Fatalf("address %q, want %q", rec.hs.Address, want)
+	if want := host + "\x00FML2\x00"; rec.Handshake.Address != want {
+		t.Fatalf("address %q, want %q", rec.Handshake.Address, want)
 	}
-	if got := rec.hs.Port; int(got) != mustAtoi(t, port) {
+	if got := rec.Handshake.Port; int(got) != mustAtoi(t, port) {
 		t.Fatalf("port %d, want %s", got, port)
 	}
 }
@@ -185,7 +184,8 @@ config:
 		}
 		t.Cleanup(func() { _ = conn.Close() })
 		_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
-		return &client{t: t, Conn: conn, br: bufio.NewReader(conn)}
+		mc := mctest.NewClient(conn)
+		return &client{t: t, Client: mc, br: mc.R}
 	}
 	wantOwnBlock := func(t *testing.T, got string, c *client, marker string) {
 		t.Helper()
@@ -200,30 +200,30 @@ config:
 	t.Run("untrusted: no block gets the client address", func(t *testing.T) {
 		c := dial(t, "127.0.0.2")
 		c.send(handshake(765, "mc.example.com\x00FML3\x00", wire.IntentLogin), loginStart("Steve"))
-		wantOwnBlock(t, b.next(t).hs.Address, c, "\x00FML3\x00")
+		wantOwnBlock(t, b.next(t).Handshake.Address, c, "\x00FML3\x00")
 	})
 	t.Run("untrusted: forged block is replaced", func(t *testing.T) {
 		c := dial(t, "127.0.0.2")
 		c.send(handshake(765, forged+"\x00FML3\x00", wire.IntentLogin), loginStart("Steve"))
-		wantOwnBlock(t, b.next(t).hs.Address, c, "\x00FML3\x00")
+		wantOwnBlock(t, b.next(t).Handshake.Address, c, "\x00FML3\x00")
 	})
 	t.Run("untrusted: block hidden after the forge marker is dropped", func(t *testing.T) {
 		c := dial(t, "127.0.0.2")
 		c.send(handshake(765, "mc.example.com\x00FML2\x00///6.6.6.6:1///1", wire.IntentLogin), loginStart("Steve"))
-		wantOwnBlock(t, b.next(t).hs.Address, c, "\x00FML2")
+		wantOwnBlock(t, b.next(t).Handshake.Address, c, "\x00FML2")
 	})
 	t.Run("untrusted: forged block on a status ping is replaced", func(t *testing.T) {
 		c := dial(t, "127.0.0.2")
 		if _, err := c.status(765, forged); err != nil {
 			t.Fatal(err)
 		}
-		wantOwnBlock(t, b.lastStatusHandshake().Address, c, "")
+		wantOwnBlock(t, b.StatusHandshake().Address, c, "")
 	})
 	t.Run("trusted front: its block passes untouched", func(t *testing.T) {
 		c := dial(t, "127.0.0.1")
 		c.send(handshake(765, forged, wire.IntentLogin), loginStart("Steve"))
-		if rec := b.next(t); rec.hs.Address != forged {
-			t.Fatalf("address %q, want untouched %q", rec.hs.Address, forged)
+		if rec := b.next(t); rec.Handshake.Address != forged {
+			t.Fatalf("address %q, want untouched %q", rec.Handshake.Address, forged)
 		}
 	})
 }
@@ -338,7 +338,7 @@ config:
 			c.expectClosed()
 		})
 	}
-	if n := b.logins.Load() + b.statusRequests.Load(); n != 0 {
+	if n := b.Logins() + b.StatusRequests(); n != 0 {
 		t.Fatalf("backend saw %d connections", n)
 	}
 }
