@@ -43,7 +43,7 @@ func (s *session) serveLegacy(ctx context.Context) error {
 	// Backends are asked with a modern handshake; -1 is the protocol pingers send when
 	// they do not speak a particular version, and servers answer it with their own.
 	hs := wire.Handshake{Protocol: -1, Address: s.forwardAddress(rt, ping.Host), Port: port, Intent: wire.IntentStatus}
-	body, src := s.statusBody(ctx, s.statusQuery(rt, m, hs, host))
+	body, src := s.statusBody(ctx, s.statusQuery(rt, m, hs))
 	if body == nil {
 		return reject(ReasonUnavailable, "no status available for legacy ping")
 	}

@@ -58,6 +58,8 @@ type Lite struct {
 	connIDs  atomic.Uint64
 	mgr      *strategy.Manager
 	cache    *status.Cache
+	// protocols are the versions each route's real clients use (status cache keys).
+	protocols *status.Protocols
 	// adm holds quotas and open-connection counts; it outlives reloads.
 	adm *admission.Controller
 
@@ -81,13 +83,14 @@ func New(cfg *config.Config, o Options) (*Lite, error) {
 		o.Resolver = net.DefaultResolver
 	}
 	l := &Lite{
-		log:      o.Log,
-		resolver: o.Resolver,
-		dialer:   o.Dialer,
-		obs:      o.Observer,
-		cache:    status.NewCache(status.Options{Now: o.Now}),
-		conns:    make(map[net.Conn]struct{}),
-		adm:      admission.New(admissionConfig(cfg), admission.Options{Now: o.Now}),
+		log:       o.Log,
+		resolver:  o.Resolver,
+		dialer:    o.Dialer,
+		obs:       o.Observer,
+		cache:     status.NewCache(status.Options{Now: o.Now}),
+		protocols: status.NewProtocols(0),
+		conns:     make(map[net.Conn]struct{}),
+		adm:       admission.New(admissionConfig(cfg), admission.Options{Now: o.Now}),
 	}
 	l.mgr = strategy.NewManager(strategy.Options{
 		Seed:   o.Seed,

@@ -160,9 +160,11 @@ func (s *session) run(ctx context.Context) error {
 
 	// 3. Status intent (statuspath.go): answered by the proxy (cache, backend, fallback).
 	if s.hs.Intent == wire.IntentStatus {
-		return s.serveStatus(ctx, s.statusQuery(rt, m, s.hs, host))
+		return s.serveStatus(ctx, s.statusQuery(rt, m, s.hs))
 	}
 	// 4. Login or transfer (login.go): order the backends, dial down the list, relay.
+	// An admitted login teaches the route its protocol for status cache keys.
+	s.l.protocols.Learn(rt.key, s.hs.Protocol)
 	return s.serveLogin(ctx, rt, m)
 }
 
