@@ -102,8 +102,8 @@ type Cache struct {
 	missBurst   float64
 
 	mu      sync.Mutex
-	bytes   int64                  // held by entries, as entry.size counts
-	misses  map[string]*missBucket // by Key.Route
+	bytes   int64                          // held by entries, as entry.size counts
+	misses  map[string]*missBucket         // by Key.Route
 	groups  map[groupKey]map[string]*entry // backend -> entry
 	order   list.List                      // of *entry, oldest fetch first
 	n       int
