@@ -36,6 +36,9 @@ func (s *session) serveLegacy(ctx context.Context) error {
 	rt := s.snap.routes[m.Route]
 	s.ev.Route = rt.key
 	s.emit(EventRouted)
+	if err := s.admitIntent(); err != nil { // the status quota, as for any ping
+		return err
+	}
 	port := wire.DefaultPort
 	if ping.Port > 0 && ping.Port <= 0xFFFF {
 		port = uint16(ping.Port)

@@ -62,6 +62,8 @@ type Lite struct {
 	protocols *status.Protocols
 	// adm holds quotas and open-connection counts; it outlives reloads.
 	adm *admission.Controller
+	// refusing counts the refused connections being told why (admit.go).
+	refusing chan struct{}
 
 	snap  atomic.Pointer[snapshot]
 	ready atomic.Bool // listener bound and config loaded
@@ -91,6 +93,7 @@ func New(cfg *config.Config, o Options) (*Lite, error) {
 		protocols: status.NewProtocols(0),
 		conns:     make(map[net.Conn]struct{}),
 		adm:       admission.New(admissionConfig(cfg), admission.Options{Now: o.Now}),
+		refusing:  make(chan struct{}, maxRefusalReplies),
 	}
 	l.mgr = strategy.NewManager(strategy.Options{
 		Seed:   o.Seed,
