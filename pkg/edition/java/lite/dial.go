@@ -15,6 +15,10 @@ import (
 // dial connects to a backend address ("host:port", or "host" resolved like the vanilla
 // client: _minecraft._tcp SRV record, else wire.DefaultPort). ctx carries the deadline.
 func (l *Lite) dial(ctx context.Context, addr string) (net.Conn, error) {
+	snap := l.snap.Load()
+	if !snap.literal[addr] {
+		return l.dialExpanded(ctx, snap, addr)
+	}
 	target, err := l.resolve(ctx, addr)
 	if err != nil {
 		return nil, err
@@ -22,6 +26,31 @@ func (l *Lite) dial(ctx context.Context, addr string) (net.Conn, error) {
 	c, err := l.dialer.DialContext(ctx, "tcp", target)
 	if err != nil {
 		return nil, fmt.Errorf("dial %s: %w", addr, err)
+	}
+	return c, nil
+}
+
+// dialExpanded dials an address a template expanded from a player's captures: every
+// lookup for it within templateResolveTimeout, a failed one remembered for
+// resolveFailTTL, and only to an address the dial guard allows (dialguard.go).
+func (l *Lite) dialExpanded(ctx context.Context, snap *snapshot, addr string) (net.Conn, error) {
+	if err := l.guard.failedRecently(addr); err != nil {
+		return nil, err
+	}
+	rctx, cancel := context.WithTimeout(ctx, templateResolveTimeout)
+	defer cancel()
+	target, err := l.resolve(rctx, addr)
+	if err != nil {
+		l.guard.remember(addr)
+		return nil, err
+	}
+	host, _ := splitBackend(target)
+	if target, err = l.guard.target(rctx, addr, target, snap.literalHosts[host]); err != nil {
+		return nil, err
+	}
+	c, err := l.dialer.DialContext(ctx, "tcp", target)
+	if err != nil {
+		return nil, fmt.Errorf("dial %s (%s): %w", addr, target, err)
 	}
 	return c, nil
 }

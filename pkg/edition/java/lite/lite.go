@@ -62,6 +62,8 @@ type Lite struct {
 	protocols *status.Protocols
 	// adm holds quotas and open-connection counts; it outlives reloads.
 	adm *admission.Controller
+	// guard checks where template-expanded backends may be dialled.
+	guard dialGuard
 	// refusing counts the refused connections being told why (admit.go).
 	refusing chan struct{}
 
@@ -101,6 +103,10 @@ func New(cfg *config.Config, o Options) (*Lite, error) {
 		Log:    o.Log.WithName("strategy"),
 		Prober: prober{l: l},
 	})
+	l.guard.hosts = net.DefaultResolver
+	if h, ok := o.Resolver.(HostResolver); ok {
+		l.guard.hosts = h
+	}
 	if err := l.Reload(cfg); err != nil {
 		return nil, err
 	}
@@ -155,6 +161,7 @@ func (l *Lite) Serve(ctx context.Context, ln net.Listener) error {
 		<-ctx.Done()
 		_ = ln.Close()
 	})
+	l.guard.setOwn(ln.Addr().String(), l.snap.Load().cfg.API.Bind)
 	l.log.Info("listening", "bind", ln.Addr().String(), "routes", len(l.snap.Load().routes))
 	l.ready.Store(true)
 

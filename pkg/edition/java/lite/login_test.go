@@ -342,30 +342,3 @@ config:
 		t.Fatalf("backend saw %d connections", n)
 	}
 }
-
-func TestWildcardCaptureFillsBackend(t *testing.T) {
-	b := newBackend(t, "")
-	_, port, _ := net.SplitHostPort(b.addr)
-	p := startProxy(t, fill(`
-config:
-  lite:
-    enabled: true
-    routes:
-      - host: '*.local.example.com'
-        backend: '$1:{{port}}'
-      - host: '*'
-        backend: {{dead}}
-`, "port", port, "dead", refusedAddr(t)))
-
-	c := dialProxy(t, p.addr)
-	c.login("127.0.0.1.local.example.com")
-	b.next(t)
-
-	// A capture with characters outside DNS labels never reaches the dial: the route does
-	// not match and the catch-all (dead) answers with a disconnect.
-	c2 := dialProxy(t, p.addr)
-	c2.send(handshake(765, "127.0.0.1:25565@evil.local.example.com", wire.IntentLogin), loginStart("x"))
-	if text := c2.disconnectText(); !strings.Contains(text, "unavailable") {
-		t.Fatalf("disconnect %s", text)
-	}
-}
