@@ -69,7 +69,7 @@ func New(o Options) *Server {
 		writeJSON(w, routesView(s.o.Source.Routes()))
 	})))
 	s.mux.Handle("GET "+PathBackends, s.auth(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		writeJSON(w, backendsView(s.o.Source.Backends()))
+		writeJSON(w, backendsView(boundBackends(w, s.o.Source.Backends())))
 	})))
 	if o.Metrics != nil {
 		h := o.Metrics

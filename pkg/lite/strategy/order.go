@@ -192,6 +192,7 @@ func (m *Manager) createMissing(r *route, addrs []string, bs []*backend, now tim
 		b.lastUsed.Store(now.UnixNano())
 		bs[i] = b
 	}
+	m.boundUnlistedLocked(bs)
 	m.sweepLocked(now, false)
 	m.mu.Unlock()
 	m.wake()
