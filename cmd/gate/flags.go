@@ -130,6 +130,7 @@ const commandsHelp = `Commands:
                                           table of every backend from the admin API
   lite plan -c FILE --host HOST [flags]   simulate a route's strategy (gate lite plan -h)
   healthcheck [-c FILE | --url URL]       exit 0 when the running proxy answers
+  sleep DURATION                          pause (a preStop hook in an image without a shell)
   version                                 print the version
   help                                    this text`
 
