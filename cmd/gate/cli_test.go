@@ -160,3 +160,35 @@ func TestServeWithoutConfigFile(t *testing.T) {
 		t.Fatalf("default config = %q, want config.yaml", got)
 	}
 }
+
+// Without a config file, GATE_CONFIG_* variables can carry the whole config.
+func TestServeFromEnvironmentOnly(t *testing.T) {
+	t.Chdir(t.TempDir())
+	b := newFakeServer(t, 2, 20)
+	t.Setenv("GATE_CONFIG_BIND", "127.0.0.1:0")
+	t.Setenv("GATE_CONFIG_LITE_ENABLED", "true")
+	t.Setenv("GATE_CONFIG_LITE_SHUTDOWNGRACE", "0s")
+	t.Setenv("GATE_CONFIG_LITE_ROUTES", "[{host: a.example.com, backend: '"+b.addr+"'}]")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var log syncBuffer
+	up := make(chan *app, 1)
+	done := make(chan int, 1)
+	go func() { done <- serve(ctx, nil, &log, func(a *app) { up <- a }) }()
+	select {
+	case a := <-up:
+		waitReady(t, a.proxy)
+		if body := ping(t, a.ln.Addr().String(), "a.example.com"); !strings.Contains(body, `"online":2`) {
+			t.Fatalf("status: %s", body)
+		}
+	case code := <-done:
+		t.Fatalf("exit %d: %s", code, log.String())
+	}
+	if !strings.Contains(log.String(), `config="(environment only)"`) {
+		t.Fatalf("log does not say where the config came from:\n%s", log.String())
+	}
+	cancel()
+	if code := <-done; code != 0 {
+		t.Fatalf("exit %d: %s", code, log.String())
+	}
+}

@@ -140,7 +140,7 @@ const envHelp = `Environment:
   GATE_<KEY>          overrides a config key: the key path in upper case with "."
                       as "_", e.g. GATE_CONFIG_BIND=0.0.0.0:25565,
                       GATE_CONFIG_CONNECTIONTIMEOUT=5s, GATE_API_ENABLED=true
-  GATE_API_TOKEN      the admin API token (api.token), also used by gate lite status`
+  GATE_API_TOKEN      the token gate lite status sends (not a config override)`
 
 // writeUsage prints `gate --help`: every flag, command and variable.
 func writeUsage(w io.Writer) {

@@ -17,8 +17,11 @@ import (
 const EnvPrefix = "GATE_"
 
 // CommandEnv are the GATE_ variables of the command line (file, logging,
-// reload); they are never config keys.
-var CommandEnv = []string{"GATE_CONFIG", "GATE_DEBUG", "GATE_VERBOSITY", "GATE_NO_AUTO_RELOAD"}
+// reload, and the token `gate lite status` sends); they are never config
+// keys. GATE_API_TOKEN in particular does not set api.token: a shell that
+// exports it for `gate lite status` must not change (or, next to an
+// api.tokenFile, break) the config it reads.
+var CommandEnv = []string{"GATE_CONFIG", "GATE_DEBUG", "GATE_VERBOSITY", "GATE_NO_AUTO_RELOAD", "GATE_API_TOKEN"}
 
 // envOverrides holds the GATE_ variables of one parse and what became of them.
 type envOverrides struct {
