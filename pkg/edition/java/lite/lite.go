@@ -14,6 +14,7 @@ import (
 
 	"go.minekube.com/gate/pkg/edition/java/lite/admission"
 	"go.minekube.com/gate/pkg/edition/java/lite/config"
+	"go.minekube.com/gate/pkg/edition/java/lite/relay"
 	"go.minekube.com/gate/pkg/edition/java/lite/status"
 	"go.minekube.com/gate/pkg/lite/strategy"
 )
@@ -60,6 +61,7 @@ type Lite struct {
 	cache    *status.Cache
 	// adm holds quotas and open-connection counts; it outlives reloads.
 	adm *admission.Controller
+	rel relay.Relay // joined sessions' bytes; its poller runs only while sessions park
 
 	snap  atomic.Pointer[snapshot]
 	ready atomic.Bool // listener bound and config loaded
