@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"go.minekube.com/gate/pkg/edition/java/lite"
+	"go.minekube.com/gate/pkg/edition/java/lite/relay"
 	"go.minekube.com/gate/pkg/lite/strategy"
 )
 
@@ -35,6 +36,7 @@ func exported(t *testing.T) map[string]bool {
 		m.Observe(&evs[i])
 	}
 	m.ObserveReload(nil)
+	m.WatchRelay(func() relay.Stats { return relay.Stats{Parked: 1, PipesOpen: 2} })
 	mfs, err := m.Registry().Gather()
 	if err != nil {
 		t.Fatal(err)
@@ -54,7 +56,7 @@ func TestEveryMetricDocumented(t *testing.T) {
 		t.Fatal(err)
 	}
 	names := exported(t)
-	if len(names) != 19 { // every metric of this package, so none escapes the checks below
+	if len(names) != 21 { // every metric of this package, so none escapes the checks below
 		t.Fatalf("only %d metrics exported: %v", len(names), names)
 	}
 	for n := range names {
