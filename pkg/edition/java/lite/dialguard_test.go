@@ -130,3 +130,27 @@ config:
 		}
 	})
 }
+
+// TestLiteralTemplateHostMayReachLoopbackButNotTheProxy: '127.0.0.1:$1' names loopback
+// itself, so the player may choose the port, but not the proxy's own.
+func TestLiteralTemplateHostMayReachLoopbackButNotTheProxy(t *testing.T) {
+	b := newBackend(t, statusJSON("b", 0, 1))
+	_, port, _ := net.SplitHostPort(b.addr)
+	p := startProxy(t, `
+config:
+  quota: {connections: {enabled: false}, logins: {enabled: false}, status: {enabled: false}}
+  lite:
+    enabled: true
+    routes:
+      - host: '*.port.test'
+        backend: '127.0.0.1:$1'
+`, proxyOpts{resolver: &fakeDNS{}})
+	dialProxy(t, p.addr).login(port + ".port.test")
+	b.next(t)
+	_, own, _ := net.SplitHostPort(p.addr)
+	c := dialProxy(t, p.addr)
+	c.send(handshake(765, own+".port.test", wire.IntentLogin), loginStart("Steve"))
+	if text := c.disconnectText(); !strings.Contains(text, "unavailable") {
+		t.Fatalf("a template reaching the proxy's own port got %s", text)
+	}
+}
