@@ -97,14 +97,7 @@ config:
         backend: '$1:25565'
 `, proxyOpts{resolver: dns, dialer: dialer})
 
-	refused := func(t *testing.T, host string) {
-		t.Helper()
-		c := dialProxy(t, p.addr)
-		c.send(handshake(765, host, wire.IntentLogin), loginStart("Steve"))
-		if text := c.disconnectText(); !strings.Contains(text, "unavailable") {
-			t.Fatalf("%s: disconnect %s", host, text)
-		}
-	}
+	refused := func(t *testing.T, host string) { t.Helper(); loginUnavailable(t, p, host) }
 	for _, host := range []string{"127.0.0.1.dyn.test", "localhost.dyn.test", "0.0.0.0.dyn.test", "169.254.1.1.dyn.test", "224.0.0.1.dyn.test", "nx.dyn.test"} {
 		t.Run("refused "+host, func(t *testing.T) { refused(t, host) })
 	}
@@ -148,9 +141,16 @@ config:
 	dialProxy(t, p.addr).login(port + ".port.test")
 	b.next(t)
 	_, own, _ := net.SplitHostPort(p.addr)
+	loginUnavailable(t, p, own+".port.test")
+}
+
+// loginUnavailable logs in with host and expects the route's unavailable text: the
+// dial guard refused every backend.
+func loginUnavailable(t *testing.T, p *proxy, host string) {
+	t.Helper()
 	c := dialProxy(t, p.addr)
-	c.send(handshake(765, own+".port.test", wire.IntentLogin), loginStart("Steve"))
+	c.send(handshake(765, host, wire.IntentLogin), loginStart("Steve"))
 	if text := c.disconnectText(); !strings.Contains(text, "unavailable") {
-		t.Fatalf("a template reaching the proxy's own port got %s", text)
+		t.Fatalf("%s: disconnect %s", host, text)
 	}
 }

@@ -2,39 +2,12 @@ package lite_test
 
 import (
 	"strings"
-	"sync"
 	"testing"
 	"time"
-
-	"github.com/go-logr/logr/funcr"
 
 	"go.minekube.com/gate/pkg/edition/java/lite/wire"
 	"go.minekube.com/gate/pkg/lite/logging"
 )
-
-// lines is a logr sink that keeps every line (all levels).
-type lines struct {
-	mu  sync.Mutex
-	all []string
-}
-
-func (l *lines) add(prefix, args string) {
-	l.mu.Lock()
-	l.all = append(l.all, prefix+" "+args)
-	l.mu.Unlock()
-}
-
-func (l *lines) matching(s string) []string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	var out []string
-	for _, x := range l.all {
-		if strings.Contains(x, s) {
-			out = append(out, x)
-		}
-	}
-	return out
-}
 
 const noiseConfig = `
 config:
@@ -51,16 +24,16 @@ config:
 // log line of bounded size, and its NUL bytes are escaped.
 func TestHugeHostCannotInflateLogLines(t *testing.T) {
 	b := newBackend(t, "")
-	var log lines
+	var log logLines
 	p := startProxy(t, fill(noiseConfig, "b", b.addr, "every", "1"),
-		proxyOpts{log: funcr.New(log.add, funcr.Options{Verbosity: 1})})
+		proxyOpts{log: log.logger()})
 	host := strings.Repeat("x", 7990) + "\x00FML3\x00"
 	c := dialProxy(t, p.addr)
 	c.send(handshake(765, host, wire.IntentLogin), loginStart("Steve"))
 	b.next(t)
 	_ = c.Close()
-	waitFor(t, "session ended line", 5*time.Second, func() bool { return len(log.matching("session ended")) == 1 })
-	line := log.matching("session ended")[0]
+	waitFor(t, "session ended line", 5*time.Second, func() bool { return len(log.find("session ended")) == 1 })
+	line := log.find("session ended")[0]
 	if len(line) > 600 || !strings.Contains(line, logging.Clip(strings.Repeat("x", 7990))) {
 		t.Fatalf("session line of %d bytes: %s", len(line), line)
 	}
@@ -75,17 +48,17 @@ func TestSessionLogEvery(t *testing.T) {
 	}{{"0", 4, 0}, {"2", 4, 2}, {"1", 3, 3}} {
 		t.Run("every "+c.every, func(t *testing.T) {
 			b := newBackend(t, "")
-			var log lines
+			var log logLines
 			rec := &recorder{}
 			p := startProxy(t, fill(noiseConfig, "b", b.addr, "every", c.every),
-				proxyOpts{obs: rec, log: funcr.New(log.add, funcr.Options{})})
+				proxyOpts{obs: rec, log: log.logger()})
 			for range c.sessions {
 				cl := dialProxy(t, p.addr)
 				cl.login("mc.example.com")
 				_ = cl.Close()
 			}
 			waitFor(t, "sessions closed", 5*time.Second, func() bool { return len(rec.closed()) == c.sessions })
-			if got := len(log.matching("session ended")); got != c.wantLogged {
+			if got := len(log.find("session ended")); got != c.wantLogged {
 				t.Fatalf("%d session lines, want %d", got, c.wantLogged)
 			}
 		})
