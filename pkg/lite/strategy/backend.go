@@ -74,6 +74,7 @@ type backend struct {
 	warmSince   atomic.Int64                    // unix ns of the last join or recovery; 0: none
 	settings    atomic.Pointer[backendSettings] // nil: no overrides
 	draining    atomic.Bool                     // the last report's MOTD matches the drain pattern
+	outcomes    outcomes                        // recent probes and dials, for the failure penalty
 
 	ejectedUntil atomic.Int64 // unix ns; 0 when not ejected
 	awaitProbe   atomic.Bool  // after the ejection a probe, not a player, tests it first
@@ -139,7 +140,7 @@ func (b *backend) inEjection(now int64, probing bool) bool {
 func (b *backend) state(now time.Time, why Reason, lat *latencyStore) BackendState {
 	s := BackendState{Addr: b.addr, Active: b.active.Load(), Health: why.health()}
 	if e, ok := lat.get(b.addr, now); ok {
-		s.Latency, s.HasLatency = e.ewma, true
+		s.Latency, s.HasLatency = e.value, true
 	}
 	if p := b.report.Load(); p != nil {
 		r := p.r

@@ -28,8 +28,10 @@ const (
 	evUp              // active checks: down -> up
 )
 
-// ObserveDial feeds one dial outcome: connect time d on success (a latency
-// sample), or a failure towards passive ejection. Failures while the
+// ObserveDial feeds one dial outcome: a success, or a failure towards
+// passive ejection; both count in the failure share of the latency score.
+// The connect time d is not a latency sample: the backend's kernel answers
+// it, however slow its server is. Failures while the
 // backend is already ejected (last-resort dials) do not extend it, and a
 // dial cancelled because the client went away (context.Canceled) says
 // nothing about the backend and is ignored; a timeout does count.
@@ -38,8 +40,8 @@ func (m *Manager) ObserveDial(addr string, d time.Duration, err error) {
 		return
 	}
 	b := m.backendFor(addr)
+	b.outcomes.record(err != nil)
 	if err == nil {
-		m.lat.add(b, d)
 		m.passiveOK(b)
 		return
 	}
@@ -56,6 +58,7 @@ func (m *Manager) ObserveStatus(addr string, r Report, err error) {
 		return
 	}
 	b := m.backendFor(addr)
+	b.outcomes.record(false)
 	m.recordReport(b, r)
 	m.passiveOK(b)
 }
@@ -142,6 +145,7 @@ func EjectionDuration(n int) time.Duration {
 // exchange (and passes the retest of an ejected backend), a failure counts
 // towards the active fall threshold and fails a pending retest.
 func (m *Manager) applyProbe(b *backend, r Report, err error) {
+	b.outcomes.record(err != nil)
 	if err == nil {
 		m.recordReport(b, r)
 		m.passiveOK(b)

@@ -10,7 +10,7 @@ func TestReloadKeepsRemainingBackendsAndDropsTheRest(t *testing.T) {
 	m, _ := newTestManager(t, LeastConnections, "keep", "gone")
 	lease := m.Reserve("keep")
 	defer lease.Release()
-	m.ObserveDial("keep", 5*time.Millisecond, nil)
+	m.ObserveStatus("keep", Report{RTT: 5 * time.Millisecond}, nil)
 	fail(m, "keep", EjectFailures)
 	m.ObserveDial("gone", 5*time.Millisecond, nil)
 

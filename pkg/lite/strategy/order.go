@@ -123,8 +123,10 @@ func (m *Manager) fillCandidate(c *Candidate, b *backend, addr string, i int, in
 	*c = Candidate{Addr: addr, Index: i, Active: b.active.Load()}
 	if in&InputLatency != 0 {
 		if e, ok := fresh(b.latency.Load(), now); ok {
-			c.Latency, c.HasLatency, c.Samples = e.ewma, true, e.samples
+			c.Latency, c.HasLatency, c.Samples = e.value, true, e.samples
 		}
+		fails, last := b.outcomes.share()
+		c.Penalty, c.LastFailed = FailurePenalty(fails), last
 		if !b.wantLatency.Load() {
 			b.wantLatency.Store(true)
 			m.wake()

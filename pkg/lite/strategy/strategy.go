@@ -23,7 +23,8 @@ type Strategy interface {
 type Inputs uint8
 
 const (
-	// InputLatency asks for Latency, HasLatency and Samples.
+	// InputLatency asks for Latency, HasLatency, Samples, Penalty and
+	// LastFailed.
 	InputLatency Inputs = 1 << iota
 	// InputReport asks for Online, Max, HasReport and HasPlayers.
 	InputReport
@@ -49,6 +50,10 @@ type Candidate struct {
 	// Samples counts the measurements behind Latency; it grows by one per
 	// measurement and restarts when the estimate fades.
 	Samples uint64
+	// Penalty is what the backend's recent failures add to its latency
+	// (see FailurePenalty); LastFailed says its newest probe or dial failed.
+	Penalty    time.Duration
+	LastFailed bool
 	// Online and Max come from the last status report; valid only when
 	// HasReport. HasPlayers says the report had a plausible players object
 	// (max > 0, online >= 0).
