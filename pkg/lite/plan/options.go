@@ -107,7 +107,7 @@ type Options struct {
 func (o *Options) Flags(fs *flag.FlagSet) {
 	fs.IntVar(&o.Count, "count", DefaultCount, "players to simulate")
 	fs.Uint64Var(&o.Seed, "seed", DefaultSeed, "seed of every random choice; same seed, same plan")
-	fs.Var(nameFlag{&o.Override}, "strategy", "strategy to simulate instead of the route's (sequential, random, round-robin, least-connections, lowest-latency, p2c; gate-lowest-latency models Gate Lite)")
+	fs.Var(nameFlag{&o.Override}, "strategy", "strategy to simulate instead of the route's ("+strategy.NameList()+"; gate-lowest-latency models Gate Lite)")
 	fs.Var(durationsFlag{&o.Latency}, "latency", "backend round-trip times, e.g. a:25565=20ms,b:25565=50ms (default 20ms each)")
 	fs.Var(intsFlag{&o.Capacity}, "capacity", "backend player limits, e.g. a:25565=100 (default unlimited)")
 	fs.Var(listFlag{&o.Fail}, "fail", "dead backends whose dials time out, comma separated")

@@ -47,10 +47,16 @@ const (
 // reportAt is an immutable status report with its arrival time and the
 // players this instance had placed on the backend when it arrived.
 type reportAt struct {
-	r   Report
-	at  time.Time
-	own int64
+	r     Report
+	at    time.Time
+	own   int64
+	stuck int // reports in a row with the same Online while players were placed
 }
+
+// StuckReports is how many reports in a row may repeat players online
+// while this instance places players on the backend before the count is
+// no longer believed.
+const StuckReports = 3
 
 // backendSettings are the per-backend knobs routes configure; immutable,
 // replaced on reload.

@@ -67,7 +67,11 @@ func (m *Manager) ObserveStatus(addr string, r Report, err error) {
 // since the previous one, because the backend now counts them itself.
 func (m *Manager) recordReport(b *backend, r Report) {
 	m.lat.add(b, r.RTT)
-	b.report.Store(&reportAt{r: r, at: m.now(), own: b.active.Load()})
+	next := &reportAt{r: r, at: m.now(), own: b.active.Load()}
+	if prev := b.report.Load(); prev != nil && prev.r.Online == r.Online && b.placed.Load() > 0 {
+		next.stuck = prev.stuck + 1
+	}
+	b.report.Store(next)
 	b.placed.Store(0)
 	b.refreshDrain()
 }

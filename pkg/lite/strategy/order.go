@@ -135,7 +135,7 @@ func (m *Manager) fillCandidate(c *Candidate, b *backend, addr string, i int, in
 	if in&(InputReport|InputLoad) != 0 {
 		if p := b.report.Load(); p != nil {
 			c.Online, c.Max, c.HasReport, c.HasPlayers = p.r.Online, p.r.Max, true, p.r.HasPlayers
-			c.ReportAge, c.ActiveAtReport = now.Sub(p.at), p.own
+			c.ReportAge, c.ActiveAtReport, c.Stuck = now.Sub(p.at), p.own, p.stuck >= StuckReports
 		}
 	}
 	if in&InputLoad != 0 {

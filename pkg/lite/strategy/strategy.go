@@ -29,8 +29,8 @@ const (
 	// InputReport asks for Online, Max, HasReport and HasPlayers.
 	InputReport
 	// InputLoad asks for everything a load estimate needs: the report
-	// fields plus ReportAge, ActiveAtReport, Placed, Capacity, Draining
-	// and Warm.
+	// fields plus ReportAge, ActiveAtReport, Placed, Capacity, Draining,
+	// Stuck and Warm.
 	InputLoad
 )
 
@@ -75,6 +75,10 @@ type Candidate struct {
 	Capacity int
 	// Draining says the backend's MOTD matches its drain pattern.
 	Draining bool
+	// Stuck says the reported players online stayed the same over
+	// StuckReports reports in a row while this instance placed players
+	// there: the count does not move, so it is not the load.
+	Stuck bool
 	// Warm is how long ago the backend joined the route by a reload or
 	// recovered from ejection or a down verdict; Settled when neither
 	// happened recently enough to matter.
@@ -105,5 +109,7 @@ func builtins() map[Name]Factory {
 		LeastConnections: func(e Env) Strategy { return newLeastConn(e) },
 		LowestLatency:    func(e Env) Strategy { return newLowestLatency(e) },
 		P2C:              func(e Env) Strategy { return newP2C(e) },
+		LeastLoaded:      func(e Env) Strategy { return newLeastLoaded(e) },
+		WeightedRandom:   func(e Env) Strategy { return newWeightedRandom(e) },
 	}
 }
