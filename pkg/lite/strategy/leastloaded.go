@@ -9,8 +9,9 @@ import "sync/atomic"
 // the players: the reports count everyone's. Saturated and draining
 // backends go after the others; ties are random.
 type leastLoaded struct {
-	rng *lockedRand
-	cfg atomic.Pointer[p2cSettings]
+	rng   *lockedRand
+	cfg   atomic.Pointer[p2cSettings]
+	peers peerMemo
 }
 
 func newLeastLoaded(e Env) *leastLoaded {
@@ -27,7 +28,7 @@ func (s *leastLoaded) Order(cands []Candidate, _ Intent, order []int) {
 	identity(order)
 	var buf [p2cStack]p2cEval
 	ev := evalBuffer(&buf, len(cands))
-	evaluate(cands, s.cfg.Load(), ev)
+	evaluate(cands, s.cfg.Load(), &s.peers, ev)
 	s.rng.Shuffle(order)
 	sortOrder(order, func(a, b int) bool {
 		if ev[a].tier != ev[b].tier {

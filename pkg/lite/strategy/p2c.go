@@ -27,8 +27,9 @@ const p2cStack = 32
 // if that leaves nobody, the pool widens step by step. Backends ramping up
 // after a reload or a recovery are sampled with a reduced weight.
 type p2c struct {
-	rng *lockedRand
-	cfg atomic.Pointer[p2cSettings]
+	rng   *lockedRand
+	cfg   atomic.Pointer[p2cSettings]
+	peers peerMemo
 }
 
 // p2cSettings is a P2CConfig with defaults applied, in the integer units
@@ -87,7 +88,7 @@ func (s *p2c) Order(cands []Candidate, _ Intent, order []int) {
 	var buf [p2cStack]p2cEval
 	ev := evalBuffer(&buf, n)
 	cfg := s.cfg.Load()
-	tier, _ := evaluate(cands, cfg, ev)
+	tier, _ := evaluate(cands, cfg, &s.peers, ev)
 	first, second := s.pick(ev, tier)
 	order[0] = first
 	head := 1
@@ -114,11 +115,11 @@ func (s *p2c) Order(cands []Candidate, _ Intent, order []int) {
 // evaluate scores every candidate into ev and returns the lowest tier
 // present, the pool the two choices are drawn from, and the replica
 // estimate it used. A candidate's latency includes its failure penalty.
-func evaluate(cands []Candidate, cfg *p2cSettings, ev []p2cEval) (uint8, int64) {
+func evaluate(cands []Candidate, cfg *p2cSettings, memo *peerMemo, ev []p2cEval) (uint8, int64) {
 	neutralLat, _ := neutralLatency(cands)
 	peers := int64(cfg.Peers)
 	if peers <= 0 {
-		peers = estimatePeers(cands, cfg.StaleAfter)
+		peers = memo.peers(cands, cfg.StaleAfter)
 	}
 	nominal := nominalCapacity(cands)
 	best := uint8(2)

@@ -1,6 +1,9 @@
 package strategy
 
-import "time"
+import (
+	"sync/atomic"
+	"time"
+)
 
 // Loads are fixed point, loadUnit being a full backend, so that scores
 // and plans come out the same on every platform (the compiler may fuse
@@ -111,7 +114,13 @@ func freshness(age, staleAfter time.Duration) int64 {
 // instance had placed when they were taken. Without such reports it is 1,
 // the only replica this instance knows of.
 func estimatePeers(cands []Candidate, staleAfter time.Duration) int64 {
-	var online, own int64
+	est, _ := peerRatio(cands, staleAfter)
+	return est
+}
+
+// peerRatio is estimatePeers and the own players it rests on.
+func peerRatio(cands []Candidate, staleAfter time.Duration) (est, own int64) {
+	var online int64
 	for i := range cands {
 		c := &cands[i]
 		if trusted(c) && c.ReportAge <= staleAfter {
@@ -120,9 +129,32 @@ func estimatePeers(cands []Candidate, staleAfter time.Duration) int64 {
 		}
 	}
 	if own == 0 {
-		return 1
+		return 1, 0
 	}
-	return min(max((online+own/2)/own, 1), maxPeers)
+	return min(max((online+own/2)/own, 1), maxPeers), own
+}
+
+// peerMinOwn is how many own players on believed backends a replica
+// estimate needs to stand on; below it the last such estimate stands.
+const peerMinOwn = 1
+
+// peerMemo keeps a route's last well-founded replica estimate. Without it
+// a replica that has placed everyone on a backend whose report is not
+// believed would have no own players on the others, estimate itself
+// alone, and keep filling that backend.
+type peerMemo struct{ v atomic.Int64 }
+
+// peers returns the replica estimate for cands.
+func (p *peerMemo) peers(cands []Candidate, staleAfter time.Duration) int64 {
+	est, own := peerRatio(cands, staleAfter)
+	if own >= peerMinOwn {
+		p.v.Store(est)
+		return est
+	}
+	if last := p.v.Load(); last > est {
+		return last
+	}
+	return est
 }
 
 // nominalCapacity is the mean capacity of the candidates that know theirs,

@@ -10,8 +10,9 @@ import "sync/atomic"
 // no coordination between replicas, and unlike it a backend twice the
 // size gets twice the players.
 type weightedRandom struct {
-	rng *lockedRand
-	cfg atomic.Pointer[p2cSettings]
+	rng   *lockedRand
+	cfg   atomic.Pointer[p2cSettings]
+	peers peerMemo
 }
 
 func newWeightedRandom(e Env) *weightedRandom {
@@ -31,7 +32,7 @@ func (s *weightedRandom) Order(cands []Candidate, _ Intent, order []int) {
 	}
 	var buf [p2cStack]p2cEval
 	ev := evalBuffer(&buf, len(cands))
-	tier, _ := evaluate(cands, s.cfg.Load(), ev)
+	tier, _ := evaluate(cands, s.cfg.Load(), &s.peers, ev)
 	total := headroomWeights(ev, tier)
 	first := 0
 	if total > 0 {
