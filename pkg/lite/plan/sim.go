@@ -246,8 +246,7 @@ func (s *sim) connect(i int, t time.Time, rep *replica) {
 			if s.state[k] == refusing {
 				cost, err = min(s.sample(k), s.o.Budget-waited), errRefused
 			}
-			rep.m.ObserveDial(addr, cost, err)
-			lease.Release()
+			lease.Settle(0, err)
 			waited += cost
 			b.FailedDials++
 			rep.deadDials[k]++
@@ -255,7 +254,9 @@ func (s *sim) connect(i int, t time.Time, rep *replica) {
 			s.res.FailedDialTime += Duration(cost)
 			continue
 		}
-		rep.m.ObserveDial(addr, s.sample(k), nil)
+		d := s.sample(k)
+		rep.m.ObserveDial(addr, d, nil)
+		lease.Settle(d, nil)
 		if c := s.caps[k]; c > 0 && s.active[k] >= c {
 			// The backend kicks the player at login; Lite does not see it.
 			lease.Release()

@@ -13,6 +13,12 @@ type BackendState struct {
 	Addr string
 	// Active is the number of players placed on the backend and not released.
 	Active int64
+	// Unsettled counts the player attempts in flight to it: reserved, not
+	// yet answered by the backend's first byte nor failed.
+	Unsettled int64
+	// FirstByte is the latest login's time from the preamble to the
+	// backend's first byte; zero before the first.
+	FirstByte time.Duration
 	// Latency is the smoothed latency; valid only when HasLatency.
 	Latency    time.Duration
 	HasLatency bool
@@ -72,6 +78,8 @@ type backend struct {
 	addr string
 
 	active      atomic.Int64
+	unsettled   atomic.Int64 // attempts reserved and not settled
+	firstByte   atomic.Int64 // latest first-byte time, ns
 	lastUsed    atomic.Int64 // manager clock, unix ns; lets templated backends expire
 	wantLatency atomic.Bool  // a lowest-latency route uses it: probe it while unmeasured
 	report      atomic.Pointer[reportAt]
@@ -86,6 +94,8 @@ type backend struct {
 	awaitProbe   atomic.Bool  // after the ejection a probe, not a player, tests it first
 	down         atomic.Bool  // active health check says down
 	seenOK       atomic.Bool  // some exchange with it has succeeded
+	suspect      atomic.Bool  // its latest outcome failed, nothing succeeded since
+	probation    atomic.Int64 // unix ns until which a recovered backend is on probation
 
 	pins int // routes listing it statically; guarded by Manager.mu
 
@@ -94,6 +104,9 @@ type backend struct {
 	fails          int  // consecutive passive failures
 	ejections      int  // ejections in a row, for the backoff
 	recoveredAt    time.Time
+	loginFail      bool        // the failures since the last success include a player's login
+	retestOK       int         // consecutive passing retest checks of this ejection
+	retestAt       time.Time   // when the next retest probe of an ejected backend is due
 	hc             HealthCheck // with defaults when Enabled
 	okRun, failRun int         // consecutive probe outcomes
 	nextCheck      time.Time
@@ -126,10 +139,29 @@ func (b *backend) reason(now int64, probing bool) Reason {
 		return ReasonAwaitingProbe
 	case b.down.Load():
 		return ReasonDown
+	case b.busy(now):
+		return ReasonBusy
 	case b.seenOK.Load():
 		return ReasonHealthy
 	}
 	return ReasonUnmeasured
+}
+
+// idle reports whether no player and no attempt counts on b, so its state
+// may be dropped.
+func (b *backend) idle() bool { return b.active.Load() == 0 && b.unsettled.Load() == 0 }
+
+// busy reports whether b has as many attempts in flight as it may have at
+// now (see MaxUnsettled), so players try the others first.
+func (b *backend) busy(now int64) bool {
+	n := b.unsettled.Load()
+	if n == 0 {
+		return false
+	}
+	if b.suspect.Load() || !b.seenOK.Load() || now < b.probation.Load() {
+		return true
+	}
+	return n >= MaxUnsettled
 }
 
 // inEjection reports whether an ejection keeps b from players at now:
@@ -144,7 +176,8 @@ func (b *backend) inEjection(now int64, probing bool) bool {
 
 // state builds the public description at now, with why as b's reason.
 func (b *backend) state(now time.Time, why Reason, lat *latencyStore) BackendState {
-	s := BackendState{Addr: b.addr, Active: b.active.Load(), Health: why.health()}
+	s := BackendState{Addr: b.addr, Active: b.active.Load(), Unsettled: b.unsettled.Load(),
+		FirstByte: time.Duration(b.firstByte.Load()), Health: why.health()}
 	if e, ok := lat.get(b.addr, now); ok {
 		s.Latency, s.HasLatency = e.value, true
 	}

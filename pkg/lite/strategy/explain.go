@@ -13,6 +13,10 @@ const (
 	// ReasonUnmeasured: known, but nothing has succeeded yet; tried like a
 	// healthy one.
 	ReasonUnmeasured
+	// ReasonBusy: as many player attempts are in flight to it, unsettled,
+	// as it may have (MaxUnsettled; one while it is suspect, new or on
+	// probation); players try the others first.
+	ReasonBusy
 	// ReasonEjected: passive ejection after EjectFailures dial failures in a
 	// row, until BackendState.EjectedUntil.
 	ReasonEjected
@@ -25,7 +29,7 @@ const (
 
 // Usable reports whether a backend with this reason is ordered by the
 // strategy on its own merits rather than demoted behind the usable ones.
-func (r Reason) Usable() bool { return r < ReasonEjected }
+func (r Reason) Usable() bool { return r < ReasonBusy }
 
 // String names the reason for logs and the admin API.
 func (r Reason) String() string {
@@ -36,6 +40,8 @@ func (r Reason) String() string {
 		return "healthy"
 	case ReasonUnmeasured:
 		return "unmeasured"
+	case ReasonBusy:
+		return "busy"
 	case ReasonEjected:
 		return "ejected"
 	case ReasonAwaitingProbe:
@@ -49,7 +55,7 @@ func (r Reason) String() string {
 // health is BackendState.Health for the reason.
 func (r Reason) health() string {
 	switch r {
-	case ReasonHealthy:
+	case ReasonHealthy, ReasonBusy:
 		return HealthHealthy
 	case ReasonEjected, ReasonAwaitingProbe:
 		return HealthEjected

@@ -3,7 +3,6 @@ package strategy
 import (
 	"slices"
 	"testing"
-	"time"
 )
 
 // demotedTail checks that Order's tail is exactly the backends Explain calls
@@ -26,7 +25,7 @@ func demotedTail(t *testing.T, m *Manager, backends []string) []Verdict {
 
 func TestExplainReasonsOnManagerClock(t *testing.T) {
 	m, clk := newTestManager(t, RoundRobin, "a", "b", "c", "d")
-	m.ObserveDial("a", time.Millisecond, nil)
+	serve(m, "a")
 	fail(m, "b", EjectFailures)
 	backends := []string{"a", "b", "c", "d", "tmpl-x"}
 	m.Explain("r", backends, IntentLogin)

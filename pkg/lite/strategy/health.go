@@ -6,7 +6,8 @@ import (
 	"time"
 )
 
-// Passive ejection: this many consecutive dial failures eject a backend for
+// Passive ejection: this many consecutive failures (a refused or timed-out
+// dial, a login with no first byte, a failed status exchange) eject a backend for
 // EjectBase, doubling with each ejection in a row up to EjectMax. The
 // duration is shortened by a random 0-10% so that replicas that saw the same
 // outage do not all retest the backend at the same instant.
@@ -28,39 +29,57 @@ const (
 	evUp              // active checks: down -> up
 )
 
-// ObserveDial feeds one dial outcome: a success, or a failure towards
-// passive ejection; both count in the failure share of the latency score.
-// The connect time d is not a latency sample: the backend's kernel answers
-// it, however slow its server is. Failures while the
-// backend is already ejected (last-resort dials) do not extend it, and a
-// dial cancelled because the client went away (context.Canceled) says
-// nothing about the backend and is ignored; a timeout does count.
+// StableAfter is how long a backend that recovered from an ejection must
+// serve before it counts as stable again. Until then it is on probation:
+// one attempt at a time, one failure ejects it again, and the backoff keeps
+// doubling. After it, the backoff starts over at EjectBase and three
+// failures in a row are needed again.
+const StableAfter = EjectMax
+
+// ObserveDial feeds one dial outcome: a success (not yet proof that the
+// backend serves: a login is proven by its first byte, see Lease.Settle),
+// or a failure towards passive ejection; both count in the failure share
+// of the latency score. The connect time d is not a latency sample: the
+// backend's kernel answers it, however slow its server is.
+// Failures while the backend is already ejected (last-resort dials) do not
+// extend it. A dial cancelled because the client went away
+// (context.Canceled) or failed for the proxy's own reasons (ErrNotBackend)
+// says nothing about the backend and is ignored; a timeout does count.
 func (m *Manager) ObserveDial(addr string, d time.Duration, err error) {
-	if errors.Is(err, context.Canceled) {
+	if noVerdict(err) {
 		return
 	}
 	b := m.backendFor(addr)
 	b.outcomes.record(err != nil)
 	if err == nil {
-		m.passiveOK(b)
 		return
 	}
-	m.passiveFail(b)
+	m.passiveFail(b, false)
 }
 
 // ObserveStatus feeds one real status exchange with the backend (never a
-// cache hit): its RTT is a latency sample and its players are the load
-// report. A failed exchange changes nothing: dial failures arrive through
-// ObserveDial, and a backend that accepts but answers badly is left to
-// active checks.
+// cache hit), after its dial succeeded: its RTT is a latency sample and its
+// players are the load report. A failed exchange (it hung past its deadline,
+// the backend closed, or it answered garbage) is a failure like a refused
+// dial. A success does not clear failed logins: a backend that answers
+// pings but drops players is not healthy.
 func (m *Manager) ObserveStatus(addr string, r Report, err error) {
-	if err != nil {
+	if noVerdict(err) {
 		return
 	}
 	b := m.backendFor(addr)
-	b.outcomes.record(false)
+	b.outcomes.record(err != nil)
+	if err != nil {
+		m.passiveFail(b, false)
+		return
+	}
 	m.recordReport(b, r)
-	m.passiveOK(b)
+	m.checkOK(b)
+}
+
+// noVerdict reports outcomes that say nothing about the backend.
+func noVerdict(err error) bool {
+	return errors.Is(err, context.Canceled) || errors.Is(err, ErrNotBackend)
 }
 
 // recordReport stores a fresh report; it resets the placements charged
@@ -76,35 +95,79 @@ func (m *Manager) recordReport(b *backend, r Report) {
 	b.refreshDrain()
 }
 
-// passiveOK records a successful exchange: it ends any ejection at once.
-func (m *Manager) passiveOK(b *backend) {
+// served records a player the backend answered: it clears every failure and
+// ends any ejection at once, since a served player is the best proof there is.
+func (m *Manager) served(b *backend) {
 	now := m.now()
 	b.seenOK.Store(true)
+	b.suspect.Store(false)
 	b.mu.Lock()
-	b.fails = 0
+	b.fails, b.loginFail = 0, false
 	ev := evNone
 	if b.ejected {
-		b.ejected = false
-		b.ejectedUntil.Store(0)
-		b.awaitProbe.Store(false)
-		b.recoveredAt = now
-		b.warmSince.Store(now.UnixNano())
-		ev = evRecovered
+		ev = m.recoverLocked(b, now)
 	}
 	b.mu.Unlock()
 	m.logEvent(b, ev, 0)
 }
 
-// passiveFail records a failed dial.
-func (m *Manager) passiveFail(b *backend) {
+// checkOK records a passing status exchange or probe. An ejected backend
+// whose ejection is over needs rise of them in a row (the route's health
+// check Rise, DefaultHealthRise without checks), one retest interval apart,
+// before it gets players again. Otherwise it clears the failures, unless
+// the latest failure was a player's login.
+func (m *Manager) checkOK(b *backend) {
 	now := m.now()
+	b.seenOK.Store(true)
 	b.mu.Lock()
+	ev := evNone
+	switch {
+	case b.ejected && now.UnixNano() < b.ejectedUntil.Load():
+		// A last-resort exchange during the ejection proves nothing yet.
+	case b.ejected:
+		hc := b.hc.WithDefaults()
+		b.retestOK++
+		if b.retestOK >= hc.Rise {
+			ev = m.recoverLocked(b, now)
+		} else {
+			b.retestAt = now.Add(hc.Interval)
+		}
+	case !b.loginFail:
+		b.fails = 0
+		b.suspect.Store(false)
+	}
+	b.mu.Unlock()
+	m.logEvent(b, ev, 0)
+}
+
+// recoverLocked ends b's ejection and puts it on probation. b.mu must be held.
+func (m *Manager) recoverLocked(b *backend, now time.Time) event {
+	b.ejected, b.fails, b.retestOK = false, 0, 0
+	b.ejectedUntil.Store(0)
+	b.awaitProbe.Store(false)
+	b.recoveredAt = now
+	b.probation.Store(now.Add(StableAfter).UnixNano())
+	b.warmSince.Store(now.UnixNano())
+	return evRecovered
+}
+
+// passiveFail records a failed attempt; login says it was a player's.
+func (m *Manager) passiveFail(b *backend, login bool) {
+	now := m.now()
+	nowNS := now.UnixNano()
+	b.suspect.Store(true)
+	b.mu.Lock()
+	b.loginFail = b.loginFail || login
 	ev, d := evNone, time.Duration(0)
 	switch {
-	case b.ejected && b.inEjection(now.UnixNano(), m.probing.Load()):
+	case b.ejected && b.inEjection(nowNS, m.probing.Load()):
 		// Still ejected (or waiting for its probe): nothing new learnt.
 	case b.ejected:
 		// The first player after the ejection failed: eject again.
+		d = m.ejectLocked(b, now)
+		ev = evReejected
+	case nowNS < b.probation.Load():
+		// It failed again before it was stable: no second chance.
 		d = m.ejectLocked(b, now)
 		ev = evReejected
 	default:
@@ -120,16 +183,20 @@ func (m *Manager) passiveFail(b *backend) {
 
 // ejectLocked ejects b and returns for how long. b.mu must be held.
 func (m *Manager) ejectLocked(b *backend, now time.Time) time.Duration {
-	if !b.recoveredAt.IsZero() && now.Sub(b.recoveredAt) >= EjectMax {
-		// It stayed up for a whole maximum ejection: start the backoff over.
+	if !b.recoveredAt.IsZero() && now.Sub(b.recoveredAt) >= StableAfter {
+		// It served for a stable period since it last recovered: start the
+		// backoff over.
 		b.ejections = 0
 	}
 	b.ejections++
 	d := EjectionDuration(b.ejections)
 	d -= time.Duration(m.jitter.Int64N(int64(d/10) + 1))
 	b.ejected = true
-	b.fails = 0
-	b.ejectedUntil.Store(now.Add(d).UnixNano())
+	b.fails, b.retestOK = 0, 0
+	b.probation.Store(0)
+	until := now.Add(d)
+	b.ejectedUntil.Store(until.UnixNano())
+	b.retestAt = until
 	b.awaitProbe.Store(true)
 	m.wake()
 	return d
@@ -146,13 +213,14 @@ func EjectionDuration(n int) time.Duration {
 }
 
 // applyProbe records a probe's outcome: a success counts like a passing
-// exchange (and passes the retest of an ejected backend), a failure counts
-// towards the active fall threshold and fails a pending retest.
+// status exchange (one of the rise checks of an ejected backend's retest),
+// a failure counts towards the active fall threshold and fails a pending
+// retest.
 func (m *Manager) applyProbe(b *backend, r Report, err error) {
 	b.outcomes.record(err != nil)
 	if err == nil {
 		m.recordReport(b, r)
-		m.passiveOK(b)
+		m.checkOK(b)
 	}
 	now := m.now()
 	b.mu.Lock()
@@ -194,7 +262,7 @@ func (m *Manager) activeLocked(b *backend, ok bool) event {
 func (m *Manager) logEvent(b *backend, ev event, d time.Duration) {
 	switch ev {
 	case evEjected:
-		m.log.Info("backend ejected after consecutive dial failures", "backend", b.addr, "failures", EjectFailures, "for", d)
+		m.log.Info("backend ejected after consecutive failures", "backend", b.addr, "failures", EjectFailures, "for", d)
 	case evReejected:
 		m.log.V(1).Info("backend failed its retest, ejected again", "backend", b.addr, "for", d)
 	case evRecovered:

@@ -124,10 +124,3 @@ func (s *latencyStore) sweep() {
 		}
 	}
 }
-
-// observeFirstByte records the time from a login's preamble to the
-// backend's first byte: a round trip through the backend's server, so a
-// server that lags shows up even while its network answers fast.
-func (m *Manager) observeFirstByte(b *backend, d time.Duration) {
-	m.lat.add(b, d)
-}

@@ -266,7 +266,7 @@ func TestLowestLatencyNoFlappingBetweenEqualNoisyBackends(t *testing.T) {
 		measure(m, "b", sample())
 		o := m.Order("r", bs, IntentLogin)
 		placed[o[0]]++
-		held = append(held, m.Reserve(o[0]))
+		held = append(held, join(m, o[0]))
 		if i%10 == 9 { // sessions of about ten seconds
 			for _, l := range held[:5] {
 				l.Release()

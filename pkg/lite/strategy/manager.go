@@ -192,7 +192,7 @@ func (m *Manager) pinBackends(routes []Route, next map[string]*route, reload boo
 			p := cfg[addr]
 			m.setHealthCheck(b, p.hc, p.reportEvery)
 			b.setSettings(p.settings)
-		case b.active.Load() == 0:
+		case b.idle():
 			delete(m.backends, addr)
 			m.lat.delete(addr)
 		}

@@ -120,7 +120,7 @@ func (m *Manager) gather(sc *scratch, backends []string, all bool, in Inputs, no
 // strategy uses. It fills in place: Order's candidates live in pooled
 // scratch and copying them around costs more than the reads.
 func (m *Manager) fillCandidate(c *Candidate, b *backend, addr string, i int, in Inputs, now time.Time) {
-	*c = Candidate{Addr: addr, Index: i, Active: b.active.Load()}
+	*c = Candidate{Addr: addr, Index: i, Active: b.active.Load(), Unsettled: b.unsettled.Load()}
 	if in&InputLatency != 0 {
 		if e, ok := fresh(b.latency.Load(), now); ok {
 			c.Latency, c.HasLatency, c.Samples = e.value, true, e.samples
@@ -227,7 +227,7 @@ func (m *Manager) sweepLocked(now time.Time, force bool) {
 	m.lastSweep = now
 	for addr, b := range m.backends {
 		idle := now.Sub(time.Unix(0, b.lastUsed.Load()))
-		if b.pins == 0 && b.active.Load() == 0 && idle >= dynamicIdle {
+		if b.pins == 0 && b.idle() && idle >= dynamicIdle {
 			delete(m.backends, addr)
 			m.lat.delete(addr)
 		}

@@ -127,7 +127,7 @@ func (m *Manager) dueAt(b *backend, now time.Time) (at time.Time, ok bool) {
 		consider(b.nextReport)
 	}
 	if b.ejected && b.awaitProbe.Load() {
-		consider(time.Unix(0, b.ejectedUntil.Load()))
+		consider(b.retestAt)
 	}
 	if b.wantLatency.Load() {
 		if e, fresh := m.lat.get(b.addr, now); fresh {

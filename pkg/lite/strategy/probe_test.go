@@ -144,8 +144,18 @@ func TestRunRetestsEjectedBackendBeforePlayers(t *testing.T) {
 		}
 		p.answer <- nil
 		synctest.Wait()
+		// Recovery needs proof: rise (2) passing checks, an interval apart.
+		if got := m.Order("r", bs, IntentLogin); !slices.Equal(got, []string{"b", "a"}) {
+			t.Fatalf("after one passing retest Order = %v, want a still last", got)
+		}
+		wait(DefaultHealthInterval)
+		if got := <-p.calls; got != "a" {
+			t.Fatalf("second retest went to %q, want a", got)
+		}
+		p.answer <- nil
+		synctest.Wait()
 		if got := m.Order("r", bs, IntentLogin); !slices.Equal(got, bs) {
-			t.Fatalf("after a passed its retest Order = %v, want %v", got, bs)
+			t.Fatalf("after a passed its retest twice Order = %v, want %v", got, bs)
 		}
 	})
 }

@@ -44,6 +44,10 @@ type Candidate struct {
 	// Active is the number of players this instance has placed on the
 	// backend and not yet released. Always filled.
 	Active int64
+	// Unsettled counts this instance's player attempts in flight to it, not
+	// yet answered nor failed; placement load, but not yet players. Always
+	// filled.
+	Unsettled int64
 	// Latency is the smoothed latency; valid only when HasLatency.
 	Latency    time.Duration
 	HasLatency bool
@@ -84,6 +88,9 @@ type Candidate struct {
 	// happened recently enough to matter.
 	Warm time.Duration
 }
+
+// load is the players on the candidate plus the attempts in flight to it.
+func (c *Candidate) load() int64 { return c.Active + c.Unsettled }
 
 // Settled is Candidate.Warm for a backend that is not ramping up.
 const Settled = time.Duration(1<<63 - 1)

@@ -6,7 +6,7 @@ import "sync/atomic"
 // its headroom, the players it still has room for (capacity times one
 // minus its load, the load p2c computes), among the backends that are
 // neither saturated nor draining; when none has headroom left, in
-// proportion to capacity. Failover goes on by load. Like random it needs
+// proportion to capacity. Failover goes on by load, ties random. Like random it needs
 // no coordination between replicas, and unlike it a backend twice the
 // size gets twice the players.
 type weightedRandom struct {
@@ -39,6 +39,7 @@ func (s *weightedRandom) Order(cands []Candidate, _ Intent, order []int) {
 		first = drawWeighted(ev, tier, s.rng.Int64N(total), -1)
 	}
 	order[0], order[first] = order[first], order[0]
+	s.rng.Shuffle(order[1:])
 	sortOrder(order[1:], func(a, b int) bool {
 		if ev[a].tier != ev[b].tier {
 			return ev[a].tier < ev[b].tier

@@ -30,11 +30,12 @@ func (s *session) serveLogin(ctx context.Context, rt *compiledRoute, m route.Mat
 		lease := s.l.mgr.Reserve(addr)
 		backend, err := s.connectBackend(ctx, rt, addr, budget)
 		if err != nil {
-			lease.Release()
+			lease.Settle(0, err)
 			lastErr = err
 			s.l.log.V(1).Info("backend failed, trying next", s.logKV("err", err.Error())...)
 			continue
 		}
+		lease.Settle(0, nil)
 		s.joined = true
 		s.emit(EventJoined)
 		// The handshake and what followed it were sent before relaying; the buffer is
@@ -68,7 +69,10 @@ func (s *session) connectBackend(ctx context.Context, rt *compiledRoute, addr st
 	start := time.Now()
 	backend, err := s.dialAside(dctx, addr)
 	s.ev.Duration, s.ev.Err = time.Since(start), err
-	s.l.mgr.ObserveDial(addr, s.ev.Duration, err)
+	if err == nil {
+		// A latency sample; the attempt's verdict is its lease's.
+		s.l.mgr.ObserveDial(addr, s.ev.Duration, nil)
+	}
 	s.emit(EventDial)
 	if err != nil {
 		return nil, err
