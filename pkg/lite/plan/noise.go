@@ -30,10 +30,13 @@ type NoiseWorld struct {
 func (n *NoiseWorld) flags(fs *flag.FlagSet) {
 	fs.DurationVar(&n.Sigma, "sigma", 0, "standard deviation of Gaussian jitter on every round trip")
 	fs.IntVar(&n.SpikePercent, "spike-percent", 0, "share of samples, in percent, that carry a --spike")
-	fs.DurationVar(&n.Spike, "spike", 150*time.Millisecond, "what a spike adds to a round trip")
+	fs.DurationVar(&n.Spike, "spike", 0, "what a spike adds to a round trip (0: 150ms)")
 	fs.Var(durationsFlag{&n.Server}, "server", "backend server times, added to status round trips but not to connects, e.g. b=250ms")
 	fs.Var(listFlag{&n.FirstSpike}, "first-spike", "backends whose first probe answer is a spike, comma separated")
 }
+
+// DefaultSpike is what a spike adds when the world sets none.
+const DefaultSpike = 150 * time.Millisecond
 
 // minSample is the smallest simulated round trip, so jitter never makes
 // one zero (which means "not measured") or negative.
@@ -77,4 +80,10 @@ func (s *sim) statusSample(k int) time.Duration {
 		d += s.o.World.Spike
 	}
 	return d
+}
+
+// firstByteSample is the time from a login's preamble to backend k's
+// first byte: one round trip through the network and the server.
+func (s *sim) firstByteSample(k int) time.Duration {
+	return s.jitter(s.lat[k] + s.server[k])
 }

@@ -180,6 +180,7 @@ func (o Options) withDefaults() Options {
 	o.Session = or(o.Session, DefaultSession)
 	o.Arrival = or(o.Arrival, DefaultArrival)
 	o.DialTimeout = or(o.DialTimeout, DefaultDialTimeout)
+	o.World.Spike = or(o.World.Spike, DefaultSpike)
 	if o.HealthInterval > 0 {
 		o.Health.Enabled, o.Health.Interval = true, o.HealthInterval
 		// The config requires timeout < interval; keep that for short

@@ -85,7 +85,9 @@ func Run(o Options) (*Result, error) {
 	t := epoch
 	for i := range o.Count {
 		if i > 0 {
-			t = t.Add(s.gap())
+			next := t.Add(s.gap())
+			s.idle(ctx, t, next)
+			t = next
 		}
 		s.advance(ctx, t)
 		s.clk.t = t
@@ -192,6 +194,19 @@ func (s *sim) pickReplica() *replica {
 	return s.reps[s.lb.IntN(len(s.reps))]
 }
 
+// probeTick is how often the probe loop runs between two arrivals, so
+// that probes keep their schedule however sparse the players are.
+const probeTick = time.Second
+
+// idle runs the probe loop every probeTick strictly between from and to.
+func (s *sim) idle(ctx context.Context, from, to time.Time) {
+	for t := from.Add(probeTick); t.Before(to); t = t.Add(probeTick) {
+		s.advance(ctx, t)
+		s.clk.t = t
+		s.probeAll(ctx)
+	}
+}
+
 // probeAll runs every probe due now, replica by replica.
 func (s *sim) probeAll(ctx context.Context) {
 	for _, r := range s.reps {
@@ -254,9 +269,8 @@ func (s *sim) connect(i int, t time.Time, rep *replica) {
 			s.res.FailedDialTime += Duration(cost)
 			continue
 		}
-		d := s.sample(k)
-		rep.m.ObserveDial(addr, d, nil)
-		lease.Settle(d, nil)
+		rep.m.ObserveDial(addr, s.sample(k), nil)
+		lease.Settle(s.firstByteSample(k), nil)
 		if c := s.caps[k]; c > 0 && s.active[k] >= c {
 			// The backend kicks the player at login; Lite does not see it.
 			lease.Release()

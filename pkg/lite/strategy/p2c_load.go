@@ -134,27 +134,35 @@ func peerRatio(cands []Candidate, staleAfter time.Duration) (est, own int64) {
 	return min(max((online+own/2)/own, 1), maxPeers), own
 }
 
-// peerMinOwn is how many own players on believed backends a replica
-// estimate needs to stand on; below it the last such estimate stands.
-const peerMinOwn = 1
-
-// peerMemo keeps a route's last well-founded replica estimate. Without it
-// a replica that has placed everyone on a backend whose report is not
+// peerMemo keeps a route's replica estimate, smoothed over the orders
+// that had own players on believed backends to base it on. Without it a
+// replica that has placed everyone on a backend whose report is not
 // believed would have no own players on the others, estimate itself
-// alone, and keep filling that backend.
-type peerMemo struct{ v atomic.Int64 }
+// alone, and keep filling that backend; and a ratio over one or two own
+// players is too noisy to stand alone.
+type peerMemo struct{ v atomic.Int64 } // replicas times peerScale; 0: none yet
+
+const (
+	peerScale  = 1000
+	peerSmooth = 16 // a new ratio moves the memo by 1/peerSmooth
+)
 
 // peers returns the replica estimate for cands.
 func (p *peerMemo) peers(cands []Candidate, staleAfter time.Duration) int64 {
 	est, own := peerRatio(cands, staleAfter)
-	if own >= peerMinOwn {
-		p.v.Store(est)
-		return est
+	old := p.v.Load()
+	if own == 0 {
+		if old == 0 {
+			return est
+		}
+		return (old + peerScale/2) / peerScale
 	}
-	if last := p.v.Load(); last > est {
-		return last
+	next := est * peerScale
+	if old != 0 {
+		next = old + (next-old)/peerSmooth
 	}
-	return est
+	p.v.Store(next) // a lost race loses one order's sample, no more
+	return max((next+peerScale/2)/peerScale, 1)
 }
 
 // nominalCapacity is the mean capacity of the candidates that know theirs,
