@@ -23,6 +23,7 @@ func statusCmd(args []string, stdout, stderr io.Writer) int {
 	tokenFile := fs.String("token-file", "", "file holding the bearer token")
 	path := fs.String("config", "", "config file to take the API address and token from (default: config.yml if present)")
 	timeout := fs.Duration("timeout", 10*time.Second, "request timeout")
+	balance := fs.Bool("balance", false, "show the strategies' decisions: scores, load and its source, replica estimate, lowest-latency best and challenger")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -49,7 +50,16 @@ func statusCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "gate lite status:", err)
 		return 1
 	}
-	if err := admin.WriteTable(stdout, bs); err != nil {
+	write := func() error { return admin.WriteTable(stdout, bs) }
+	if *balance {
+		routes, err := c.Routes(ctx)
+		if err != nil {
+			fmt.Fprintln(stderr, "gate lite status:", err)
+			return 1
+		}
+		write = func() error { return admin.WriteBalance(stdout, routes, bs) }
+	}
+	if err := write(); err != nil {
 		fmt.Fprintln(stderr, "gate lite status:", err)
 		return 1
 	}
