@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"go.minekube.com/gate/pkg/edition/java/lite"
+	"go.minekube.com/gate/pkg/edition/java/lite/relay"
 	"go.minekube.com/gate/pkg/lite/strategy"
 )
 
@@ -36,6 +37,7 @@ func exported(t *testing.T) map[string]bool {
 		m.Observe(&evs[i])
 	}
 	m.ObserveReload(nil)
+	m.WatchRelay(func() relay.Stats { return relay.Stats{Parked: 1, PipesOpen: 2} })
 	mfs, err := m.Registry().Gather()
 	if err != nil {
 		t.Fatal(err)
