@@ -332,8 +332,8 @@ func TestServeLiveReload(t *testing.T) {
 		t.Fatalf("after the reload: %v", err)
 	}
 	_ = p.c.Close()
-	if b2.logins.Load() != 1 {
-		t.Fatalf("new backend got %d logins, want 1", b2.logins.Load())
+	if b2.Logins() != 1 {
+		t.Fatalf("new backend got %d logins, want 1", b2.Logins())
 	}
 	// The live session was never touched.
 	if err := live.roundTrip("still here"); err != nil {

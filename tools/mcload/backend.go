@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"go.minekube.com/gate/internal/mctest"
 	"go.minekube.com/gate/pkg/edition/java/lite/wire"
 )
 
@@ -38,7 +39,11 @@ func runBackend(ctx context.Context, fs *flag.FlagSet, args []string, errOut io.
 	return newBackend(*motd).serve(ctx, ln)
 }
 
-// backend is the fake Minecraft server. Every connection has one goroutine, owned by
+// backend is the load tool's fake Minecraft server. It is not mctest.Backend on purpose:
+// its login modes are chosen per connection by the player name, it parses with the
+// frameReader its clients use (one buffer per connection, no byte-at-a-time reads),
+// and its echo has no counters, so a storm or throughput run measures the proxy, not
+// the backend. The status body is mctest's. Every connection has one goroutine, owned by
 // serve, which waits for all of them before it returns.
 type backend struct {
 	statusFrame []byte
@@ -48,7 +53,7 @@ type backend struct {
 }
 
 func newBackend(motd string) *backend {
-	js := fmt.Sprintf(`{"version":{"name":"1.20.4","protocol":765},"players":{"max":1000,"online":0},"description":{"text":%q}}`, motd)
+	js := mctest.StatusJSON(motd, 0, 1000)
 	return &backend{statusFrame: wire.AppendStatusResponse(nil, []byte(js)), conns: map[net.Conn]struct{}{}}
 }
 

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"go.minekube.com/gate/internal/mctest"
 	"go.minekube.com/gate/pkg/edition/java/lite"
 	"go.minekube.com/gate/pkg/edition/java/lite/config"
 )
@@ -32,7 +33,7 @@ config:
 
 // harness is a backend and a proxy running in this process.
 type harness struct {
-	backend *backend
+	backend *mctest.Backend
 	proxy   *lite.Lite
 	addr    string
 	stop    context.CancelFunc
@@ -40,23 +41,23 @@ type harness struct {
 }
 
 func startHarness() (*harness, error) {
-	b, err := startBackend()
+	b, err := mctest.Start(mctest.Options{Status: mctest.StatusJSON("soak", 0, 1000)})
 	if err != nil {
 		return nil, fmt.Errorf("backend: %w", err)
 	}
-	cfg, _, err := config.Parse([]byte(strings.ReplaceAll(soakConfig, "{{backend}}", b.addr())), "soak.yml")
+	cfg, _, err := config.Parse([]byte(strings.ReplaceAll(soakConfig, "{{backend}}", b.Addr())), "soak.yml")
 	if err != nil {
-		b.close()
+		b.Close()
 		return nil, fmt.Errorf("config: %w", err)
 	}
 	p, err := lite.New(cfg, lite.Options{Seed: 1})
 	if err != nil {
-		b.close()
+		b.Close()
 		return nil, fmt.Errorf("proxy: %w", err)
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		b.close()
+		b.Close()
 		return nil, fmt.Errorf("listen: %w", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -89,5 +90,5 @@ func (h *harness) drain(within time.Duration) error {
 func (h *harness) close() {
 	h.stop()
 	<-h.done
-	h.backend.close()
+	h.backend.Close()
 }

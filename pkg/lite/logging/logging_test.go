@@ -8,34 +8,17 @@ import (
 	"io"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/go-logr/logr"
+
+	"go.minekube.com/gate/internal/mctest"
 )
 
-// clock is a manual clock for the rate limiter.
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.now = c.now.Add(d)
-	c.mu.Unlock()
-}
-
-func newTestLogger(t *testing.T, o Options) (logr.Logger, *bytes.Buffer, *clock) {
+func newTestLogger(t *testing.T, o Options) (logr.Logger, *bytes.Buffer, *mctest.Clock) {
 	t.Helper()
-	c := &clock{now: time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC)}
+	c := mctest.NewClock(time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC))
 	o.Now = c.Now
 	o.Format = FormatJSON
 	var buf bytes.Buffer
@@ -77,13 +60,13 @@ func otherSite(log logr.Logger) {
 func TestRateLimit(t *testing.T) {
 	tests := []struct {
 		name string
-		run  func(log logr.Logger, c *clock)
+		run  func(log logr.Logger, c *mctest.Clock)
 		// want is, per written line, the client and the suppressed count (0 = none).
 		want []string
 	}{
 		{
 			name: "a burst of identical errors passes, the rest are dropped",
-			run: func(log logr.Logger, c *clock) {
+			run: func(log logr.Logger, c *mctest.Clock) {
 				for _, cl := range []string{"a", "b", "c", "d", "e"} {
 					dialFailed(log, cl)
 				}
@@ -92,7 +75,7 @@ func TestRateLimit(t *testing.T) {
 		},
 		{
 			name: "the first error after a quiet window reports what was dropped",
-			run: func(log logr.Logger, c *clock) {
+			run: func(log logr.Logger, c *mctest.Clock) {
 				for _, cl := range []string{"a", "b", "c", "d", "e"} {
 					dialFailed(log, cl)
 				}
@@ -104,7 +87,7 @@ func TestRateLimit(t *testing.T) {
 		},
 		{
 			name: "different error texts are limited separately",
-			run: func(log logr.Logger, c *clock) {
+			run: func(log logr.Logger, c *mctest.Clock) {
 				for i := 0; i < 4; i++ {
 					dialFailed(log, "a")
 					log.Error(errors.New("timeout"), "dial failed", "client", "t")
@@ -114,7 +97,7 @@ func TestRateLimit(t *testing.T) {
 		},
 		{
 			name: "different call sites are limited separately",
-			run: func(log logr.Logger, c *clock) {
+			run: func(log logr.Logger, c *mctest.Clock) {
 				for i := 0; i < 4; i++ {
 					dialFailed(log, "a")
 					otherSite(log)
@@ -124,7 +107,7 @@ func TestRateLimit(t *testing.T) {
 		},
 		{
 			name: "different logger names are limited separately",
-			run: func(log logr.Logger, c *clock) {
+			run: func(log logr.Logger, c *mctest.Clock) {
 				for i := 0; i < 4; i++ {
 					dialFailed(log.WithName("one"), "a")
 					dialFailed(log.WithName("two"), "b")
@@ -134,7 +117,7 @@ func TestRateLimit(t *testing.T) {
 		},
 		{
 			name: "info lines are never limited",
-			run: func(log logr.Logger, c *clock) {
+			run: func(log logr.Logger, c *mctest.Clock) {
 				for _, cl := range []string{"a", "b", "c", "d", "e"} {
 					log.Info("session ended", "client", cl)
 				}
@@ -143,7 +126,7 @@ func TestRateLimit(t *testing.T) {
 		},
 		{
 			name: "a window that is still open keeps dropping",
-			run: func(log logr.Logger, c *clock) {
+			run: func(log logr.Logger, c *mctest.Clock) {
 				for _, cl := range []string{"a", "b", "c", "d"} {
 					dialFailed(log, cl)
 				}

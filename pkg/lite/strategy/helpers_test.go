@@ -11,30 +11,15 @@ import (
 
 	"github.com/go-logr/logr"
 	"github.com/go-logr/logr/funcr"
+
+	"go.minekube.com/gate/internal/mctest"
 )
 
 // epoch is the virtual clock's start; any fixed instant works.
 var epoch = time.Date(2025, 1, 1, 12, 0, 0, 0, time.UTC)
 
-// fakeClock is a virtual clock that moves only when a test advances it.
-type fakeClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func newClock() *fakeClock { return &fakeClock{t: epoch} }
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *fakeClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
-}
+// newClock is a virtual clock that moves only when a test advances it.
+func newClock() *mctest.Clock { return mctest.NewClock(epoch) }
 
 // logLines collects log messages so tests can count state-change lines.
 type logLines struct {
@@ -90,7 +75,7 @@ func (p *scriptProber) count(addr string) int {
 var errRefused = errors.New("connection refused")
 
 // newTestManager builds a manager on a virtual clock with one route.
-func newTestManager(t testing.TB, name Name, backends ...string) (*Manager, *fakeClock) {
+func newTestManager(t testing.TB, name Name, backends ...string) (*Manager, *mctest.Clock) {
 	t.Helper()
 	clk := newClock()
 	m := NewManager(Options{Seed: 42, Now: clk.Now})

@@ -6,11 +6,13 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"go.minekube.com/gate/internal/mctest"
 )
 
 // p2cManager is a manager on a virtual clock with one p2c route; reports
 // sets each backend's players online (of 100) as a fresh report.
-func p2cManager(t *testing.T, cfg P2CConfig, backends ...string) (*Manager, *fakeClock) {
+func p2cManager(t *testing.T, cfg P2CConfig, backends ...string) (*Manager, *mctest.Clock) {
 	t.Helper()
 	clk := newClock()
 	m := NewManager(Options{Seed: 42, Now: clk.Now})

@@ -35,7 +35,7 @@ config:
 func TestAddressSprayCannotResetAFloodersQuota(t *testing.T) {
 	b := newBackend(t, statusJSON("s", 0, 1))
 	quota := "    connections: {enabled: true, ops: 0.01, burst: 2, maxEntries: 8}"
-	p := startProxy(t, fill(abuseConfig, "b", b.addr, "quota", quota), proxyOpts{now: newManualClock().now})
+	p := startProxy(t, fill(abuseConfig, "b", b.addr, "quota", quota), proxyOpts{now: newManualClock().Now})
 	flood := func() bool { // reports whether the flooder got in
 		c := dialAs(t, p.addr, "203.0.113.5:1")
 		defer c.Close()
@@ -140,7 +140,7 @@ func TestLegitimatePlayersServedDuringAMixedFlood(t *testing.T) {
 	if unexpected.Load() != 0 {
 		t.Fatalf("%d abusive connections were not closed by the proxy within 5s", unexpected.Load())
 	}
-	if n := b.logins.Load(); n > 20+10 {
+	if n := b.Logins(); n > 20+10 {
 		t.Fatalf("backend saw %d logins: the flood was not held at the quota", n)
 	}
 	admissionSettled(t, p)

@@ -11,21 +11,15 @@ import (
 
 	"github.com/pires/go-proxyproto"
 
+	"go.minekube.com/gate/internal/mctest"
 	"go.minekube.com/gate/pkg/edition/java/lite"
 )
 
-// manualClock is the proxy's injected clock for quota refills: it only moves when a
+// newManualClock is the proxy's injected clock for quota refills: it only moves when a
 // test moves it, so token counts are exact.
-type manualClock struct{ ns atomic.Int64 }
-
-func newManualClock() *manualClock {
-	c := &manualClock{}
-	c.ns.Store(time.Date(2025, 6, 1, 0, 0, 0, 0, time.UTC).UnixNano())
-	return c
+func newManualClock() *mctest.Clock {
+	return mctest.NewClock(time.Date(2025, 6, 1, 0, 0, 0, 0, time.UTC))
 }
-
-func (c *manualClock) now() time.Time          { return time.Unix(0, c.ns.Load()) }
-func (c *manualClock) advance(d time.Duration) { c.ns.Add(int64(d)) }
 
 // rejections records the reason of every rejected connection and counts closes.
 type rejections struct {

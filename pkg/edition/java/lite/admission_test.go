@@ -32,7 +32,7 @@ func TestLoginsQuotaPerPlayerAddress(t *testing.T) {
 	b := newBackend(t, statusJSON("q", 0, 10))
 	clk := newManualClock()
 	rec := &rejections{}
-	p := startProxy(t, fill(quotaConfig, "b", b.addr, "extra", ""), proxyOpts{now: clk.now, obs: rec})
+	p := startProxy(t, fill(quotaConfig, "b", b.addr, "extra", ""), proxyOpts{now: clk.Now, obs: rec})
 
 	loginAs := func(src string) {
 		t.Helper()
@@ -53,11 +53,11 @@ func TestLoginsQuotaPerPlayerAddress(t *testing.T) {
 	loginAs("203.0.113.77:40001") // same /24: same bucket
 	refusedAs("203.0.113.5:40002")
 	loginAs("198.51.100.9:40003")  // another block is not affected
-	clk.advance(100 * time.Second) // 0.01/s: one token back
+	clk.Advance(100 * time.Second) // 0.01/s: one token back
 	loginAs("203.0.113.5:40004")
 	refusedAs("203.0.113.5:40005")
 
-	if got := b.logins.Load(); got != 4 {
+	if got := b.Logins(); got != 4 {
 		t.Fatalf("backend saw %d logins, want 4", got)
 	}
 	waitFor(t, "every connection closed", 5*time.Second, func() bool { return rec.closed.Load() == 6 })
@@ -69,7 +69,7 @@ func TestLoginsQuotaPerPlayerAddress(t *testing.T) {
 
 func TestStatusQuotaClosesPingAndSparesLogins(t *testing.T) {
 	b := newBackend(t, statusJSON("q", 0, 10))
-	p := startProxy(t, fill(quotaConfig, "b", b.addr, "extra", ""), proxyOpts{now: newManualClock().now})
+	p := startProxy(t, fill(quotaConfig, "b", b.addr, "extra", ""), proxyOpts{now: newManualClock().Now})
 	if _, err := dialAs(t, p.addr, "203.0.113.5:1").status(765, "play.example.com"); err != nil {
 		t.Fatalf("first ping: %v", err)
 	}
@@ -115,7 +115,7 @@ func TestConnectionsQuotaAtAccept(t *testing.T) {
 	b := newBackend(t, statusJSON("q", 0, 10))
 	clk := newManualClock()
 	yaml := strings.Replace(quotaConfig, "connections: {enabled: false}", "connections: {enabled: true, ops: 0.01, burst: 2}", 1)
-	p := startProxy(t, fill(yaml, "b", b.addr, "extra", ""), proxyOpts{now: clk.now})
+	p := startProxy(t, fill(yaml, "b", b.addr, "extra", ""), proxyOpts{now: clk.Now})
 	loginAndLeave(dialAs(t, p.addr, "203.0.113.5:1"), "a.example.com")
 	if _, err := dialAs(t, p.addr, "203.0.113.6:1").status(765, "a.example.com"); err != nil {
 		t.Fatal(err)
@@ -155,7 +155,7 @@ func TestTrustedFrontWithoutHeaderIsNotThrottledAsOnePlayer(t *testing.T) {
 	b := newBackend(t, statusJSON("q", 0, 10))
 	extra := "    maxConnectionsPerIP: 1"
 	yaml := strings.Replace(quotaConfig, "    status:", extra+"\n    status:", 1)
-	p := startProxy(t, fill(yaml, "b", b.addr, "extra", ""), proxyOpts{now: newManualClock().now})
+	p := startProxy(t, fill(yaml, "b", b.addr, "extra", ""), proxyOpts{now: newManualClock().Now})
 	var held []*client
 	for range 5 {
 		c := dialProxy(t, p.addr) // loopback, no header
@@ -195,8 +195,8 @@ config:
 			c.send(tc.header, handshake(765, "a.example.com", wire.IntentLogin), loginStart("Mallory"))
 			c.expectClosed()
 			waitFor(t, "rejection", 5*time.Second, func() bool { return rec.closed.Load() == 1 })
-			if got := rec.list(); got != "proxy-header" || b.logins.Load() != 0 {
-				t.Fatalf("rejections %q, backend logins %d", got, b.logins.Load())
+			if got := rec.list(); got != "proxy-header" || b.Logins() != 0 {
+				t.Fatalf("rejections %q, backend logins %d", got, b.Logins())
 			}
 			loginAndLeave(dialProxy(t, p.addr), "a.example.com") // plain clients still get in
 			admissionSettled(t, p)
@@ -207,7 +207,7 @@ config:
 func TestQuotaStateSurvivesReload(t *testing.T) {
 	b := newBackend(t, statusJSON("q", 0, 10))
 	yaml := fill(quotaConfig, "b", b.addr, "extra", "")
-	p := startProxy(t, yaml, proxyOpts{now: newManualClock().now})
+	p := startProxy(t, yaml, proxyOpts{now: newManualClock().Now})
 	for range 2 {
 		loginAndLeave(dialAs(t, p.addr, "203.0.113.5:1"), "a.example.com")
 	}

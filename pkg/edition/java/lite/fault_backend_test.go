@@ -1,85 +1,20 @@
 package lite_test
 
 import (
-	"io"
-	"net"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"go.minekube.com/gate/internal/mctest"
 	"go.minekube.com/gate/pkg/edition/java/lite/wire"
 )
 
-// faultMode is how a broken backend misbehaves.
-type faultMode int
+// faultyBackend is a backend that misbehaves in one way; addr is where to dial it.
+type faultyBackend = backend
 
-const (
-	faultRefused     faultMode = iota // nobody listens
-	faultBlackhole                    // SYNs are dropped: the dial times out
-	faultAcceptClose                  // accepts, then closes before any byte
-	faultAcceptHang                   // accepts, reads everything, never answers
-	faultAcceptStall                  // accepts, then neither reads nor writes
-)
-
-func (m faultMode) String() string {
-	return [...]string{"refused", "black-holed", "accept-then-close", "accept-then-hang", "accept-then-stall"}[m]
-}
-
-// faultyBackend is a listener that misbehaves in one way; addr is where to dial it.
-type faultyBackend struct {
-	addr string
-	ln   net.Listener
-	wg   sync.WaitGroup
-	mu   sync.Mutex
-	open []net.Conn
-}
-
-func newFaultyBackend(t testing.TB, mode faultMode) *faultyBackend {
+func newFaultyBackend(t testing.TB, mode mctest.Fault) *faultyBackend {
 	t.Helper()
-	switch mode {
-	case faultRefused:
-		return &faultyBackend{addr: refusedAddr(t)}
-	case faultBlackhole:
-		return &faultyBackend{addr: blackhole(t)}
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	f := &faultyBackend{addr: ln.Addr().String(), ln: ln}
-	f.wg.Go(func() { f.serve(mode) })
-	t.Cleanup(f.close)
-	return f
-}
-
-func (f *faultyBackend) serve(mode faultMode) {
-	for {
-		c, err := f.ln.Accept()
-		if err != nil {
-			return
-		}
-		if mode == faultAcceptClose {
-			_ = c.Close()
-			continue
-		}
-		f.mu.Lock()
-		f.open = append(f.open, c)
-		f.mu.Unlock()
-		if mode == faultAcceptHang {
-			f.wg.Go(func() { _, _ = io.Copy(io.Discard, c) })
-		}
-	}
-}
-
-func (f *faultyBackend) close() {
-	_ = f.ln.Close()
-	f.mu.Lock()
-	for _, c := range f.open {
-		_ = c.Close()
-	}
-	f.mu.Unlock()
-	f.wg.Wait()
+	return newBackendWith(t, mctest.Options{Fault: mode})
 }
 
 // faultConfig: short backend deadlines, a healthy second backend on one route and a
@@ -104,7 +39,7 @@ config:
 `
 
 func TestBackendFaultsStatus(t *testing.T) {
-	for _, mode := range []faultMode{faultRefused, faultBlackhole, faultAcceptClose, faultAcceptHang} {
+	for _, mode := range []mctest.Fault{mctest.FaultRefused, mctest.FaultBlackhole, mctest.FaultAcceptClose, mctest.FaultHang} {
 		t.Run(mode.String(), func(t *testing.T) {
 			bad := newFaultyBackend(t, mode)
 			good := newBackend(t, statusJSON("good", 1, 10))
@@ -132,7 +67,7 @@ func TestBackendFaultsStatus(t *testing.T) {
 }
 
 func TestBackendFaultsLogin(t *testing.T) {
-	for _, mode := range []faultMode{faultRefused, faultBlackhole} {
+	for _, mode := range []mctest.Fault{mctest.FaultRefused, mctest.FaultBlackhole} {
 		t.Run(mode.String(), func(t *testing.T) {
 			bad := newFaultyBackend(t, mode)
 			good := newBackend(t, statusJSON("good", 1, 10))
@@ -158,7 +93,7 @@ func TestBackendFaultsLogin(t *testing.T) {
 // a failed attempt, so with no other backend the player gets the unavailable text
 // promptly and every count is released.
 func TestBackendAcceptThenCloseOnLogin(t *testing.T) {
-	bad := newFaultyBackend(t, faultAcceptClose)
+	bad := newFaultyBackend(t, mctest.FaultAcceptClose)
 	p := startProxy(t, fill(faultConfig, "bad", bad.addr, "good", bad.addr))
 	start := time.Now()
 	c := dialProxy(t, p.addr)
@@ -176,7 +111,7 @@ func TestBackendAcceptThenCloseOnLogin(t *testing.T) {
 // accepts and never answers must end at the probe timeout and mark the backend down,
 // so players go to the healthy one without paying for the hung one first.
 func TestHungBackendFailsItsProbes(t *testing.T) {
-	hung := newFaultyBackend(t, faultAcceptHang)
+	hung := newFaultyBackend(t, mctest.FaultHang)
 	good := newBackend(t, statusJSON("good", 1, 10))
 	p := startProxy(t, fill(`
 config:
@@ -202,8 +137,8 @@ config:
 	if d := time.Since(start); d > time.Second {
 		t.Fatalf("login took %v: it waited on the hung backend", d)
 	}
-	if good.logins.Load() != 1 {
-		t.Fatalf("good backend saw %d logins", good.logins.Load())
+	if good.Logins() != 1 {
+		t.Fatalf("good backend saw %d logins", good.Logins())
 	}
 	admissionSettled(t, p)
 }

@@ -73,7 +73,7 @@ func TestSlowlorisHandshakeEndsAtReadTimeout(t *testing.T) {
 	closedWithin(t, c, start, 700*time.Millisecond, 4*time.Second)
 	_ = c.Close()
 	<-done
-	if b.logins.Load() != 0 {
+	if b.Logins() != 0 {
 		t.Fatal("the slow handshake reached the backend")
 	}
 	admissionSettled(t, p)
@@ -146,7 +146,7 @@ func TestMalformedFirstBytesRefusedAtOnce(t *testing.T) {
 	if got, want := rec.list(), strings.TrimSuffix(strings.Repeat("malformed,", len(tests)), ","); got != want {
 		t.Fatalf("rejections = %q, want %q", got, want)
 	}
-	if b.logins.Load() != 0 || b.statusRequests.Load() != 0 {
+	if b.Logins() != 0 || b.StatusRequests() != 0 {
 		t.Fatal("a malformed client reached the backend")
 	}
 	admissionSettled(t, p)
@@ -165,8 +165,8 @@ func TestOneStatusExchangePerConnection(t *testing.T) {
 	}
 	c.expectClosed()
 	waitFor(t, "rejection", 5*time.Second, func() bool { return rec.closed.Load() == 1 })
-	if got := rec.list(); got != "malformed" || b.statusRequests.Load() != 1 {
-		t.Fatalf("rejections %q, backend status requests %d", got, b.statusRequests.Load())
+	if got := rec.list(); got != "malformed" || b.StatusRequests() != 1 {
+		t.Fatalf("rejections %q, backend status requests %d", got, b.StatusRequests())
 	}
 	admissionSettled(t, p)
 }
@@ -184,8 +184,8 @@ func TestProxyHeaderWithHandshakeInOneSegment(t *testing.T) {
 		if got := c.readN(len(hs) + len(ls)); !bytes.Equal(got, append(append([]byte(nil), hs...), ls...)) {
 			t.Fatalf("v%d: echo %x", version, got)
 		}
-		if rec := b.next(t); !bytes.Equal(rec.raw, hs) {
-			t.Fatalf("v%d: backend got %x", version, rec.raw)
+		if rec := b.next(t); !bytes.Equal(rec.Raw, hs) {
+			t.Fatalf("v%d: backend got %x", version, rec.Raw)
 		}
 		_ = c.Close()
 	}

@@ -1,43 +1,16 @@
 package lite_test
 
 import (
-	"net"
 	"strconv"
-	"syscall"
 	"testing"
-	"time"
+
+	"go.minekube.com/gate/internal/mctest"
 )
 
-// blackhole returns a loopback address whose SYNs are dropped, so a dial to it times out
-// instead of being refused: a listener with backlog 0 whose accept queue is already full.
+// blackhole returns a loopback address whose SYNs are dropped, so a dial to it times out.
 func blackhole(t testing.TB) string {
 	t.Helper()
-	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = syscall.Close(fd) })
-	if err := syscall.Bind(fd, &syscall.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}); err != nil {
-		t.Fatal(err)
-	}
-	if err := syscall.Listen(fd, 0); err != nil {
-		t.Fatal(err)
-	}
-	sa, err := syscall.Getsockname(fd)
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(sa.(*syscall.SockaddrInet4).Port))
-	// Fill the accept queue; the first dial that times out proves SYNs are now dropped.
-	for i := 0; i < 8; i++ {
-		c, err := net.DialTimeout("tcp", addr, 200*time.Millisecond)
-		if err != nil {
-			return addr
-		}
-		t.Cleanup(func() { _ = c.Close() })
-	}
-	t.Fatal("could not fill the accept queue of the black hole")
-	return ""
+	return mctest.BlackholeAddr(t)
 }
 
 func mustAtoi(t testing.TB, s string) int {

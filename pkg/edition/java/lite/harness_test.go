@@ -5,226 +5,75 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"net"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/go-logr/logr"
 	"github.com/go-logr/logr/testr"
-	"github.com/pires/go-proxyproto"
 
+	"go.minekube.com/gate/internal/mctest"
 	"go.minekube.com/gate/pkg/edition/java/lite"
 	"go.minekube.com/gate/pkg/edition/java/lite/config"
-	"go.minekube.com/gate/pkg/edition/java/lite/wire"
 )
 
 // waitFor polls cond until it holds or the deadline passes.
 func waitFor(t testing.TB, what string, d time.Duration, cond func() bool) {
 	t.Helper()
-	deadline := time.NewTimer(d)
-	defer deadline.Stop()
-	tick := time.NewTicker(2 * time.Millisecond)
-	defer tick.Stop()
-	for !cond() {
-		select {
-		case <-deadline.C:
-			t.Fatalf("timed out after %v waiting for %s", d, what)
-		case <-tick.C:
-		}
-	}
+	mctest.WaitFor(t, what, d, cond)
 }
 
-// received is what a fake backend saw on one connection.
-type received struct {
-	proxy *proxyproto.Header
-	hs    wire.Handshake
-	raw   []byte // handshake frame as received
-}
+// received is what a fake backend saw at the start of one login.
+type received = mctest.Received
 
-// backend is a fake Minecraft server on loopback. Status: answers with statusJSON and
-// pongs. Login: records the handshake and echoes every byte it receives (handshake
-// included), so a client can check byte-exact replay.
+// backend is the shared fake Minecraft server (status answers, login echo), with the
+// address field and the lower-case verbs these tests were written with.
 type backend struct {
-	t          testing.TB
-	ln         net.Listener
-	addr       string
-	statusJSON string
-	proxyProto atomic.Bool // expect a PROXY header first
-	// status, when set, computes each status answer instead of statusJSON.
-	status atomic.Pointer[func() string]
-	// hangStatus makes status exchanges never answer (a hung backend).
-	hangStatus atomic.Bool
-
-	statusRequests atomic.Int64
-	logins         atomic.Int64
-	active         atomic.Int64
-	got            chan received
-	wg             sync.WaitGroup
-	mu             sync.Mutex
-	conns          []net.Conn
+	*mctest.Backend
+	addr string
 }
 
 func newBackend(t testing.TB, statusJSON string) *backend {
 	t.Helper()
-	return newBackendOn(t, "127.0.0.1:0", statusJSON)
+	return newBackendWith(t, mctest.Options{Status: statusJSON})
 }
 
 func newBackendOn(t testing.TB, addr string, statusJSON ...string) *backend {
 	t.Helper()
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b := &backend{t: t, ln: ln, addr: ln.Addr().String(), got: make(chan received, 1024)}
+	o := mctest.Options{Addr: addr}
 	if len(statusJSON) > 0 {
-		b.statusJSON = statusJSON[0]
+		o.Status = statusJSON[0]
 	}
-	b.wg.Go(b.serve)
-	t.Cleanup(b.close)
-	return b
+	return newBackendWith(t, o)
 }
 
-func (b *backend) close() {
-	_ = b.ln.Close()
-	b.mu.Lock()
-	for _, c := range b.conns {
-		_ = c.Close()
-	}
-	b.mu.Unlock()
-	b.wg.Wait()
+func newBackendWith(t testing.TB, o mctest.Options) *backend {
+	t.Helper()
+	b := mctest.NewBackend(t, o)
+	return &backend{Backend: b, addr: b.Addr()}
 }
+
+func (b *backend) close() { b.Close() }
 
 // kill closes the listener and every open connection (a crashed server).
-func (b *backend) kill() { b.close() }
-
-func (b *backend) serve() {
-	for {
-		c, err := b.ln.Accept()
-		if err != nil {
-			return
-		}
-		b.mu.Lock()
-		b.conns = append(b.conns, c)
-		b.mu.Unlock()
-		b.wg.Go(func() {
-			defer c.Close()
-			b.handle(c)
-		})
-	}
-}
-
-func (b *backend) handle(c net.Conn) {
-	br := bufio.NewReader(c)
-	var rec received
-	if b.proxyProto.Load() {
-		h, err := proxyproto.Read(br)
-		if err != nil {
-			return
-		}
-		rec.proxy = h
-	}
-	var buf []byte
-	for {
-		hs, n, err := wire.ParseHandshake(buf)
-		if err == nil {
-			rec.hs, rec.raw = hs, append([]byte(nil), buf[:n]...)
-			buf = buf[n:]
-			break
-		}
-		if !errors.Is(err, wire.ErrIncomplete) {
-			return
-		}
-		bt, err := br.ReadByte()
-		if err != nil {
-			return
-		}
-		buf = append(buf, bt)
-	}
-	if rec.hs.Intent == wire.IntentStatus {
-		b.serveStatus(c, br, buf)
-		return
-	}
-	b.logins.Add(1)
-	b.active.Add(1)
-	defer b.active.Add(-1)
-	select {
-	case b.got <- rec:
-	default: // a test that never calls next must not stall the fake after 1024 logins
-	}
-	// Echo: the handshake, anything already buffered, then the stream.
-	if _, err := c.Write(append(append([]byte(nil), rec.raw...), buf...)); err != nil {
-		return
-	}
-	_, _ = io.Copy(c, br)
-}
-
-func (b *backend) serveStatus(c net.Conn, br *bufio.Reader, buf []byte) {
-	for {
-		id, payload, n, err := wire.ParseFrame(buf, 64)
-		if errors.Is(err, wire.ErrIncomplete) {
-			bt, rerr := br.ReadByte()
-			if rerr != nil {
-				return
-			}
-			buf = append(buf, bt)
-			continue
-		}
-		if err != nil {
-			return
-		}
-		buf = buf[n:]
-		switch id {
-		case wire.IDStatusRequest:
-			b.statusRequests.Add(1)
-			if b.hangStatus.Load() {
-				_, _ = io.Copy(io.Discard, br)
-				return
-			}
-			body := b.statusJSON
-			if f := b.status.Load(); f != nil {
-				body = (*f)()
-			}
-			_, _ = c.Write(wire.AppendStatusResponse(nil, []byte(body)))
-		case wire.IDPing:
-			v, _ := wire.ParsePing(payload)
-			_, _ = c.Write(wire.AppendPing(nil, v))
-			return
-		}
-	}
-}
+func (b *backend) kill() { b.Close() }
 
 // next returns the next login the backend recorded.
 func (b *backend) next(t testing.TB) received {
 	t.Helper()
-	select {
-	case r := <-b.got:
-		return r
-	case <-time.After(5 * time.Second):
-		t.Fatalf("backend %s: no login within 5s", b.addr)
-		return received{}
-	}
+	return b.NextLogin(t)
 }
 
 // refusedAddr is a loopback port nobody listens on.
 func refusedAddr(t testing.TB) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	_ = ln.Close()
-	return addr
+	return mctest.RefusedAddr(t)
 }
 
-func statusJSON(name string, online, max int) string {
-	return fmt.Sprintf(`{"version":{"name":"1.20.4","protocol":765},"players":{"max":%d,"online":%d},"description":{"text":%q}}`, max, online, name)
-}
+func statusJSON(name string, online, max int) string { return mctest.StatusJSON(name, online, max) }
 
 // proxy is a running Lite instance on a loopback port.
 type proxy struct {
@@ -309,34 +158,25 @@ func fill(tmpl string, kv ...string) string {
 	return r.Replace(tmpl)
 }
 
-// client is a raw Minecraft client speaking real protocol bytes.
+// client is a raw Minecraft client speaking real protocol bytes; failures end the test.
 type client struct {
 	t testing.TB
-	net.Conn
+	*mctest.Client
 	br *bufio.Reader
 }
 
 func dialProxy(t testing.TB, addr string) *client {
 	t.Helper()
-	c, err := net.DialTimeout("tcp", addr, 5*time.Second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_ = c.SetDeadline(time.Now().Add(10 * time.Second))
-	t.Cleanup(func() { _ = c.Close() })
-	return &client{t: t, Conn: c, br: bufio.NewReader(c)}
+	c := mctest.Dial(t, addr)
+	return &client{t: t, Client: c, br: c.R}
 }
 
 func handshake(protocol int32, host string, intent int32) []byte {
-	return wire.AppendHandshake(nil, wire.Handshake{Protocol: protocol, Address: host, Port: 25565, Intent: intent})
+	return mctest.Handshake(protocol, host, intent)
 }
 
 // loginStart is a 1.20.2+ Login Start (name + UUID).
-func loginStart(name string) []byte {
-	payload := wire.AppendString(nil, name)
-	payload = append(payload, bytes.Repeat([]byte{0xAB}, 16)...)
-	return wire.AppendFrame(nil, 0x00, payload)
-}
+func loginStart(name string) []byte { return mctest.LoginStart(name) }
 
 func (c *client) send(b ...[]byte) {
 	c.t.Helper()
@@ -356,37 +196,14 @@ func (c *client) readN(n int) []byte {
 }
 
 // frame reads one frame.
-func (c *client) frame() (int32, []byte, error) {
-	var buf []byte
-	for {
-		id, payload, _, err := wire.ParseFrame(buf, 1<<20)
-		if err == nil {
-			return id, payload, nil
-		}
-		if !errors.Is(err, wire.ErrIncomplete) {
-			return 0, nil, err
-		}
-		bt, err := c.br.ReadByte()
-		if err != nil {
-			return 0, nil, err
-		}
-		buf = append(buf, bt)
-	}
-}
+func (c *client) frame() (int32, []byte, error) { return c.ReadFrame() }
 
 // disconnectText reads a Login Disconnect and returns its JSON.
 func (c *client) disconnectText() string {
 	c.t.Helper()
-	id, payload, err := c.frame()
+	s, err := c.Disconnect()
 	if err != nil {
-		c.t.Fatalf("read disconnect: %v", err)
-	}
-	if id != wire.IDLoginDisconnect {
-		c.t.Fatalf("got frame id %d, want login disconnect", id)
-	}
-	s, _, err := wire.ParseString(payload, 1<<16)
-	if err != nil {
-		c.t.Fatalf("disconnect payload: %v", err)
+		c.t.Fatalf("%v", err)
 	}
 	return s
 }
@@ -406,38 +223,14 @@ func isReset(err error) bool {
 }
 
 // status does a full status exchange and returns the JSON.
-func (c *client) status(protocol int32, host string) (string, error) {
-	c.send(handshake(protocol, host, wire.IntentStatus), wire.AppendStatusRequest(nil))
-	id, payload, err := c.frame()
-	if err != nil {
-		return "", err
-	}
-	if id != 0 {
-		return "", fmt.Errorf("status response id %d", id)
-	}
-	body, err := wire.ParseStatusResponse(payload)
-	if err != nil {
-		return "", err
-	}
-	c.send(wire.AppendPing(nil, 12345))
-	id, payload, err = c.frame()
-	if err != nil {
-		return "", fmt.Errorf("pong: %w", err)
-	}
-	if v, _ := wire.ParsePing(payload); id != wire.IDPing || v != 12345 {
-		return "", fmt.Errorf("bad pong id=%d", id)
-	}
-	return string(body), nil
-}
+func (c *client) status(protocol int32, host string) (string, error) { return c.Status(protocol, host) }
 
 // login sends a handshake + Login Start in one segment and checks the echo.
 func (c *client) login(host string) {
 	c.t.Helper()
-	hs := handshake(765, host, wire.IntentLogin)
-	ls := loginStart("Steve")
-	c.send(hs, ls)
-	got := c.readN(len(hs) + len(ls))
-	if !bytes.Equal(got, append(append([]byte(nil), hs...), ls...)) {
-		c.t.Fatalf("echo differs:\n got %x\nwant %x%x", got, hs, ls)
+	pre := mctest.LoginPreamble(765, host, "Steve")
+	c.send(pre)
+	if got := c.readN(len(pre)); !bytes.Equal(got, pre) {
+		c.t.Fatalf("echo differs:\n got %x\nwant %x", got, pre)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"go.minekube.com/gate/internal/mctest"
 	"go.minekube.com/gate/pkg/edition/java/lite/wire"
 )
 
@@ -56,8 +57,8 @@ func TestLoginRoutesByHost(t *testing.T) {
 			c := dialProxy(t, p.addr)
 			c.login(tc.host)
 			rec := tc.want.next(t)
-			if rec.hs.Address != tc.host {
-				t.Fatalf("backend got address %q, want %q (verbatim)", rec.hs.Address, tc.host)
+			if rec.Handshake.Address != tc.host {
+				t.Fatalf("backend got address %q, want %q (verbatim)", rec.Handshake.Address, tc.host)
 			}
 		})
 	}
@@ -73,7 +74,7 @@ func TestLoginUnknownHostGetsDisconnect(t *testing.T) {
 		t.Fatalf("disconnect text %s", text)
 	}
 	c.expectClosed()
-	if n := lobby.logins.Load(); n != 0 {
+	if n := lobby.Logins(); n != 0 {
 		t.Fatalf("backend got %d logins", n)
 	}
 }
@@ -107,8 +108,7 @@ config:
 }
 
 func TestProxyProtocolV2HeaderToBackend(t *testing.T) {
-	b := newBackend(t, statusJSON("pp", 1, 10))
-	b.proxyProto.Store(true)
+	b := newBackendWith(t, mctest.Options{Status: statusJSON("pp", 1, 10), ProxyProtocol: true})
 	p := startProxy(t, fill(`
 config:
   lite:
@@ -121,12 +121,12 @@ config:
 	c := dialProxy(t, p.addr)
 	c.login("pp.example.com")
 	rec := b.next(t)
-	if rec.proxy == nil || rec.proxy.Version != 2 {
-		t.Fatalf("want PROXY v2 header, got %+v", rec.proxy)
+	if rec.Proxy == nil || rec.Proxy.Version != 2 {
+		t.Fatalf("want PROXY v2 header, got %+v", rec.Proxy)
 	}
-	src, dst, ok := rec.proxy.TCPAddrs()
+	src, dst, ok := rec.Proxy.TCPAddrs()
 	if !ok {
-		t.Fatalf("header has no TCP addresses: %+v", rec.proxy)
+		t.Fatalf("header has no TCP addresses: %+v", rec.Proxy)
 	}
 	if src.String() != c.LocalAddr().String() {
 		t.Fatalf("PROXY source %s, want the client %s", src, c.LocalAddr())
@@ -151,10 +151,10 @@ config:
 	c.send(handshake(765, "Public.Example.com\x00FML2\x00", wire.IntentLogin), loginStart("Steve"))
 	rec := b.next(t)
 	host, port, _ := net.SplitHostPort(b.addr)
-	if want := host + "\x00FML2\x00"; rec.hs.Address != want {
-		t.Fatalf("address %q, want %q", rec.hs.Address, want)
+	if want := host + "\x00FML2\x00"; rec.Handshake.Address != want {
+		t.Fatalf("address %q, want %q", rec.Handshake.Address, want)
 	}
-	if got := rec.hs.Port; int(got) != mustAtoi(t, port) {
+	if got := rec.Handshake.Port; int(got) != mustAtoi(t, port) {
 		t.Fatalf("port %d, want %s", got, port)
 	}
 }
@@ -175,7 +175,7 @@ config:
 		c := dialProxy(t, p.addr)
 		c.send(handshake(765, "mc.example.com\x00FML3\x00", wire.IntentLogin), loginStart("Steve"))
 		rec := b.next(t)
-		host, suffix := wire.SplitAddress(rec.hs.Address)
+		host, suffix := wire.SplitAddress(rec.Handshake.Address)
 		if host != "mc.example.com" {
 			t.Fatalf("host %q", host)
 		}
@@ -191,8 +191,8 @@ config:
 		c := dialProxy(t, p.addr)
 		addr := "mc.example.com///9.9.9.9:1234///1700000000///c2lnbmF0dXJl"
 		c.send(handshake(765, addr, wire.IntentLogin), loginStart("Steve"))
-		if rec := b.next(t); rec.hs.Address != addr {
-			t.Fatalf("address %q, want untouched %q", rec.hs.Address, addr)
+		if rec := b.next(t); rec.Handshake.Address != addr {
+			t.Fatalf("address %q, want untouched %q", rec.Handshake.Address, addr)
 		}
 	})
 }
@@ -307,7 +307,7 @@ config:
 			c.expectClosed()
 		})
 	}
-	if n := b.logins.Load() + b.statusRequests.Load(); n != 0 {
+	if n := b.Logins() + b.StatusRequests(); n != 0 {
 		t.Fatalf("backend saw %d connections", n)
 	}
 }

@@ -29,12 +29,12 @@ func newLoadServer(t testing.TB, maxPlayers int, motd string) *loadServer {
 	report := func() string {
 		online := s.fixedOnline.Load()
 		if online < 0 {
-			online = s.active.Load()
+			online = s.Active()
 		}
 		return fmt.Sprintf(`{"version":{"name":"1.20.4","protocol":765},"players":{"max":%d,"online":%d,"sample":[{"name":"Alex","id":"00000000-0000-0000-0000-000000000001"}]},"description":{"text":%q}}`,
 			s.max, online, s.motd)
 	}
-	s.status.Store(&report)
+	s.SetStatusFunc(report)
 	return s
 }
 
@@ -99,10 +99,10 @@ func TestP2CKeepsNewPlayersOffBackendsWithoutRoom(t *testing.T) {
 				cl := dialProxy(t, p.addr)
 				cl.login("lobby.example.com")
 			}
-			if n := bad.logins.Load(); n != 0 {
-				t.Fatalf("backend without room got %d of %d players (others: %d, %d)", n, players, a.logins.Load(), b.logins.Load())
+			if n := bad.Logins(); n != 0 {
+				t.Fatalf("backend without room got %d of %d players (others: %d, %d)", n, players, a.Logins(), b.Logins())
 			}
-			if got := a.logins.Load() + b.logins.Load(); got != players {
+			if got := a.Logins() + b.Logins(); got != players {
 				t.Fatalf("backends with room got %d players, want %d", got, players)
 			}
 		})
@@ -128,11 +128,11 @@ func TestTwoProxiesShareThreeBackends(t *testing.T) {
 		cl.login("lobby.example.com")
 	}
 	fair := float64(players) / float64(len(servers))
-	t.Logf("players per backend: %d %d %d", servers[0].active.Load(), servers[1].active.Load(), servers[2].active.Load())
+	t.Logf("players per backend: %d %d %d", servers[0].Active(), servers[1].Active(), servers[2].Active())
 	for _, s := range servers {
-		if got := float64(s.active.Load()); got/fair > 1.15 {
+		if got := float64(s.Active()); got/fair > 1.15 {
 			t.Fatalf("backend %s holds %v of %d players (fair %v): max/fair %.2f > 1.15; all: %d %d %d", s.addr, got, players, fair,
-				got/fair, servers[0].active.Load(), servers[1].active.Load(), servers[2].active.Load())
+				got/fair, servers[0].Active(), servers[1].Active(), servers[2].Active())
 		}
 	}
 }

@@ -4,23 +4,11 @@ import (
 	"encoding/json"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"go.minekube.com/gate/pkg/edition/java/lite/wire"
 )
-
-// clock is a manual clock for status TTLs.
-type clock struct{ ns atomic.Int64 }
-
-func newClock() *clock {
-	c := &clock{}
-	c.ns.Store(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).UnixNano())
-	return c
-}
-func (c *clock) now() time.Time          { return time.Unix(0, c.ns.Load()) }
-func (c *clock) advance(d time.Duration) { c.ns.Add(int64(d)) }
 
 const statusConfig = `
 config:
@@ -35,8 +23,8 @@ config:
 
 func TestStatusFromBackendThenCache(t *testing.T) {
 	b := newBackend(t, statusJSON("Hello", 3, 100))
-	clk := newClock()
-	p := startProxy(t, fill(statusConfig, "b", b.addr), proxyOpts{now: clk.now})
+	clk := newManualClock()
+	p := startProxy(t, fill(statusConfig, "b", b.addr), proxyOpts{now: clk.Now})
 
 	for i := 0; i < 3; i++ {
 		body, err := dialProxy(t, p.addr).status(765, "mc.example.com")
@@ -47,19 +35,19 @@ func TestStatusFromBackendThenCache(t *testing.T) {
 			t.Fatalf("status %s", body)
 		}
 	}
-	if n := b.statusRequests.Load(); n != 1 {
+	if n := b.StatusRequests(); n != 1 {
 		t.Fatalf("backend got %d status requests, want 1 (cache)", n)
 	}
 
 	// TTL is counted from the fetch: hits do not extend it.
-	clk.advance(9 * time.Second)
+	clk.Advance(9 * time.Second)
 	_, _ = dialProxy(t, p.addr).status(765, "mc.example.com")
-	if n := b.statusRequests.Load(); n != 1 {
+	if n := b.StatusRequests(); n != 1 {
 		t.Fatalf("refetched before TTL: %d", n)
 	}
-	clk.advance(time.Second)
+	clk.Advance(time.Second)
 	_, _ = dialProxy(t, p.addr).status(765, "mc.example.com")
-	if n := b.statusRequests.Load(); n != 2 {
+	if n := b.StatusRequests(); n != 2 {
 		t.Fatalf("after TTL backend got %d requests, want 2", n)
 	}
 }
@@ -76,14 +64,14 @@ func TestStatusCacheKeyedByProtocolAndHost(t *testing.T) {
 		}
 	}
 	// a/765 (cached once), a/767, b/765 (the upper-case trailing-dot host is the same key).
-	if n := b.statusRequests.Load(); n != 3 {
+	if n := b.StatusRequests(); n != 3 {
 		t.Fatalf("backend got %d requests, want 3", n)
 	}
 }
 
 func TestStatusSingleflight(t *testing.T) {
 	b := newBackend(t, statusJSON("Burst", 0, 20))
-	b.hangStatus.Store(false)
+	b.SetHangStatus(false)
 	p := startProxy(t, fill(statusConfig, "b", b.addr))
 	const n = 30
 	var wg sync.WaitGroup
@@ -100,14 +88,14 @@ func TestStatusSingleflight(t *testing.T) {
 	for err := range errs {
 		t.Fatal(err)
 	}
-	if got := b.statusRequests.Load(); got != 1 {
+	if got := b.StatusRequests(); got != 1 {
 		t.Fatalf("a burst of %d pings made %d backend requests, want 1", n, got)
 	}
 }
 
 func TestStatusHungBackendFallsBack(t *testing.T) {
 	b := newBackend(t, statusJSON("never", 0, 0))
-	b.hangStatus.Store(true)
+	b.SetHangStatus(true)
 	p := startProxy(t, fill(`
 config:
   connectionTimeout: 300ms
@@ -156,13 +144,13 @@ func TestStatusAllDownWithoutFallbackCloses(t *testing.T) {
 
 func TestStatusLastKnownGood(t *testing.T) {
 	b := newBackend(t, statusJSON("Still here", 5, 50))
-	clk := newClock()
-	p := startProxy(t, fill(statusConfig, "b", b.addr), proxyOpts{now: clk.now})
+	clk := newManualClock()
+	p := startProxy(t, fill(statusConfig, "b", b.addr), proxyOpts{now: clk.Now})
 	if _, err := dialProxy(t, p.addr).status(765, "mc.example.com"); err != nil {
 		t.Fatal(err)
 	}
 	b.kill()
-	clk.advance(30 * time.Second) // past the TTL, within the last-known-good bound
+	clk.Advance(30 * time.Second) // past the TTL, within the last-known-good bound
 	body, err := dialProxy(t, p.addr).status(765, "mc.example.com")
 	if err != nil {
 		t.Fatalf("want the last good status while the backend is down: %v", err)
@@ -170,7 +158,7 @@ func TestStatusLastKnownGood(t *testing.T) {
 	if !strings.Contains(body, "Still here") {
 		t.Fatalf("status %s", body)
 	}
-	clk.advance(time.Hour)
+	clk.Advance(time.Hour)
 	c := dialProxy(t, p.addr)
 	c.send(handshake(765, "mc.example.com", wire.IntentStatus), wire.AppendStatusRequest(nil))
 	c.expectClosed()
@@ -189,7 +177,7 @@ func TestPingWithoutStatusRequest(t *testing.T) {
 		t.Fatalf("pong %d", v)
 	}
 	c.expectClosed()
-	if n := b.statusRequests.Load(); n != 0 {
+	if n := b.StatusRequests(); n != 0 {
 		t.Fatalf("a bare ping reached the backend %d times", n)
 	}
 }

@@ -1,7 +1,6 @@
 package lite_test
 
 import (
-	"bufio"
 	"context"
 	"io"
 	"net"
@@ -10,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"go.minekube.com/gate/internal/mctest"
 	"go.minekube.com/gate/pkg/edition/java/lite/config"
 	"go.minekube.com/gate/pkg/lite/strategy"
 )
@@ -66,8 +66,8 @@ func TestRoundRobinExactAndNotMovedByPings(t *testing.T) {
 		}
 	}
 	for _, be := range []*backend{a, b, c} {
-		if n := be.logins.Load(); n != 10 {
-			t.Fatalf("backend %s got %d logins, want exactly 10 (a=%d b=%d c=%d)", be.addr, n, a.logins.Load(), b.logins.Load(), c.logins.Load())
+		if n := be.Logins(); n != 10 {
+			t.Fatalf("backend %s got %d logins, want exactly 10 (a=%d b=%d c=%d)", be.addr, n, a.Logins(), b.Logins(), c.Logins())
 		}
 	}
 }
@@ -92,7 +92,7 @@ func TestLeastConnectionsBalancesHeldSessionsAndFreesOnDisconnect(t *testing.T) 
 		held = append(held, cl)
 	}
 	for _, be := range []*backend{a, b, c} {
-		if n := be.logins.Load(); n != 3 {
+		if n := be.Logins(); n != 3 {
 			t.Fatalf("backend %s got %d of 9 held sessions, want 3", be.addr, n)
 		}
 	}
@@ -104,11 +104,8 @@ func TestLeastConnectionsBalancesHeldSessionsAndFreesOnDisconnect(t *testing.T) 
 	}
 	// Two players leave backend a; here the backend side ends the sessions (the client
 	// side is covered at the end): either way each slot is freed exactly once.
-	a.mu.Lock()
-	aConns := append([]net.Conn(nil), a.conns...)
-	a.mu.Unlock()
-	for _, c := range aConns[:2] {
-		_ = c.Close() // backend side ends two sessions
+	if n := a.EndSessions(2); n != 2 { // backend side ends two sessions
+		t.Fatalf("ended %d sessions on a, want 2", n)
 	}
 	waitFor(t, "slots on a to be released", 5*time.Second, func() bool { return activeOn(p, a.addr) == 1 })
 	for i := 0; i < 2; i++ {
@@ -116,7 +113,7 @@ func TestLeastConnectionsBalancesHeldSessionsAndFreesOnDisconnect(t *testing.T) 
 		cl.login("lc.example.com")
 		held = append(held, cl)
 	}
-	if n := a.logins.Load(); n != 5 {
+	if n := a.Logins(); n != 5 {
 		t.Fatalf("freed backend got %d logins in total, want 5 (3 + the 2 freed slots)", n)
 	}
 	for _, cl := range held {
@@ -150,7 +147,8 @@ config:
 				failed.Add(1)
 				return
 			}
-			cl := &client{t: t, Conn: c, br: bufio.NewReader(c)}
+			cl := &client{t: t, Client: mctest.NewClient(c)}
+			cl.br = cl.R
 			_ = c.SetDeadline(time.Now().Add(20 * time.Second))
 			hs := handshake(765, "burst.example.com", 2)
 			if _, err := c.Write(append(hs, loginStart("p")...)); err != nil {
@@ -206,7 +204,7 @@ config:
 		cl.login("x.example.com")
 		_ = cl.Close()
 	}
-	if n := good.logins.Load(); n != 20 {
+	if n := good.Logins(); n != 20 {
 		t.Fatalf("good backend got %d of 20 logins", n)
 	}
 	// Passive health: after EjectFailures consecutive failures the dead backend is
@@ -256,13 +254,13 @@ config:
 				a.kill()
 				b.kill()
 			}
-			for i := 0; i < 60 && c.logins.Load() == 0; i++ {
+			for i := 0; i < 60 && c.Logins() == 0; i++ {
 				cl := dialProxy(t, p.addr)
 				cl.send(handshake(765, "x.example.com", 2), loginStart("p"))
 				_, _, _ = cl.frame()
 				held = append(held, cl)
 			}
-			if c.logins.Load() == 0 {
+			if c.Logins() == 0 {
 				t.Fatalf("backend added by reload got no player in 60 connections")
 			}
 			for _, cl := range held {

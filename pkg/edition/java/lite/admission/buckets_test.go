@@ -22,20 +22,20 @@ func TestSprayCannotEvictThrottledState(t *testing.T) {
 	tbl := newBucketTable(Limit{Enabled: true, Rate: 1, Burst: 2, MaxEntries: 4})
 	flooder := v4Block(1)
 	for range 2 {
-		if !tbl.allow(flooder, clk.now()) {
+		if !tbl.allow(flooder, clk.Now()) {
 			t.Fatal("burst refused")
 		}
 	}
-	if tbl.allow(flooder, clk.now()) {
+	if tbl.allow(flooder, clk.Now()) {
 		t.Fatal("flooder not throttled")
 	}
 	sprayAdmitted := 0
 	for i := range 10_000 {
-		if tbl.allow(v6Block(i), clk.now()) {
+		if tbl.allow(v6Block(i), clk.Now()) {
 			sprayAdmitted++
 		}
 	}
-	if tbl.allow(flooder, clk.now()) {
+	if tbl.allow(flooder, clk.Now()) {
 		t.Fatal("the spray evicted the flooder's empty bucket and gave it a new burst")
 	}
 	// Three slots were free; once they are taken (and hold state) the rest of the spray
@@ -54,14 +54,14 @@ func TestRefilledBucketsAreReplaced(t *testing.T) {
 	clk := newClock()
 	tbl := newBucketTable(Limit{Enabled: true, Rate: 10, Burst: 1, MaxEntries: 3})
 	for i := range 3 {
-		tbl.allow(v4Block(i), clk.now())
+		tbl.allow(v4Block(i), clk.Now())
 	}
-	clk.advance(100 * time.Millisecond) // every bucket is full again
+	clk.Advance(100 * time.Millisecond) // every bucket is full again
 	for i := 3; i < 9; i++ {
-		if !tbl.allow(v4Block(i), clk.now()) {
+		if !tbl.allow(v4Block(i), clk.Now()) {
 			t.Fatalf("new block %d refused although full buckets could be replaced", i)
 		}
-		clk.advance(100 * time.Millisecond)
+		clk.Advance(100 * time.Millisecond)
 	}
 	if tbl.overflowed != 0 || tbl.evicted != 6 || tbl.len() != 3 {
 		t.Fatalf("overflowed %d, evicted %d, len %d; want 0, 6, 3", tbl.overflowed, tbl.evicted, tbl.len())
@@ -78,12 +78,12 @@ func TestRecentlyUsedBucketIsNotTheOneReplaced(t *testing.T) {
 	clk := newClock()
 	tbl := newBucketTable(Limit{Enabled: true, Rate: 1000, Burst: 1, MaxEntries: 2})
 	a, b, c := v4Block(1), v4Block(2), v4Block(3)
-	tbl.allow(a, clk.now())
-	tbl.allow(b, clk.now())
-	clk.advance(time.Second)
-	tbl.allow(a, clk.now()) // a is now the most recently used
-	clk.advance(time.Second)
-	tbl.allow(c, clk.now())
+	tbl.allow(a, clk.Now())
+	tbl.allow(b, clk.Now())
+	clk.Advance(time.Second)
+	tbl.allow(a, clk.Now()) // a is now the most recently used
+	clk.Advance(time.Second)
+	tbl.allow(c, clk.Now())
 	if _, ok := tbl.entries[a]; !ok {
 		t.Fatal("the recently used bucket was replaced")
 	}
@@ -96,14 +96,14 @@ func TestShrinkingMaxEntriesTrims(t *testing.T) {
 	clk := newClock()
 	tbl := newBucketTable(Limit{Enabled: true, Rate: 1, Burst: 1, MaxEntries: 10})
 	for i := range 10 {
-		tbl.allow(v4Block(i), clk.now())
+		tbl.allow(v4Block(i), clk.Now())
 	}
-	tbl.update(Limit{Enabled: true, Rate: 1, Burst: 1, MaxEntries: 4}, clk.now())
+	tbl.update(Limit{Enabled: true, Rate: 1, Burst: 1, MaxEntries: 4}, clk.Now())
 	if n := tbl.len(); n != 4 {
 		t.Fatalf("len after shrink = %d, want 4", n)
 	}
 	for i := 6; i < 10; i++ {
-		if tbl.allow(v4Block(i), clk.now()) {
+		if tbl.allow(v4Block(i), clk.Now()) {
 			t.Fatalf("block %d kept its entry but lost its spent state", i)
 		}
 	}

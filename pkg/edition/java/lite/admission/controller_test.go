@@ -77,7 +77,7 @@ func TestConnectionsQuotaIsPerBlock(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			clk := newClock()
-			c := New(Config{Connections: limit(1, 3)}, Options{Now: clk.now})
+			c := New(Config{Connections: limit(1, 3)}, Options{Now: clk.Now})
 			if got := admitN(t, c, addr(t, tc.first), 3); got != 0 {
 				t.Fatalf("burst of 3: %d refused", got)
 			}
@@ -94,16 +94,16 @@ func TestConnectionsQuotaIsPerBlock(t *testing.T) {
 
 func TestConnectionsQuotaRefillsWithTheClock(t *testing.T) {
 	clk := newClock()
-	c := New(Config{Connections: limit(2, 4)}, Options{Now: clk.now})
+	c := New(Config{Connections: limit(2, 4)}, Options{Now: clk.Now})
 	a := addr(t, "192.0.2.10")
 	if got := admitN(t, c, a, 6); got != 2 {
 		t.Fatalf("6 at once with burst 4: %d refused, want 2", got)
 	}
-	clk.advance(500 * time.Millisecond) // 2/s: one token back
+	clk.Advance(500 * time.Millisecond) // 2/s: one token back
 	if got := admitN(t, c, a, 2); got != 1 {
 		t.Fatalf("after 500ms: %d of 2 refused, want 1", got)
 	}
-	clk.advance(time.Hour) // the bucket never holds more than its burst
+	clk.Advance(time.Hour) // the bucket never holds more than its burst
 	if got := admitN(t, c, a, 5); got != 1 {
 		t.Fatalf("after an hour: %d of 5 refused, want 1", got)
 	}
@@ -111,7 +111,7 @@ func TestConnectionsQuotaRefillsWithTheClock(t *testing.T) {
 
 func TestIntentQuotasAreSeparate(t *testing.T) {
 	clk := newClock()
-	c := New(Config{Status: limit(1, 2), Logins: limit(1, 1)}, Options{Now: clk.now})
+	c := New(Config{Status: limit(1, 2), Logins: limit(1, 1)}, Options{Now: clk.Now})
 	a := addr(t, "192.0.2.1")
 	steps := []struct {
 		intent Intent
@@ -212,7 +212,7 @@ func TestGlobalCapAppliesToUnknownPlayers(t *testing.T) {
 func TestUpdateKeepsState(t *testing.T) {
 	clk := newClock()
 	cfg := Config{Connections: limit(1, 2), MaxConnections: 10}
-	c := New(cfg, Options{Now: clk.now})
+	c := New(cfg, Options{Now: clk.Now})
 	a := addr(t, "192.0.2.1")
 	held, err := c.Admit(a)
 	if err != nil {

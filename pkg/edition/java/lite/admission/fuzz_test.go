@@ -24,18 +24,18 @@ func FuzzBucketTable(f *testing.F) {
 				if b, ok := tbl.entries[key]; ok {
 					// rate.Limiter admits when the token is less than a nanosecond of
 					// refill away, so "spent" leaves room for float rounding.
-					spent = b.lim.TokensAt(clk.now()) < 0.999
+					spent = b.lim.TokensAt(clk.Now()) < 0.999
 				}
-				got := tbl.allow(key, clk.now())
+				got := tbl.allow(key, clk.Now())
 				if spent && got {
 					t.Fatalf("block %v with a spent bucket admitted", key)
 				}
 			case 2: // time passes
-				clk.advance(time.Duration(op&0x3F) * 50 * time.Millisecond)
+				clk.Advance(time.Duration(op&0x3F) * 50 * time.Millisecond)
 			case 3: // reload with another size or burst
 				l.MaxEntries = int(op&0x07) + 1
 				l.Burst = int(op>>3&0x07) + 1
-				tbl.update(l, clk.now())
+				tbl.update(l, clk.Now())
 			}
 			checkTable(t, tbl)
 		}

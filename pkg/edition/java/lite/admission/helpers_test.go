@@ -2,30 +2,14 @@ package admission
 
 import (
 	"net/netip"
-	"sync"
 	"testing"
 	"time"
+
+	"go.minekube.com/gate/internal/mctest"
 )
 
-// clock is an injected time source the tests move by hand.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func newClock() *clock { return &clock{t: time.Date(2025, 1, 1, 12, 0, 0, 0, time.UTC)} }
-
-func (c *clock) now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *clock) advance(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
-}
+// newClock is an injected time source the tests move by hand.
+func newClock() *mctest.Clock { return mctest.NewClock(time.Date(2025, 1, 1, 12, 0, 0, 0, time.UTC)) }
 
 func addr(t testing.TB, s string) netip.Addr {
 	t.Helper()

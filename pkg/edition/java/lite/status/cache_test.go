@@ -9,28 +9,13 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"go.minekube.com/gate/internal/mctest"
 )
 
-// fakeClock is an injected clock that moves only when a test says so.
-type fakeClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func newFakeClock() *fakeClock {
-	return &fakeClock{t: time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC)}
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *fakeClock) Add(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
+// newFakeClock is an injected clock that moves only when a test says so.
+func newFakeClock() *mctest.Clock {
+	return mctest.NewClock(time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC))
 }
 
 // counter is a fetch function that returns body and counts its calls.
@@ -125,7 +110,7 @@ func TestGetTTLCountsFromFetch(t *testing.T) {
 	defer c.Close()
 	f := &counter{body: `{"v":1}`}
 	for _, s := range steps {
-		clk.Add(s.advance)
+		clk.Advance(s.advance)
 		b, hit := mustGet(t, c, testKey, ttl, f.fetch)
 		if hit != s.wantHit || f.calls.Load() != s.wantFetches || string(b) != f.body {
 			t.Fatalf("%s: got (%q, hit=%v, fetches=%d), want (%q, hit=%v, fetches=%d)",

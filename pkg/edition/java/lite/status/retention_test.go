@@ -48,10 +48,10 @@ func TestLastGood(t *testing.T) {
 				if p.at < 0 {
 					continue
 				}
-				clk.Add(start.Add(p.at).Sub(clk.Now()))
+				clk.Advance(start.Add(p.at).Sub(clk.Now()))
 				mustGet(t, c, p.k, tc.ttl, (&counter{body: p.body}).fetch)
 			}
-			clk.Add(start.Add(tc.askAt).Sub(clk.Now()))
+			clk.Advance(start.Add(tc.askAt).Sub(clk.Now()))
 			got, ok := c.LastGood(route, tc.askProto, host)
 			if string(got) != tc.want || ok != (tc.want != "") {
 				t.Errorf("LastGood = (%q, %v), want %q", got, ok, tc.want)
@@ -78,7 +78,7 @@ func TestMaxEntriesBoundsKeySpray(t *testing.T) {
 		if i == 0 {
 			first = last
 		}
-		clk.Add(time.Millisecond)
+		clk.Advance(time.Millisecond)
 		mustGet(t, c, last, 10*time.Second, f.fetch)
 		if n := c.Len(); n > maxEntries {
 			t.Fatalf("after %d keys Len = %d, want <= %d", i+1, n, maxEntries)
@@ -104,7 +104,7 @@ func TestExpiredEntriesAreSweptOnInsert(t *testing.T) {
 	for i := range 10 {
 		mustGet(t, c, Key{Host: fmt.Sprint(i)}, 10*time.Second, f.fetch)
 	}
-	clk.Add(time.Minute)
+	clk.Advance(time.Minute)
 	mustGet(t, c, Key{Host: "fresh"}, 10*time.Second, f.fetch)
 	assertConsistent(t, c)
 	if n := c.Len(); n != 1 {
