@@ -39,10 +39,11 @@ func healthYAML(strat strategy.Name, dial string, backends ...string) string {
 	return fill(healthConfig, "dial", dial, "backends", strings.Join(backends, ", "), "strategy", string(strat))
 }
 
-// dials counts the proxy's dials per backend (EventDial), black-holed ones included.
+// dials counts the proxy's dials per backend (EventDial), black-holed ones included,
+// and the failed ones apart.
 type dials struct {
-	mu sync.Mutex
-	n  map[string]int
+	mu        sync.Mutex
+	n, failed map[string]int
 }
 
 func (d *dials) Observe(e *lite.Event) {
@@ -51,9 +52,12 @@ func (d *dials) Observe(e *lite.Event) {
 	}
 	d.mu.Lock()
 	if d.n == nil {
-		d.n = map[string]int{}
+		d.n, d.failed = map[string]int{}, map[string]int{}
 	}
 	d.n[e.Backend]++
+	if e.Err != nil {
+		d.failed[e.Backend]++
+	}
 	d.mu.Unlock()
 }
 
@@ -61,6 +65,12 @@ func (d *dials) of(addr string) int {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	return d.n[addr]
+}
+
+func (d *dials) failedOf(addr string) int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.failed[addr]
 }
 
 // faultyAddr starts a backend with fault f and returns where to dial it.
@@ -309,4 +319,79 @@ func echoLogin(addr string) error {
 		return fmt.Errorf("echo %x, want %x", got, pre)
 	}
 	return nil
+}
+
+// A backend that flaps (up and down every 250ms: a crash loop) while players arrive
+// through 1 and through 4 proxies: no player sees an error, and a proxy pays at most
+// EjectFailures failed attempts per down phase (failures count in a row; a served
+// player in an up phase breaks the run). Once ejected the backend has to prove itself
+// with probes, and its ejection outlasts the test.
+func TestFlappingBackendCostsNoPlayerAnError(t *testing.T) {
+	for _, replicas := range []int{1, 4} {
+		for _, name := range []strategy.Name{strategy.RoundRobin, strategy.LeastConnections, strategy.P2C} {
+			t.Run(fmt.Sprintf("%d replicas/%s", replicas, name), func(t *testing.T) {
+				a, c := newBackend(t, statusJSON("a", 0, 10)), newBackend(t, statusJSON("c", 0, 10))
+				flap := refusedAddr(t)
+				const period = 250 * time.Millisecond
+				start := time.Now()
+				stop := flapBackend(t, flap, period)
+				var proxies []*proxy
+				ds := make([]*dials, replicas)
+				for i := range replicas {
+					ds[i] = &dials{}
+					proxies = append(proxies, startProxy(t, healthYAML(name, "300ms", a.addr, flap, c.addr),
+						proxyOpts{obs: ds[i], seed: uint64(i + 1)}))
+				}
+				var wg sync.WaitGroup
+				tick := time.NewTicker(time.Second / 40)
+				for i := range 60 {
+					<-tick.C
+					addr := proxies[i%replicas].addr
+					wg.Go(func() {
+						if err := echoLogin(addr); err != nil {
+							t.Error(err)
+						}
+					})
+				}
+				tick.Stop()
+				wg.Wait()
+				stop()
+				downs := int(time.Since(start)/(2*period)) + 1
+				for i, d := range ds {
+					if n := d.failedOf(flap); n > strategy.EjectFailures*downs {
+						t.Errorf("proxy %d failed %d dials to the flapping backend in %d down phases, want at most %d a phase",
+							i, n, downs, strategy.EjectFailures)
+					}
+				}
+			})
+		}
+	}
+}
+
+// flapBackend serves a backend at addr for every other period until stop is called.
+func flapBackend(t *testing.T, addr string, period time.Duration) (stop func()) {
+	t.Helper()
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		tick := time.NewTicker(period)
+		defer tick.Stop()
+		var b *mctest.Backend
+		for up := true; ; up = !up {
+			if up {
+				b = mctest.NewBackend(t, mctest.Options{Addr: addr})
+			} else if b != nil {
+				b.Close()
+			}
+			select {
+			case <-done:
+				if b != nil {
+					b.Close()
+				}
+				return
+			case <-tick.C:
+			}
+		}
+	})
+	return func() { close(done); wg.Wait() }
 }
