@@ -23,10 +23,19 @@ type Lite struct {
 	// ShutdownGrace is how long shutdown waits for open sessions before
 	// closing them. Default 10s; 0 closes them at once; never negative.
 	ShutdownGrace time.Duration
+	// FirstResponseTimeout is how long a login waits for the backend's first
+	// byte after the handshake went out; without one the attempt fails and
+	// the next backend gets the same bytes. Default 3s; must be positive.
+	FirstResponseTimeout time.Duration
 }
 
+// DefaultFirstResponseTimeout is FirstResponseTimeout's default: a healthy server
+// answers a Login Start within milliseconds, so a few seconds is generous.
+const DefaultFirstResponseTimeout = 3 * time.Second
+
 func defaultLite() Lite {
-	return Lite{HealthCheck: HealthCheck{}.WithDefaults(), ShutdownGrace: 10 * time.Second}
+	return Lite{HealthCheck: HealthCheck{}.WithDefaults(), ShutdownGrace: 10 * time.Second,
+		FirstResponseTimeout: DefaultFirstResponseTimeout}
 }
 
 // Specs returns the routes as route specs, ready for route.Compile.
@@ -63,6 +72,17 @@ func (d *decoder) decodeLite(e entry, l *Lite) {
 				return
 			}
 			l.ShutdownGrace = v
+		},
+		"firstResponseTimeout": func(f entry) {
+			var v time.Duration
+			if !d.duration(f, &v) {
+				return
+			}
+			if v <= 0 {
+				d.invalid(f, "must be positive, got %s", v)
+				return
+			}
+			l.FirstResponseTimeout = v
 		},
 	}, nil)
 	if !ok {
