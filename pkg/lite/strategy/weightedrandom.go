@@ -1,7 +1,5 @@
 package strategy
 
-import "sync/atomic"
-
 // weightedRandom draws the first backend with a chance in proportion to
 // its headroom, the players it still has room for (capacity times one
 // minus its load, the load p2c computes), among the backends that are
@@ -10,22 +8,16 @@ import "sync/atomic"
 // no coordination between replicas, and unlike it a backend twice the
 // size gets twice the players. A backend's recent failure share lowers
 // its chance in proportion (down to a tenth).
-type weightedRandom struct {
-	rng   *lockedRand
-	cfg   atomic.Pointer[p2cSettings]
-	peers peerMemo
-}
+type weightedRandom struct{ loadStrategy }
 
 func newWeightedRandom(e Env) *weightedRandom {
-	s := &weightedRandom{rng: newLockedRand(e.Seed)}
-	s.configure(P2CConfig{})
+	s := &weightedRandom{}
+	s.init(e)
 	return s
 }
 
 // Inputs asks for latency too, for the failure share only.
 func (*weightedRandom) Inputs() Inputs { return InputLoad | InputLatency }
-
-func (s *weightedRandom) configure(c P2CConfig) { s.cfg.Store(newP2CSettings(c)) }
 
 func (s *weightedRandom) Order(cands []Candidate, _ Intent, order []int) {
 	identity(order)
