@@ -1,21 +1,24 @@
-# syntax=docker/dockerfile:1
-#
 # gate (Lite) container image: a static binary on distroless, running as nonroot.
-#   docker build -t gate-lite .
-#   docker run -p 25565:25565 -v "$PWD/my-config.yml:/etc/gate/config.yml:ro" gate-lite
-# The config lives at /etc/gate/config.yml; mount a directory over /etc/gate to
-# have edits reloaded live (see docs/lite/docker.md).
+# Image names are fully qualified, so docker and podman (which refuses short names
+# without a registries.conf alias) build it alike:
+#   docker build -t gate-lite .        or   podman build -t gate-lite .
+#   docker run -p 25565:25565 -v "$PWD/gate:/etc/gate:ro" gate-lite
+# The config is /etc/gate/config.yml. Mount the directory that holds your config.yml
+# over /etc/gate, not the single file: editors save by renaming a new file over the
+# old one, and a single-file mount keeps the old inode, so reload would never see the
+# edit (docs/lite/docker.md).
 
-FROM --platform=$BUILDPLATFORM golang:1.26 AS build
+FROM --platform=$BUILDPLATFORM docker.io/library/golang:1.26 AS build
 WORKDIR /src
 COPY go.mod go.sum ./
-RUN --mount=type=cache,target=/go/pkg/mod go mod download
+RUN go mod download
 COPY . .
 ARG TARGETOS
 ARG TARGETARCH
 ARG VERSION=dev
-RUN --mount=type=cache,target=/go/pkg/mod --mount=type=cache,target=/root/.cache/go-build \
-    CGO_ENABLED=0 GOOS=$TARGETOS GOARCH=$TARGETARCH \
+# BuildKit and recent buildah set TARGETOS/TARGETARCH; older podman leaves them
+# empty, and the build is then for the build machine.
+RUN CGO_ENABLED=0 GOOS=${TARGETOS:-linux} GOARCH=${TARGETARCH:-$(go env GOARCH)} \
     go build -trimpath -ldflags="-s -w -X main.version=${VERSION}" -o /out/gate ./cmd/gate
 
 FROM gcr.io/distroless/static-debian12:nonroot
@@ -25,7 +28,8 @@ USER nonroot:nonroot
 # Players. The admin API (8080) listens on the container's loopback by default.
 EXPOSE 25565
 # distroless has no shell or curl: the binary checks itself. With api.enabled it
-# fetches /healthz from api.bind, otherwise it connects to the player port.
+# fetches /healthz from api.bind, otherwise it does a server-list ping with the
+# player port.
 HEALTHCHECK --interval=30s --timeout=5s --start-period=10s --retries=3 \
     CMD ["/usr/local/bin/gate", "healthcheck", "--config", "/etc/gate/config.yml"]
 ENTRYPOINT ["/usr/local/bin/gate"]

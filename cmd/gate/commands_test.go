@@ -14,12 +14,14 @@ func TestCommands(t *testing.T) {
 		out  string // in stdout
 		err  string // in stderr
 	}{
-		{"version", []string{"version"}, 0, "gate dev\n", ""},
+		{"version", []string{"version"}, 0, "gate version dev\n", ""},
+		{"-V", []string{"-V"}, 0, "gate version dev\n", ""},
+		{"--version", []string{"--version"}, 0, "gate version dev\n", ""},
 		{"help", []string{"help"}, 0, "gate lite status", ""},
 		{"lite without a subcommand", []string{"lite"}, 2, "", "usage:"},
 		{"unknown lite subcommand", []string{"lite", "stauts"}, 2, "", "usage:"},
 		{"validate a good file", []string{"validate", "--config", "../../config.yml"}, 0, "ok (", ""},
-		{"status of an API that is not there", []string{"lite", "status", "--api", "http://127.0.0.1:1", "--timeout", "2s"}, 1, "", "gate lite status: admin API"},
+		{"status of an API that is not there", []string{"lite", "status", "--api", "http://127.0.0.1:1", "--timeout", "2s"}, 1, "", "gate lite status: http://127.0.0.1:1 (--api): admin API"},
 		{"status with a missing token file", []string{"lite", "status", "--token-file", "/nonexistent/token"}, 2, "", "read api.tokenFile"},
 	}
 	for _, tt := range tests {

@@ -63,3 +63,38 @@ func TestShippedConfigs(t *testing.T) {
 		})
 	}
 }
+
+// The Dockerfile builds with podman too: every image it names is fully
+// qualified (podman refuses short names without an alias), and its header
+// recommends the directory mount that docker.md says keeps reload working.
+func TestDockerfilePortable(t *testing.T) {
+	data, err := os.ReadFile("../../Dockerfile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	froms := 0
+	for _, l := range strings.Split(string(data), "\n") {
+		f := strings.Fields(l)
+		if len(f) < 2 || !strings.EqualFold(f[0], "FROM") {
+			continue
+		}
+		image := f[1]
+		if strings.HasPrefix(image, "--platform") {
+			image = f[2]
+		}
+		froms++
+		registry, _, ok := strings.Cut(image, "/")
+		if !ok || !strings.ContainsAny(registry, ".:") && registry != "localhost" {
+			t.Errorf("FROM %s: not a fully qualified image name (want registry/name:tag)", image)
+		}
+	}
+	if froms == 0 {
+		t.Fatal("no FROM lines")
+	}
+	if strings.Contains(string(data), ":/etc/gate/config.yml") {
+		t.Error("the Dockerfile suggests mounting a single file over /etc/gate/config.yml; docker.md says that breaks reload")
+	}
+	if !strings.Contains(string(data), `-v "$PWD/gate:/etc/gate:ro"`) {
+		t.Error("the Dockerfile header does not show the directory mount docker.md recommends")
+	}
+}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net"
 	"time"
 
 	"go.minekube.com/gate/pkg/lite/admin"
@@ -13,40 +12,46 @@ import (
 // healthcheckCmd is the container's HEALTHCHECK (distroless images have no curl):
 // exit 0 when the proxy answers. With --url it fetches that URL. Otherwise it
 // reads the config: with the API on it fetches /healthz from api.bind, else it
-// opens (and closes) a TCP connection to the player port.
+// does a server-list ping (status exchange) with the player listener. Either
+// way the answer must be this proxy's: another program on the port fails.
 func healthcheckCmd(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("gate healthcheck", stderr)
 	url := fs.String("url", "", "URL to fetch, e.g. http://127.0.0.1:8080/healthz (default: from --config)")
-	path := fs.String("config", "", "config file (default: config.yml in the working directory)")
+	path := configFlag(fs, "")
 	timeout := fs.Duration("timeout", 3*time.Second, "give up after this long")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
 	defer cancel()
-	if err := check(ctx, *url, *path); err != nil {
-		fmt.Fprintln(stderr, "unhealthy:", err)
+	asked, err := check(ctx, *url, *path)
+	if err != nil {
+		fmt.Fprintf(stderr, "unhealthy: %s: %v\n", asked, err)
 		return 1
 	}
-	fmt.Fprintln(stdout, "ok")
+	fmt.Fprintf(stdout, "ok: %s\n", asked)
 	return 0
 }
 
-func check(ctx context.Context, url, path string) error {
+// check probes the proxy and returns what it asked, for the one line printed.
+func check(ctx context.Context, url, path string) (asked string, err error) {
 	if url != "" {
-		return (&admin.Client{URL: url}).Check(ctx, "")
+		return url, (&admin.Client{URL: url}).Check(ctx, "")
 	}
 	cfg, _, err := load(path)
 	if err != nil {
-		return err
+		return configPath(path), err
 	}
 	if cfg.API.Enabled {
-		return (&admin.Client{URL: "http://" + dialable(cfg.API.Bind)}).Check(ctx, admin.PathHealthz)
+		base := "http://" + dialable(cfg.API.Bind)
+		return base + admin.PathHealthz + " (api.bind in " + cfg.File + ")",
+			(&admin.Client{URL: base}).Check(ctx, admin.PathHealthz)
 	}
-	var d net.Dialer
-	c, err := d.DialContext(ctx, "tcp", dialable(cfg.Bind))
+	addr := dialable(cfg.Bind)
+	host, err := probeHost(cfg)
+	asked = "status ping to " + addr + " (config.bind in " + cfg.File + "; the admin API is off)"
 	if err != nil {
-		return err
+		return asked, err
 	}
-	return c.Close()
+	return asked, statusExchange(ctx, addr, host)
 }

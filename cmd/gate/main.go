@@ -1,19 +1,24 @@
 // Command gate runs the Lite proxy: flags, config, signals and wiring, nothing else.
+// Its command line is Gate's (see `gate --help` and flags.go):
 //
-//	gate [--config FILE] [--debug] [--log-format text|json]
-//	gate validate [--config FILE]
-//	gate lite status [--api URL] [--token TOKEN | --token-file FILE] [--config FILE]
-//	gate lite plan --config FILE --host HOST [simulation flags]
-//	gate healthcheck [--url URL | --config FILE]
-//	gate version
+//	gate [-c FILE] [-d] [-v N] [--no-auto-reload] [--log-format text|json]
+//	gate -V | version
+//	gate config [--type lite|full] [--write]
+//	gate validate [-c FILE]
+//	gate lite status [-c FILE] [--api URL] [--token TOKEN | --token-file FILE]
+//	gate lite plan -c FILE --host HOST [simulation flags]
+//	gate healthcheck [-c FILE | --url URL]
 package main
 
 import (
 	"context"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"go.minekube.com/gate/pkg/edition/java/lite/config"
@@ -26,51 +31,84 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
-const usage = `usage:
-  gate [--config FILE] [--debug] [--log-format text|json]   run the proxy
-  gate validate [--config FILE]                             check a config file
-  gate lite status [--api URL] [--token TOKEN]              table of every backend
-  gate lite plan --config FILE --host HOST [flags]          simulate a route's strategy
-  gate healthcheck [--url URL | --config FILE]              exit 0 when the proxy is up
-  gate version                                              print the version`
-
 func run(args []string, stdout, stderr io.Writer) int {
-	if len(args) > 0 {
-		switch args[0] {
-		case "validate":
-			return validate(args[1:], stdout, stderr)
-		case "healthcheck":
-			return healthcheckCmd(args[1:], stdout, stderr)
-		case "lite":
-			if len(args) > 1 {
-				switch args[1] {
-				case "plan":
-					return planCmd(args[2:], stdout, stderr)
-				case "status":
-					return statusCmd(args[2:], stdout, stderr)
-				}
-			}
-			fmt.Fprintln(stderr, usage)
-			return 2
-		case "version", "--version":
-			fmt.Fprintln(stdout, "gate", version)
-			return 0
-		case "help", "-h", "--help":
-			fmt.Fprintln(stdout, usage)
-			return 0
-		}
+	root, rest, err := parseRoot(args, io.Discard)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		writeUsage(stdout)
+		return 0
+	case err != nil:
+		fmt.Fprintf(stderr, "gate: %v\nRun gate --help for the flags and commands.\n", err)
+		return 2
+	case root.version:
+		printVersion(stdout)
+		return 0
+	case len(rest) == 0:
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+		defer stop()
+		return serveRoot(ctx, root, stderr, nil)
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	return serve(ctx, args, stderr, nil)
+	sub := rest[1:]
+	if root.configSet { // a root --config (or GATE_CONFIG) is the command's default
+		sub = append([]string{"--config", root.config}, sub...)
+	}
+	switch rest[0] {
+	case "config":
+		return configCmd(rest[1:], stdout, stderr)
+	case "validate":
+		return validate(sub, stdout, stderr)
+	case "healthcheck":
+		return healthcheckCmd(sub, stdout, stderr)
+	case "lite":
+		return liteCmd(rest[1:], root, stdout, stderr)
+	case "version":
+		printVersion(stdout)
+		return 0
+	case "help":
+		writeUsage(stdout)
+		return 0
+	}
+	fmt.Fprintf(stderr, "gate: unknown command %q\nRun gate --help for the flags and commands.\n", rest[0])
+	return 2
 }
 
-// defaultConfig is config.yml in the working directory, like Gate.
-const defaultConfig = "config.yml"
+// liteCmd runs `gate lite status` and `gate lite plan`.
+func liteCmd(args []string, root *rootFlags, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] != "plan" && args[0] != "status" {
+		fmt.Fprintln(stderr, "usage: gate lite status|plan [flags] (gate --help lists them)")
+		return 2
+	}
+	sub := shortConfig(args[1:])
+	if root.configSet {
+		sub = append([]string{"--config", root.config}, sub...)
+	}
+	if args[0] == "plan" {
+		return planCmd(sub, stdout, stderr)
+	}
+	return statusCmd(sub, stdout, stderr)
+}
+
+// shortConfig spells -c as --config for commands whose flag sets know only
+// the long form.
+func shortConfig(args []string) []string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		switch {
+		case a == "-c":
+			a = "--config"
+		case strings.HasPrefix(a, "-c="):
+			a = "--config=" + a[len("-c="):]
+		}
+		out[i] = a
+	}
+	return out
+}
+
+func printVersion(w io.Writer) { fmt.Fprintln(w, "gate version", version) }
 
 func validate(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("gate validate", stderr)
-	path := fs.String("config", "", "config file (default: config.yml in the working directory)")
+	path := configFlag(fs, "")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -86,11 +124,24 @@ func validate(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
+// defaultConfigs are the files looked for in the working directory when no
+// config is given, in the order Gate's config library tries them.
+var defaultConfigs = []string{"config.json", "config.yaml", "config.yml"}
+
+// defaultConfig is the file named in messages when none of them exists.
+const defaultConfig = "config.yml"
+
+// configPath returns path, or the first default config file that exists.
 func configPath(path string) string {
-	if path == "" {
-		return defaultConfig
+	if path != "" {
+		return path
 	}
-	return path
+	for _, p := range defaultConfigs {
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+	}
+	return defaultConfig
 }
 
 func load(path string) (*config.Config, []config.Warning, error) {

@@ -3,14 +3,15 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"net"
 	"os"
+	"os/signal"
 	"strings"
 	"sync"
+	"syscall"
 
 	"github.com/go-logr/logr"
 
@@ -24,9 +25,9 @@ import (
 
 // app is one running proxy with its admin API and config watcher.
 type app struct {
-	log       logr.Logger
-	level     *slog.LevelVar
-	debugFlag bool // --debug wins over config.debug
+	log   logr.Logger
+	level *slog.LevelVar
+	root  *rootFlags // --debug and -v win over config.debug
 
 	reloader *reload.Reloader
 	proxy    *lite.Lite
@@ -37,41 +38,31 @@ type app struct {
 	apiLn    net.Listener
 }
 
-func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	return fs
+// serve runs the proxy with the root flags in args until ctx ends. started,
+// when not nil, is called once every listener is bound (tests read the
+// addresses from it).
+func serve(ctx context.Context, args []string, stderr io.Writer, started func(*app)) int {
+	root, rest, err := parseRoot(args, stderr)
+	if err != nil {
+		fmt.Fprintln(stderr, "gate:", err)
+		return 2
+	}
+	if len(rest) > 0 {
+		fmt.Fprintf(stderr, "gate: unknown command %q\nRun gate --help for the flags and commands.\n", rest[0])
+		return 2
+	}
+	return serveRoot(ctx, root, stderr, started)
 }
 
-// serve runs the proxy until ctx ends. started, when not nil, is called once every
-// listener is bound (tests read the addresses from it).
-func serve(ctx context.Context, args []string, stderr io.Writer, started func(*app)) int {
-	fs := newFlagSet("gate", stderr)
-	path := fs.String("config", "", "config file (default: config.yml in the working directory)")
-	debug := fs.Bool("debug", false, "log debug messages (overrides config.debug)")
-	format := fs.String("log-format", "text", "log format: text or json")
-	if err := fs.Parse(args); err != nil {
-		return 2
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "gate: unknown command %q\n%s\n", fs.Arg(0), usage)
-		return 2
-	}
-	f, err := logging.ParseFormat(*format)
+func serveRoot(ctx context.Context, root *rootFlags, stderr io.Writer, started func(*app)) int {
+	f, err := logging.ParseFormat(root.logFormat)
 	if err != nil {
 		fmt.Fprintln(stderr, "--log-format:", err)
 		return 2
 	}
-	a := &app{level: new(slog.LevelVar), debugFlag: *debug}
+	a := &app{level: new(slog.LevelVar), root: root}
 	a.log, _ = logging.New(stderr, logging.Options{Format: f, Level: a.level})
-	a.reloader = reload.New(reload.Options{
-		Path:     configPath(*path),
-		Apply:    a.apply,
-		OnResult: func(r reload.Result) { a.metrics.ObserveReload(r.Err) },
-		Log:      a.log.WithName("reload"),
-		SIGHUP:   true,
-	})
-	cfg, warnings, err := a.reloader.Load()
+	cfg, warnings, err := a.load()
 	for _, w := range warnings {
 		a.log.Info("config warning", "warning", w.String())
 	}
@@ -80,6 +71,7 @@ func serve(ctx context.Context, args []string, stderr io.Writer, started func(*a
 		return 1
 	}
 	a.setDebug(cfg.Debug)
+	a.log.Info("starting", "version", version, "config", configSource(cfg), "autoReload", a.autoReload())
 	if err := a.start(ctx, cfg); err != nil {
 		a.log.Error(err, "start")
 		return 1
@@ -91,9 +83,54 @@ func serve(ctx context.Context, args []string, stderr io.Writer, started func(*a
 		a.log.Error(err, "serve")
 		return 1
 	}
-	a.log.Info("stopped")
-	return 0
+	return 0 // the proxy logged "shutdown complete"
 }
+
+// load reads the config file (the one given, else the first default that
+// exists) through the reloader. Without a file, and with GATE_CONFIG_*
+// variables set, the environment alone is the config and nothing reloads.
+func (a *app) load() (*config.Config, []config.Warning, error) {
+	path := a.root.config
+	if !a.root.configSet {
+		path = configPath("")
+		if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+			if envConfigured() {
+				return config.Parse(nil, "")
+			}
+			return nil, nil, fmt.Errorf("no config file: none of %s in the working directory; "+
+				"pass --config FILE, or write an example with: gate config --type lite > config.yml",
+				strings.Join(defaultConfigs, ", "))
+		}
+	}
+	a.reloader = reload.New(reload.Options{
+		Path:     path,
+		Apply:    a.apply,
+		OnResult: func(r reload.Result) { a.metrics.ObserveReload(r.Err) },
+		Log:      a.log.WithName("reload"),
+		SIGHUP:   true,
+	})
+	return a.reloader.Load()
+}
+
+// envConfigured reports whether GATE_CONFIG_* variables set config keys.
+func envConfigured() bool {
+	for _, kv := range os.Environ() {
+		if strings.HasPrefix(kv, "GATE_CONFIG_") {
+			return true
+		}
+	}
+	return false
+}
+
+func configSource(cfg *config.Config) string {
+	if cfg.File == "" {
+		return "(environment only)"
+	}
+	return cfg.File
+}
+
+// autoReload reports whether file changes reload the config.
+func (a *app) autoReload() bool { return a.reloader != nil && !a.root.noAutoReload }
 
 // start builds the proxy and binds every listener, so that a bad bind fails the
 // start instead of a goroutine later.
@@ -105,6 +142,7 @@ func (a *app) start(ctx context.Context, cfg *config.Config) error {
 	}
 	a.proxy = p
 	a.metrics.WatchBackends(p)
+	a.metrics.WatchRelay(p.RelayStats)
 	var lc net.ListenConfig
 	if a.ln, err = lc.Listen(ctx, "tcp", cfg.Bind); err != nil {
 		return fmt.Errorf("listen %s: %w", cfg.Bind, err)
@@ -142,11 +180,16 @@ func (a *app) run(ctx context.Context) error {
 			}
 		})
 	}
-	wg.Go(func() {
-		if err := a.reloader.Run(side); err != nil {
-			a.log.Error(err, "config watch stopped; reload with SIGHUP")
-		}
-	})
+	switch {
+	case a.autoReload():
+		wg.Go(func() {
+			if err := a.reloader.Run(side); err != nil {
+				a.log.Error(err, "config watch stopped; reload with SIGHUP")
+			}
+		})
+	case a.reloader != nil: // --no-auto-reload: SIGHUP only
+		wg.Go(func() { a.reloadOnSIGHUP(side) })
+	}
 	err := a.proxy.Serve(ctx, a.ln)
 	stopSide()
 	wg.Wait()
@@ -178,11 +221,21 @@ func (a *app) apply(cfg *config.Config) error {
 	return nil
 }
 
-func (a *app) setDebug(on bool) {
-	if on || a.debugFlag {
-		a.level.Set(slog.LevelDebug)
-	} else {
-		a.level.Set(slog.LevelInfo)
+func (a *app) setDebug(configDebug bool) { a.level.Set(a.root.level(configDebug)) }
+
+// reloadOnSIGHUP reloads the config on SIGHUP until ctx ends.
+func (a *app) reloadOnSIGHUP(ctx context.Context) {
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-hup:
+			a.log.Info("SIGHUP: reloading config", "file", a.proxy.Config().File)
+			a.reloader.Reload(true)
+		}
 	}
 }
 

@@ -396,7 +396,7 @@ func TestHealthcheck(t *testing.T) {
 	b := newFakeServer(t, 1, 20)
 	g := startGate(t, gateYAML("a.example.com", b.addr), "s3cret")
 	noAPI := filepath.Join(t.TempDir(), "noapi.yml")
-	writeFile(t, noAPI, "config:\n  bind: "+g.proxy+"\n  lite:\n    enabled: true\n    routes:\n      - host: a\n        backend: 127.0.0.1:1\n")
+	writeFile(t, noAPI, "config:\n  bind: "+g.proxy+"\n  lite:\n    enabled: true\n    routes:\n      - host: a.example.com\n        backend: "+b.addr+"\n")
 	tests := []struct {
 		name string
 		args []string

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -14,15 +13,17 @@ import (
 )
 
 // statusCmd prints the table of every backend from a running proxy's admin API.
-// Without --api it reads the API's address and token from the config file when
-// there is one, else uses http://localhost:8080.
+// Without --api it reads the API's address and token from the config file
+// (--config, else the default file), and refuses when that config has the API
+// off. The address asked goes to stderr, so the table stays parseable.
 func statusCmd(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("gate lite status", stderr)
-	api := fs.String("api", "", "admin API base URL (default: from --config, else "+admin.DefaultURL+")")
-	token := fs.String("token", "", "bearer token (default: $GATE_API_TOKEN, else from --config)")
+	api := fs.String("api", "", "admin API base URL (default: api.bind from the config)")
+	token := fs.String("token", "", "bearer token (default: $GATE_API_TOKEN, else from the config)")
 	tokenFile := fs.String("token-file", "", "file holding the bearer token")
-	path := fs.String("config", "", "config file to take the API address and token from (default: config.yml if present)")
+	path := configFlag(fs, "")
 	timeout := fs.Duration("timeout", 10*time.Second, "request timeout")
+	balance := fs.Bool("balance", false, "show the strategies' decisions: scores, load and its source, replica estimate, lowest-latency best and challenger")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -38,7 +39,8 @@ func statusCmd(args []string, stdout, stderr io.Writer) int {
 		}
 		c.Token = t
 	}
-	if err := fromConfig(c, *path); err != nil {
+	from, err := fromConfig(c, *path)
+	if err != nil {
 		fmt.Fprintln(stderr, "gate lite status:", err)
 		return 2
 	}
@@ -46,42 +48,56 @@ func statusCmd(args []string, stdout, stderr io.Writer) int {
 	defer cancel()
 	bs, err := c.Backends(ctx)
 	if err != nil {
-		fmt.Fprintln(stderr, "gate lite status:", err)
+		fmt.Fprintf(stderr, "gate lite status: %s%s: %v\n", c.URL, from, err)
 		return 1
 	}
-	if err := admin.WriteTable(stdout, bs); err != nil {
+	write := func() error { return admin.WriteTable(stdout, bs) }
+	if *balance {
+		routes, err := c.Routes(ctx)
+		if err != nil {
+			fmt.Fprintf(stderr, "gate lite status: %s%s: %v\n", c.URL, from, err)
+			return 1
+		}
+		write = func() error { return admin.WriteBalance(stdout, routes, bs) }
+	}
+	fmt.Fprintf(stderr, "gate lite status: %s%s\n", c.URL, from)
+	if err := write(); err != nil {
 		fmt.Fprintln(stderr, "gate lite status:", err)
 		return 1
 	}
 	return 0
 }
 
-// fromConfig fills what the flags left empty from the config's api section. An
-// explicit --config must load; the default config.yml is used only if it exists.
-func fromConfig(c *admin.Client, path string) error {
+// fromConfig fills what the flags left empty from the config's api section and
+// says where the URL came from. Without --api the config must load and have
+// the API on: guessing an address would read whatever else listens there.
+func fromConfig(c *admin.Client, path string) (from string, err error) {
 	if c.URL != "" && c.Token != "" {
-		return nil
-	}
-	if path == "" {
-		if _, err := os.Stat(defaultConfig); errors.Is(err, os.ErrNotExist) {
-			return nil
-		}
+		return " (--api)", nil
 	}
 	cfg, _, err := load(path)
 	if err != nil {
-		return err
+		if c.URL != "" {
+			return " (--api)", nil // the token is optional
+		}
+		return "", fmt.Errorf("no --api and no usable config: %w", err)
 	}
+	from = " (--api)"
 	if c.URL == "" {
+		if !cfg.API.Enabled {
+			return "", fmt.Errorf("the admin API is off in %s (set api.enabled: true, or pass --api URL)", cfg.File)
+		}
 		c.URL = "http://" + dialable(cfg.API.Bind)
+		from = " (api.bind in " + cfg.File + ")"
 	}
 	if c.Token == "" {
 		t, err := apiToken(cfg.API)
 		if err != nil {
-			return err
+			return "", err
 		}
 		c.Token = t
 	}
-	return nil
+	return from, nil
 }
 
 // dialable turns a listen address into one to connect to: an unspecified host

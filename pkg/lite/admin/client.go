@@ -19,6 +19,10 @@ const DefaultURL = "http://localhost:8080"
 // ErrUnauthorized is returned when the API wants a (different) token.
 var ErrUnauthorized = errors.New("admin API: unauthorized (pass the token with --token or --token-file)")
 
+// ErrNotAdminAPI is returned when something answers at the URL but it is not
+// this proxy's admin API (another program on the port).
+var ErrNotAdminAPI = errors.New("admin API: the answer is not from gate's admin API")
+
 // maxResponse caps what the client reads: a proxy with thousands of backends
 // answers well under this.
 const maxResponse = 16 << 20
@@ -72,6 +76,9 @@ func (c *Client) get(ctx context.Context, path string, into any) error {
 		return fmt.Errorf("admin API: %w", err)
 	}
 	defer resp.Body.Close()
+	if resp.Header.Get(HeaderAPI) == "" {
+		return fmt.Errorf("%w: GET %s answered %s without the %s header", ErrNotAdminAPI, url, resp.Status, HeaderAPI)
+	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, maxResponse))
 	if err != nil {
 		return fmt.Errorf("admin API: read %s: %w", url, err)

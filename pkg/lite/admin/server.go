@@ -28,6 +28,13 @@ const (
 	PathMetrics  = "/metrics"
 )
 
+// HeaderAPI is set on every response of the API (value APIVersion), so that
+// clients can tell this API from another program on the same port.
+const (
+	HeaderAPI  = "X-Gate-Lite-Admin"
+	APIVersion = "v1"
+)
+
 // ErrOpenBind is returned for a non-loopback bind without a token: anyone who
 // can reach the port could read the proxy's whole topology.
 var ErrOpenBind = errors.New("admin API: refusing to listen on a non-loopback address without a token (set api.token or api.tokenFile, or bind to localhost)")
@@ -91,7 +98,12 @@ func (s *Server) SetToken(token string) {
 }
 
 // Handler is the API's HTTP handler, for tests and embedding programs.
-func (s *Server) Handler() http.Handler { return s.mux }
+func (s *Server) Handler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set(HeaderAPI, APIVersion)
+		s.mux.ServeHTTP(w, r)
+	})
+}
 
 func (s *Server) readyz(w http.ResponseWriter, _ *http.Request) {
 	if !s.o.Source.Ready() {
@@ -154,7 +166,7 @@ func (s *Server) ListenAndServe(ctx context.Context, bind string) error {
 // second) and returns once the HTTP server has stopped. It closes ln.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	srv := &http.Server{
-		Handler:           s.mux,
+		Handler:           s.Handler(),
 		ReadHeaderTimeout: 5 * time.Second,
 		ReadTimeout:       10 * time.Second,
 		WriteTimeout:      30 * time.Second,

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"go.minekube.com/gate/pkg/edition/java/lite"
+	"go.minekube.com/gate/pkg/edition/java/lite/relay"
 	"go.minekube.com/gate/pkg/lite/strategy"
 )
 
@@ -22,8 +23,9 @@ const (
 func exported(t *testing.T) map[string]bool {
 	t.Helper()
 	m := New(Options{NoProcess: true})
-	m.WatchBackends(&fakeSource{ready: true, infos: []lite.BackendInfo{
-		{Route: route, Backend: b1, Known: true, State: strategy.BackendState{
+	d := &strategy.LatencyDecision{Best: b1}
+	m.WatchBackends(&fakeSource{ready: true, routes: []lite.RouteInfo{{Key: route, Decision: d}}, infos: []lite.BackendInfo{
+		{Route: route, Backend: b1, Known: true, Score: 12, HasScore: true, State: strategy.BackendState{
 			Health: strategy.HealthHealthy, Latency: time.Millisecond, HasLatency: true,
 			Report: &strategy.Report{Online: 1, Max: 2, HasPlayers: true}}},
 		{Route: wildcard, Backend: tpl, Template: tpl},
@@ -35,6 +37,7 @@ func exported(t *testing.T) map[string]bool {
 		m.Observe(&evs[i])
 	}
 	m.ObserveReload(nil)
+	m.WatchRelay(func() relay.Stats { return relay.Stats{Parked: 1, PipesOpen: 2} })
 	mfs, err := m.Registry().Gather()
 	if err != nil {
 		t.Fatal(err)
@@ -54,7 +57,7 @@ func TestEveryMetricDocumented(t *testing.T) {
 		t.Fatal(err)
 	}
 	names := exported(t)
-	if len(names) != 19 { // every metric of this package, so none escapes the checks below
+	if len(names) != 23 { // every metric of this package, so none escapes the checks below
 		t.Fatalf("only %d metrics exported: %v", len(names), names)
 	}
 	for n := range names {

@@ -10,6 +10,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"go.minekube.com/gate/pkg/edition/java/lite"
+	"go.minekube.com/gate/pkg/edition/java/lite/relay"
 )
 
 // Namespace prefixes every metric name.
@@ -137,6 +138,19 @@ func (m *Metrics) ObserveReload(err error) {
 // WatchBackends registers the scrape-time view of src's backends.
 func (m *Metrics) WatchBackends(src Source) {
 	m.reg.MustRegister(newBackendCollector(src))
+}
+
+// WatchRelay registers two scrape-time gauges read from stats (*lite.Lite's
+// RelayStats): the directions parked with no goroutine, and the open splice pipes.
+func (m *Metrics) WatchRelay(stats func() relay.Stats) {
+	m.reg.MustRegister(
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Namespace: Namespace, Name: "relay_parked_directions",
+			Help: "Session directions idle in the relay's poller, holding no goroutine."},
+			func() float64 { return float64(stats().Parked) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Namespace: Namespace, Name: "relay_splice_pipes",
+			Help: "Kernel pipes the relay holds for splicing (2 descriptors each), lent or idle in its pool."},
+			func() float64 { return float64(stats().PipesOpen) }),
+	)
 }
 
 var _ lite.Observer = (*Metrics)(nil)

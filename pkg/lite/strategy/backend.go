@@ -53,10 +53,16 @@ const (
 // reportAt is an immutable status report with its arrival time and the
 // players this instance had placed on the backend when it arrived.
 type reportAt struct {
-	r   Report
-	at  time.Time
-	own int64
+	r     Report
+	at    time.Time
+	own   int64
+	stuck int // reports in a row with the same Online while players were placed
 }
+
+// StuckReports is how many reports in a row may repeat players online
+// while this instance places players on the backend before the count is
+// no longer believed.
+const StuckReports = 3
 
 // backendSettings are the per-backend knobs routes configure; immutable,
 // replaced on reload.
@@ -82,6 +88,7 @@ type backend struct {
 	warmSince   atomic.Int64                    // unix ns of the last join or recovery; 0: none
 	settings    atomic.Pointer[backendSettings] // nil: no overrides
 	draining    atomic.Bool                     // the last report's MOTD matches the drain pattern
+	outcomes    outcomes                        // recent probes and dials, for the failure penalty
 
 	ejectedUntil atomic.Int64 // unix ns; 0 when not ejected
 	awaitProbe   atomic.Bool  // after the ejection a probe, not a player, tests it first
@@ -94,7 +101,8 @@ type backend struct {
 
 	mu             sync.Mutex
 	ejected        bool // from ejection until the next success
-	fails          int  // consecutive passive failures
+	fails          int  // passive failures not yet forgotten (see passedLocked)
+	passed         int  // passive successes in a row, towards forgetting one
 	ejections      int  // ejections in a row, for the backoff
 	recoveredAt    time.Time
 	loginFail      bool        // the failures since the last success include a player's login
@@ -172,7 +180,7 @@ func (b *backend) state(now time.Time, why Reason, lat *latencyStore) BackendSta
 	s := BackendState{Addr: b.addr, Active: b.active.Load(), Unsettled: b.unsettled.Load(),
 		FirstByte: time.Duration(b.firstByte.Load()), Health: why.health()}
 	if e, ok := lat.get(b.addr, now); ok {
-		s.Latency, s.HasLatency = e.ewma, true
+		s.Latency, s.HasLatency = e.value, true
 	}
 	if p := b.report.Load(); p != nil {
 		r := p.r

@@ -1,7 +1,8 @@
 // Package strategy decides which backend each player lands on.
 //
-// It owns the Strategy seam and the six built-in strategies (sequential,
-// random, round-robin, least-connections, lowest-latency, p2c), the
+// It owns the Strategy seam and the eight built-in strategies (sequential,
+// random, round-robin, least-connections, lowest-latency, p2c,
+// least-loaded, weighted-random), the
 // per-backend state they read (active sessions, smoothed latency, the last
 // status report and the placements since it, capacity overrides, drain
 // verdicts, slow-start ramps, health), passive ejection and active health

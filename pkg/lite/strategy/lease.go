@@ -97,6 +97,7 @@ func (l *Lease) Settle(firstByte time.Duration, err error) {
 	if noVerdict(err) {
 		return
 	}
+	b.outcomes.record(true)
 	m.passiveFail(b, true)
 }
 
@@ -140,6 +141,9 @@ func (l *Lease) Addr() string {
 
 // observeFirstByte records one first-byte time (preamble sent to the
 // backend's first byte) of a settled login: the server's own answer time.
+// It is a latency sample, so a server that lags shows up even while its
+// network answers fast.
 func (m *Manager) observeFirstByte(b *backend, d time.Duration) {
 	b.firstByte.Store(int64(d))
+	m.lat.add(b, d)
 }

@@ -214,7 +214,9 @@ func (p *pinned) add(r *route, rt Route, addr string) {
 	if !p.hcSet && r.health.Enabled {
 		p.hc, p.hcSet = r.health, true
 	}
-	if r.inputs&InputLoad != 0 {
+	if r.inputs&(InputLoad|InputLatency) != 0 {
+		// Load and latency are only as good as their last sample: every
+		// backend is probed each interval, whether players go there or not.
 		iv := rt.Health.WithDefaults().Interval
 		if p.reportEvery == 0 || iv < p.reportEvery {
 			p.reportEvery = iv

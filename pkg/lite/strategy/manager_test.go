@@ -10,7 +10,7 @@ func TestReloadKeepsRemainingBackendsAndDropsTheRest(t *testing.T) {
 	m, _ := newTestManager(t, LeastConnections, "keep", "gone")
 	lease := join(m, "keep")
 	defer lease.Release()
-	m.ObserveDial("keep", 5*time.Millisecond, nil)
+	m.ObserveStatus("keep", Report{RTT: 5 * time.Millisecond}, nil)
 	fail(m, "keep", EjectFailures)
 	m.ObserveDial("gone", 5*time.Millisecond, nil)
 
@@ -23,7 +23,7 @@ func TestReloadKeepsRemainingBackendsAndDropsTheRest(t *testing.T) {
 		t.Fatalf("backends after reload %v, want %v", got, want)
 	}
 	s := state(t, m, "keep")
-	if s.Active != 1 || s.Latency != 5*time.Millisecond || s.Health != HealthEjected {
+	if s.Active != 1 || !s.HasLatency || s.Health != HealthEjected {
 		t.Fatalf("kept backend lost state: %+v", s)
 	}
 	if s := state(t, m, "new"); s.Health != HealthUnknown || s.Active != 0 || s.HasLatency {

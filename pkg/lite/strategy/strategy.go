@@ -23,13 +23,14 @@ type Strategy interface {
 type Inputs uint8
 
 const (
-	// InputLatency asks for Latency, HasLatency and Samples.
+	// InputLatency asks for Latency, HasLatency, Samples, Penalty and
+	// LastFailed.
 	InputLatency Inputs = 1 << iota
 	// InputReport asks for Online, Max, HasReport and HasPlayers.
 	InputReport
 	// InputLoad asks for everything a load estimate needs: the report
-	// fields plus ReportAge, ActiveAtReport, Placed, Capacity, Draining
-	// and Warm.
+	// fields plus ReportAge, ActiveAtReport, Placed, Capacity, Draining,
+	// Stuck and Warm.
 	InputLoad
 )
 
@@ -53,6 +54,10 @@ type Candidate struct {
 	// Samples counts the measurements behind Latency; it grows by one per
 	// measurement and restarts when the estimate fades.
 	Samples uint64
+	// Penalty is what the backend's recent failures add to its latency
+	// (see FailurePenalty); LastFailed says its newest probe or dial failed.
+	Penalty    time.Duration
+	LastFailed bool
 	// Online and Max come from the last status report; valid only when
 	// HasReport. HasPlayers says the report had a plausible players object
 	// (max > 0, online >= 0).
@@ -74,6 +79,10 @@ type Candidate struct {
 	Capacity int
 	// Draining says the backend's MOTD matches its drain pattern.
 	Draining bool
+	// Stuck says the reported players online stayed the same over
+	// StuckReports reports in a row while this instance placed players
+	// there: the count does not move, so it is not the load.
+	Stuck bool
 	// Warm is how long ago the backend joined the route by a reload or
 	// recovered from ejection or a down verdict; Settled when neither
 	// happened recently enough to matter.
@@ -107,5 +116,7 @@ func builtins() map[Name]Factory {
 		LeastConnections: func(e Env) Strategy { return newLeastConn(e) },
 		LowestLatency:    func(e Env) Strategy { return newLowestLatency(e) },
 		P2C:              func(e Env) Strategy { return newP2C(e) },
+		LeastLoaded:      func(e Env) Strategy { return newLeastLoaded(e) },
+		WeightedRandom:   func(e Env) Strategy { return newWeightedRandom(e) },
 	}
 }

@@ -19,6 +19,11 @@ import (
 // client: _minecraft._tcp SRV record, else wire.DefaultPort). ctx carries the deadline.
 func (l *Lite) dial(ctx context.Context, addr string) (net.Conn, error) {
 	target, err := l.resolve(ctx, addr)
+	if errors.Is(err, errBackendPort) {
+		// A `$n` port the player's host filled badly, or one left literal: the
+		// config is at fault, not the backend. The logger rate-limits repeats.
+		l.log.Error(err, "backend skipped: unusable address after $n expansion", "backend", addr)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -43,8 +48,15 @@ func ownLimit(err error) bool {
 		errors.Is(err, syscall.ENOBUFS) || errors.Is(err, syscall.ENOMEM)
 }
 
+// errBackendPort is why a backend address whose port came from `$n`
+// expansion (checked here, not at load, as in Gate) is not dialled.
+var errBackendPort = errors.New("port is not a number in 1-65535")
+
 func (l *Lite) resolve(ctx context.Context, addr string) (string, error) {
-	if _, _, err := net.SplitHostPort(addr); err == nil {
+	if _, port, err := net.SplitHostPort(addr); err == nil {
+		if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 || port[0] == '+' {
+			return "", fmt.Errorf("backend %s: %w (got %q)", addr, errBackendPort, port)
+		}
 		return addr, nil
 	}
 	host := strings.TrimSuffix(strings.TrimPrefix(addr, "["), "]")
@@ -67,17 +79,14 @@ func (l *Lite) resolve(ctx context.Context, addr string) (string, error) {
 func defaultPort() string { return strconv.Itoa(int(wire.DefaultPort)) }
 
 // rewriteHandshake applies the route's handshake rewrites. modifyVirtualHost replaces
-// only the host part (so Forge and TCPShield suffixes survive) with the backend's host
-// and port. tcpShieldRealIP adds TCPShield's RealIP block naming the player (see
+// only the host part (so Forge and TCPShield suffixes survive) with the backend's host;
+// the port field stays the client's, as in Gate. tcpShieldRealIP adds TCPShield's RealIP block naming the player (see
 // wire.AddRealIP: never twice, and unsigned, so the backend must trust this proxy only).
 func rewriteHandshake(hs wire.Handshake, rt *compiledRoute, backend string, client net.Addr, now time.Time) wire.Handshake {
 	if rt.cfg.ModifyVirtualHost {
 		_, suffix := wire.SplitAddress(hs.Address)
-		bhost, bport := splitBackend(backend)
-		hs.Address = bhost + suffix
-		if bport > 0 {
-			hs.Port = uint16(bport)
-		}
+		host, _ := splitBackend(backend)
+		hs.Address = host + suffix
 	}
 	if rt.cfg.TCPShieldRealIP {
 		hs.Address = wire.AddRealIP(hs.Address, client.String(), now.Unix())

@@ -14,6 +14,7 @@ import (
 
 	"go.minekube.com/gate/pkg/edition/java/lite/admission"
 	"go.minekube.com/gate/pkg/edition/java/lite/config"
+	"go.minekube.com/gate/pkg/edition/java/lite/relay"
 	"go.minekube.com/gate/pkg/edition/java/lite/status"
 	"go.minekube.com/gate/pkg/lite/strategy"
 )
@@ -60,11 +61,13 @@ type Lite struct {
 	cache    *status.Cache
 	// adm holds quotas and open-connection counts; it outlives reloads.
 	adm *admission.Controller
+	rel relay.Relay // joined sessions' bytes; its poller runs only while sessions park
 
 	snap  atomic.Pointer[snapshot]
 	ready atomic.Bool // listener bound and config loaded
 
 	sessions sync.WaitGroup
+	live     atomic.Int64 // connections being handled, for the shutdown lines
 	connsMu  sync.Mutex
 	conns    map[net.Conn]struct{}
 }
@@ -155,8 +158,12 @@ func (l *Lite) Serve(ctx context.Context, ln net.Listener) error {
 
 	err := l.acceptLoop(ctx, ln)
 	l.ready.Store(false)
+	why := context.Cause(ctx) // the signal, when NotifyContext ended it
+	if why == nil {
+		why = err
+	}
 	cancel()
-	l.drain()
+	l.drain(why)
 	bg.Wait()
 	l.cache.Close()
 	return err
@@ -185,7 +192,9 @@ func (l *Lite) acceptLoop(ctx context.Context, ln net.Listener) error {
 		}
 		backoff = 0
 		l.track(c, true)
+		l.live.Add(1)
 		l.sessions.Go(func() {
+			defer l.live.Add(-1)
 			defer l.track(c, false)
 			l.handle(ctx, c)
 		})
@@ -193,8 +202,21 @@ func (l *Lite) acceptLoop(ctx context.Context, ln net.Listener) error {
 }
 
 // drain waits up to the grace period for sessions to end, then closes the rest.
-func (l *Lite) drain() {
+// It logs one line as it starts (why, live sessions, grace) and one when done
+// (how many sessions ended by themselves, how many were closed at the end).
+func (l *Lite) drain(why error) {
 	grace := l.snap.Load().cfg.Lite.ShutdownGrace
+	live := l.live.Load()
+	cause := "listener closed"
+	if why != nil {
+		cause = why.Error()
+	}
+	l.log.Info("shutting down: no new connections; live sessions get the grace period",
+		"cause", cause, "sessions", live, "grace", grace)
+	closed := int64(0)
+	defer func() {
+		l.log.Info("shutdown complete", "endedByThemselves", live-closed, "closedAtGraceEnd", closed)
+	}()
 	done := make(chan struct{})
 	go func() {
 		l.sessions.Wait()
@@ -208,12 +230,11 @@ func (l *Lite) drain() {
 	case <-timer.C:
 	}
 	l.connsMu.Lock()
-	n := len(l.conns)
+	closed = l.live.Load()
 	for c := range l.conns {
 		_ = c.Close()
 	}
 	l.connsMu.Unlock()
-	l.log.Info("grace period over; closed remaining connections", "count", n)
 	<-done
 }
 

@@ -136,7 +136,9 @@ config:
 	}
 }
 
-func TestModifyVirtualHostKeepsSuffix(t *testing.T) {
+// modifyVirtualHost replaces only the host, as Gate does: the Forge suffix and the
+// client's port field reach the backend unchanged.
+func TestModifyVirtualHostKeepsSuffixAndClientPort(t *testing.T) {
 	b := newBackend(t, "")
 	p := startProxy(t, fill(`
 config:
@@ -148,14 +150,16 @@ config:
         modifyVirtualHost: true
 `, "b", b.addr))
 	c := dialProxy(t, p.addr)
-	c.send(handshake(765, "Public.Example.com\x00FML2\x00", wire.IntentLogin), loginStart("Steve"))
+	const clientPort = 25577 // what the player typed; the backend listens elsewhere
+	c.send(wire.AppendHandshake(nil, wire.Handshake{Protocol: 765, Address: "Public.Example.com\x00FML2\x00", Port: clientPort, Intent: wire.IntentLogin}),
+		loginStart("Steve"))
 	rec := b.next(t)
-	host, port, _ := net.SplitHostPort(b.addr)
+	host, _, _ := net.SplitHostPort(b.addr)
 	if want := host + "\x00FML2\x00"; rec.Handshake.Address != want {
 		t.Fatalf("address %q, want %q", rec.Handshake.Address, want)
 	}
-	if got := rec.Handshake.Port; int(got) != mustAtoi(t, port) {
-		t.Fatalf("port %d, want %s", got, port)
+	if got := rec.Handshake.Port; got != clientPort {
+		t.Fatalf("port %d, want the client's %d", got, clientPort)
 	}
 }
 

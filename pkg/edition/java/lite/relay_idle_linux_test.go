@@ -8,7 +8,6 @@ import (
 	"io"
 	"net"
 	"os"
-	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -17,6 +16,7 @@ import (
 	"go.uber.org/goleak"
 
 	"go.minekube.com/gate/pkg/edition/java/lite"
+	"go.minekube.com/gate/pkg/edition/java/lite/relay"
 )
 
 // openFDs counts this process's open file descriptors.
@@ -86,29 +86,6 @@ func tcpInodes(t testing.TB, ports []string) map[string]bool {
 	return out
 }
 
-// goroutinesIn counts goroutines with any of the functions in their stack.
-func goroutinesIn(funcs ...string) int {
-	buf := make([]byte, 1<<20)
-	for {
-		n := runtime.Stack(buf, true)
-		if n < len(buf) {
-			buf = buf[:n]
-			break
-		}
-		buf = make([]byte, 2*len(buf))
-	}
-	count := 0
-	for g := range strings.SplitSeq(string(buf), "\n\n") {
-		for _, f := range funcs {
-			if strings.Contains(g, f) {
-				count++
-				break
-			}
-		}
-	}
-	return count
-}
-
 func portOf(t testing.TB, addr string) string {
 	t.Helper()
 	_, port, err := net.SplitHostPort(addr)
@@ -162,32 +139,25 @@ func TestRelayIdleSessionHoldsTwoSocketsAndNoPipe(t *testing.T) {
 	p := relayProxy(t, b.addr, nil)
 
 	waitFor(t, "no pipe lent before the sessions", 5*time.Second, func() bool {
-		open, idle := lite.PipeCounts()
-		return open == idle
-	})
-	waitFor(t, "earlier tests' sessions to finish", 5*time.Second, func() bool {
-		return !lite.PollerRunning() && goroutinesIn("(*session).relay(") == 0
+		s := p.RelayStats()
+		return s.PipesOpen == s.PipesIdle
 	})
 	openChattedSessions(t, p.addr, sessions, msg)
 	// Per session the process holds 4 sockets: the test's client and backend ends
-	// and the proxy's two (client, backend), and the proxy one goroutine, parked in
-	// relay on the backend-to-client direction: the other direction has none while
-	// idle. Shared by all sessions: the relay poller (one goroutine, one epoll
-	// descriptor) and the pool's idle pipes.
-	var pipesOpen, pipesIdle int
+	// and the proxy's two (client, backend). The proxy's relay serves the
+	// backend-to-client direction on the session's goroutine and parks the other one
+	// with no goroutine. Shared by all sessions: the relay poller (one goroutine, one
+	// epoll descriptor) and the pool's idle pipes.
+	var st relay.Stats
 	waitFor(t, "every session idle with its pipes returned", 10*time.Second, func() bool {
-		pipesOpen, pipesIdle = lite.PipeCounts()
-		return pipesOpen == pipesIdle && goroutinesIn("(*session).relay(") == sessions &&
-			goroutinesIn("(*parking).work(", "(*upstream).runBlocking") == 0
+		st = p.RelayStats()
+		return st.Sessions == sessions && st.Parked == sessions && st.Workers == 0 && st.PipesOpen == st.PipesIdle
 	})
 	if sockets := socketsOn(t, portOf(t, p.addr), portOf(t, b.addr)); sockets != 4*sessions {
 		t.Fatalf("%d sessions hold %d sockets, want %d (4 per session)", sessions, sockets, 4*sessions)
 	}
-	if !lite.PollerRunning() {
-		t.Fatal("no relay poller while sessions are parked")
-	}
-	if pipesOpen > 64 {
-		t.Fatalf("%d pipes open for %d idle sessions, want the pool's bound at most", pipesOpen, sessions)
+	if st.Pollers != 1 || st.PipesOpen > 64 {
+		t.Fatalf("relay %+v for %d idle sessions: want one poller and at most the pool's 64 pipes", st, sessions)
 	}
 }
 
@@ -217,60 +187,12 @@ func TestRelayShutdownClosesEverySession(t *testing.T) {
 		_ = c.Close()
 	}
 	b.close()
-	if lite.PollerRunning() {
-		t.Fatal("relay poller still running after every session ended")
+	if st := p.RelayStats(); st.Sessions != 0 || st.Parked != 0 || st.Workers != 0 || st.Pollers != 0 {
+		t.Fatalf("relay %+v after every session ended, want nothing held", st)
 	}
 	// The proxy's listener is gone too, so fewer descriptors than before is right.
 	if got := openFDs(t); got > fds {
 		t.Fatalf("%d descriptors after shutdown, %d before the sessions", got, fds)
 	}
 	goleak.VerifyNone(t, ignore)
-}
-
-func TestRelayParkedDirectionWakesForEveryBurst(t *testing.T) {
-	// A player sends a packet, waits for the answer, sends the next: between bursts the
-	// client-to-backend direction parks, and each burst must wake it exactly once.
-	const bursts = 300
-	b := newScriptBackend(t, len(preamble()), func(c *net.TCPConn) {
-		buf := make([]byte, 4096)
-		for {
-			n, err := c.Read(buf)
-			if n > 0 {
-				if _, werr := c.Write(buf[:n]); werr != nil {
-					return
-				}
-			}
-			if err != nil {
-				return
-			}
-		}
-	})
-	ends := make(endings, 1)
-	p := relayProxy(t, b.addr, ends)
-	c := dialTCP(t, p.addr)
-	if _, err := c.Write(preamble()); err != nil {
-		t.Fatal(err)
-	}
-	var sent int64
-	for i := range bursts {
-		msg := seededBytes(uint64(1000+i), 1+i*37%1500)
-		if _, err := c.Write(msg); err != nil {
-			t.Fatal(err)
-		}
-		sent += int64(len(msg))
-		got := make([]byte, len(msg))
-		if _, err := io.ReadFull(c, got); err != nil || !bytes.Equal(got, msg) {
-			t.Fatalf("burst %d: %v, exact %v", i, err, bytes.Equal(got, msg))
-		}
-	}
-	_ = c.CloseWrite()
-	if rest, err := io.ReadAll(c); err != nil || len(rest) != 0 {
-		t.Fatalf("after the last burst: %d bytes, %v; want EOF", len(rest), err)
-	}
-	ev := ends.next(t, 5*time.Second)
-	pre := int64(len(preamble()))
-	if ev.Reason != lite.ReasonClientClosed || ev.BytesUp != pre+sent || ev.BytesDown != sent {
-		t.Fatalf("ended %s up %d down %d; want %s up %d down %d", ev.Reason, ev.BytesUp, ev.BytesDown,
-			lite.ReasonClientClosed, pre+sent, sent)
-	}
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"go.minekube.com/gate/pkg/edition/java/lite"
+	"go.minekube.com/gate/pkg/edition/java/lite/relay"
 	"go.minekube.com/gate/pkg/edition/java/lite/wire"
 )
 
@@ -180,7 +181,7 @@ func TestRelayEndReasons(t *testing.T) {
 	// hold keeps a backend connection open until the subtest ends, so only the relay
 	// itself can end a session that waits on it.
 	var hold chan struct{}
-	clean, onError := 2*lite.LingerAfterHalfClose, lite.LingerAfterHalfClose/2
+	clean, onError := 2*relay.LingerAfterHalfClose, relay.LingerAfterHalfClose/2
 	tests := []struct {
 		name string
 		// backend runs after the preamble; client runs on the player's socket.

@@ -77,6 +77,9 @@ func compile(cfg *config.Config) (*snapshot, error) {
 				Max:             f.Max,
 				Favicon:         f.Favicon,
 			}
+			for _, sp := range f.Sample {
+				cr.fallback.Sample = append(cr.fallback.Sample, status.SamplePlayer(sp))
+			}
 		}
 		for _, b := range r.Backend {
 			if route.MaxParam(b) == 0 {

@@ -185,7 +185,7 @@ func exchangeStatus(c net.Conn, deadline time.Time, pre []byte, hs wire.Handshak
 	}
 	buf := make([]byte, 0, 1024)
 	for {
-		id, payload, _, err := wire.ParseFrame(buf, wire.MaxStatusJSON+8)
+		id, payload, _, err := wire.ParseFrame(buf, wire.MaxStatusResponseLen)
 		if err == nil {
 			if id != wire.IDStatusRequest {
 				return nil, 0, fmt.Errorf("unexpected status response id %d", id)

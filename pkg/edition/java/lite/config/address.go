@@ -13,14 +13,16 @@ import (
 var paramRE = regexp.MustCompile(`\$[0-9]+`)
 
 // validBackend checks host or host:port with port 1..65535, IPv6 in
-// brackets, `$n` standing for a DNS label.
+// brackets, `$n` standing for a DNS label. A port with a `$n` in it
+// (`127.0.0.1:$1`, `$1:$2`) is checked when it is dialled, after expansion,
+// as in Gate.
 func validBackend(addr string) error {
-	addr = paramRE.ReplaceAllString(addr, "x")
-	host, port, err := splitOptionalPort(addr)
+	host, port, err := splitOptionalPort(paramRE.ReplaceAllString(addr, "x"))
 	if err != nil {
 		return err
 	}
-	if port != "" {
+	_, rawPort, _ := splitOptionalPort(addr)
+	if port != "" && !paramRE.MatchString(rawPort) {
 		if err := validPort(port, 1); err != nil {
 			return err
 		}

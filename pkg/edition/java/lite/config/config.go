@@ -103,8 +103,19 @@ func Load(path string) (*Config, []Warning, error) {
 // how many more there were. Parse is bounded on any input: a file over
 // MaxFileSize, or one whose aliases expand beyond the decoding limits, is
 // rejected with an error wrapping ErrLimit.
+//
+// Environment variables starting with EnvPrefix override the file's keys, as
+// in Gate (see EnvPrefix); Parse reads the process environment, so a reload
+// keeps the overrides. Use ParseEnv to choose the variables.
 func Parse(data []byte, file string) (*Config, []Warning, error) {
-	d := &decoder{file: file, dir: filepath.Dir(file), budget: newBudget()}
+	return ParseEnv(data, file, os.Environ())
+}
+
+// ParseEnv is Parse with environ ("NAME=value" items, as from os.Environ) in
+// place of the process environment; nil applies no overrides. Findings about
+// a key set from the environment name the variable instead of a file line.
+func ParseEnv(data []byte, file string, environ []string) (*Config, []Warning, error) {
+	d := &decoder{file: file, dir: filepath.Dir(file), budget: newBudget(), env: newEnvOverrides(environ)}
 	if file == "" {
 		d.dir = "."
 	}
@@ -120,6 +131,7 @@ func Parse(data []byte, file string) (*Config, []Warning, error) {
 		return nil, d.warns, d.errs
 	}
 	d.decodeRoot(&root, cfg)
+	d.unusedEnv()
 	d.finish()
 	if len(d.errs) > 0 {
 		return nil, d.warns, d.errs
@@ -157,9 +169,13 @@ func syntaxLine(err error) int {
 // decodeRoot walks the document: `config:` and `api:` are ours, Gate's other
 // sections are warned about.
 func (d *decoder) decodeRoot(root *yaml.Node, cfg *Config) {
-	if root.Kind != yaml.DocumentNode || len(root.Content) == 0 || isNull(root.Content[0]) {
+	empty := root.Kind != yaml.DocumentNode || len(root.Content) == 0 || isNull(root.Content[0])
+	if empty && len(d.env.vars) == 0 {
 		d.errorf(1, "config", ErrMissing, "missing: the file is empty (want config.lite.enabled: true and config.lite.routes)")
 		return
+	}
+	if empty { // the environment may configure it all
+		root = &yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{{Kind: yaml.MappingNode}}}
 	}
 	doc := entry{key: root, val: root.Content[0], path: ""}
 	var proxy *entry

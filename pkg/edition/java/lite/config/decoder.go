@@ -20,6 +20,7 @@ type decoder struct {
 	errs   ErrorList
 	warns  []Warning
 	budget budget
+	env    envOverrides
 	// droppedErrs and droppedWarns count findings over maxErrors and maxWarnings.
 	droppedErrs, droppedWarns int
 }
@@ -40,7 +41,7 @@ func (d *decoder) errorf(line int, path string, kind error, format string, args 
 		d.droppedErrs++
 		return
 	}
-	d.errs = append(d.errs, &Error{File: d.file, Line: line, Path: path, Msg: clip(fmt.Sprintf(format, args...)), Err: kind})
+	d.errs = append(d.errs, &Error{File: d.source(line, path), Line: line, Path: path, Msg: clip(fmt.Sprintf(format, args...)), Err: kind})
 }
 
 func (d *decoder) warnf(line int, path, format string, args ...any) {
@@ -48,7 +49,16 @@ func (d *decoder) warnf(line int, path, format string, args ...any) {
 		d.droppedWarns++
 		return
 	}
-	d.warns = append(d.warns, Warning{File: d.file, Line: line, Path: path, Msg: clip(fmt.Sprintf(format, args...))})
+	d.warns = append(d.warns, Warning{File: d.source(line, path), Line: line, Path: path, Msg: clip(fmt.Sprintf(format, args...))})
+}
+
+// source names where a finding comes from: the file, or the environment
+// variable that set the key.
+func (d *decoder) source(line int, path string) string {
+	if name := d.envSource(line, path); name != "" {
+		return "environment variable " + name
+	}
+	return d.file
 }
 
 // invalid reports a bad value at the value's line.
@@ -193,10 +203,15 @@ func (d *decoder) mapping(e entry, known map[string]handler, ignored map[string]
 	if !ok {
 		return false
 	}
+	entries, added := d.withEnv(e.path, entries, known)
 	for _, f := range entries {
 		name := f.key.Value
 		if h, ok := known[name]; ok {
-			h(f)
+			if added[name] {
+				d.handleAdded(f, h)
+			} else {
+				h(f)
+			}
 			continue
 		}
 		if msg, ok := ignored[name]; ok {
@@ -206,6 +221,21 @@ func (d *decoder) mapping(e entry, known map[string]handler, ignored map[string]
 		d.unknown(f, known, ignored)
 	}
 	return true
+}
+
+// handleAdded decodes a section that only environment variables below it
+// asked for. When the key turns out not to be a section, the variables named
+// nothing: the mismatch is dropped here and they are warned about as unused.
+func (d *decoder) handleAdded(f entry, h handler) {
+	n := len(d.errs)
+	h(f)
+	kept := d.errs[:n]
+	for _, err := range d.errs[n:] {
+		if err.Path != f.path {
+			kept = append(kept, err)
+		}
+	}
+	d.errs = kept
 }
 
 func (d *decoder) unknown(f entry, known map[string]handler, ignored map[string]string) {

@@ -1,6 +1,10 @@
 package config
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"github.com/google/uuid"
+)
 
 // Fallback is the status response a route answers pings with when every
 // backend is down (Gate's `fallback:`).
@@ -14,6 +18,9 @@ type Fallback struct {
 	VersionProtocol *int32
 	// Online and Max are `players.online` and `players.max`. Default 0.
 	Online, Max int
+	// Sample is `players.sample`, the names shown when hovering over the
+	// player count. Default none.
+	Sample []SamplePlayer
 	// Favicon is a PNG data URI; "" shows none. `favicon` may also name a PNG
 	// file, read at load.
 	Favicon string
@@ -34,7 +41,8 @@ func (d *decoder) decodeFallback(e entry) *Fallback {
 			d.mapping(f, map[string]handler{
 				"online": func(g entry) { d.intField(g, -1<<31, &fb.Online) },
 				"max":    func(g entry) { d.intField(g, -1<<31, &fb.Max) },
-			}, map[string]string{"sample": fallbackIgnored})
+				"sample": func(g entry) { fb.Sample = d.decodeSample(g) },
+			}, nil)
 		},
 		"favicon": func(f entry) { d.favicon(f, &fb.Favicon) },
 	}, map[string]string{"modInfo": fallbackIgnored})
@@ -55,4 +63,53 @@ func (d *decoder) decodeVersion(e entry, fb *Fallback) {
 			}
 		},
 	}, nil)
+}
+
+// SamplePlayer is one entry of `players.sample`.
+type SamplePlayer struct {
+	// Name is shown as is. Required.
+	Name string
+	// ID is the player's UUID in canonical form. Default (unset) the nil
+	// UUID, as in Gate; clients only show the name.
+	ID string
+}
+
+// maxSample caps `players.sample`: the client shows a handful, and the list
+// counts against the size of a status response.
+const maxSample = 100
+
+func (d *decoder) decodeSample(e entry) []SamplePlayer {
+	items, ok := d.sequence(e)
+	if !ok {
+		return nil
+	}
+	if len(items) > maxSample {
+		d.invalid(e, "%d entries: at most %d", len(items), maxSample)
+		return nil
+	}
+	out := make([]SamplePlayer, 0, len(items))
+	for _, it := range items {
+		p := SamplePlayer{ID: uuid.Nil.String()}
+		named := false
+		ok := d.mapping(it, map[string]handler{
+			"name": func(f entry) { d.str(f, &p.Name); named = true },
+			"id":   func(f entry) { d.sampleID(f, &p.ID) },
+		}, nil)
+		if ok && !named {
+			d.errorf(resolve(it.val).Line, child(it.path, "name"), ErrMissing, "missing (want the name to show)")
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+func (d *decoder) sampleID(e entry, dst *string) {
+	var s string
+	d.str(e, &s)
+	id, err := uuid.Parse(s)
+	if err != nil {
+		d.invalid(e, "invalid UUID %q (want e.g. 069a79f4-44e9-4726-a5be-fca90e38aaf5)", truncate(s))
+		return
+	}
+	*dst = id.String()
 }

@@ -270,7 +270,7 @@ func TestFileSizeLimit(t *testing.T) {
 
 func TestFaviconFileLimits(t *testing.T) {
 	dir := t.TempDir()
-	big := append([]byte(pngSignature), make([]byte, maxFaviconFile)...)
+	big := append([]byte("\x89PNG\r\n\x1a\n"), make([]byte, maxFaviconFile)...)
 	if err := os.WriteFile(filepath.Join(dir, "big.png"), big, 0o600); err != nil {
 		t.Fatal(err)
 	}

@@ -15,8 +15,8 @@ func (d *decoder) decodeProxy(e entry, cfg *Config) {
 	)
 	ok := d.mapping(e, map[string]handler{
 		"bind":                        func(f entry) { d.bind(f, &cfg.Bind) },
-		"connectionTimeout":           func(f entry) { d.positive(f, &cfg.ConnectionTimeout) },
-		"readTimeout":                 func(f entry) { d.positive(f, &cfg.ReadTimeout) },
+		"connectionTimeout":           func(f entry) { d.timeout(f, &cfg.ConnectionTimeout, connectionTimeoutSanity) },
+		"readTimeout":                 func(f entry) { d.timeout(f, &cfg.ReadTimeout, readTimeoutSanity) },
 		"debug":                       func(f entry) { d.boolean(f, &cfg.Debug) },
 		"proxyProtocol":               func(f entry) { d.boolean(f, &cfg.ProxyProtocol) },
 		"proxyProtocolTrustedProxies": func(f entry) { trusted = &f },

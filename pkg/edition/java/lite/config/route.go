@@ -14,7 +14,7 @@ import (
 // Route is one entry of `config.lite.routes`.
 type Route struct {
 	// Host patterns (`host`: a string or a list); `*` and `?` wildcards.
-	// Required, none empty.
+	// Required; an empty pattern matches only an empty host, as in Gate.
 	Host []string
 	// Backend addresses (`backend`: a string or a list) as host[:port]
 	// (wire.DefaultPort, 25565, when omitted), IPv6 in brackets; `$n`
@@ -148,10 +148,8 @@ var errLongPattern = errors.New("longer than " + strconv.Itoa(maxHostPattern) + 
 // hosts decodes `host`.
 func (d *decoder) hosts(e entry) ([]string, []listItem) {
 	return d.addresses(e, "host pattern", func(s string) error {
-		switch {
-		case s == "":
-			return route.ErrEmptyPattern
-		case len(s) > maxHostPattern:
+		// An empty pattern is allowed: it matches only an empty host, as in Gate.
+		if len(s) > maxHostPattern {
 			return errLongPattern
 		}
 		return nil

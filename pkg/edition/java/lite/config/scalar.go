@@ -115,17 +115,18 @@ func (d *decoder) duration(e entry, dst *time.Duration) bool {
 	return false
 }
 
-// positive decodes a duration that must be > 0.
-func (d *decoder) positive(e entry, dst *time.Duration) {
+// positive decodes a duration that must be > 0, reporting whether it did.
+func (d *decoder) positive(e entry, dst *time.Duration) bool {
 	var v time.Duration
 	if !d.duration(e, &v) {
-		return
+		return false
 	}
 	if v <= 0 {
 		d.invalid(e, "must be greater than 0, got %s", v)
-		return
+		return false
 	}
 	*dst = v
+	return true
 }
 
 // listItem is one string of a string-or-list value.

@@ -199,7 +199,7 @@ func TestFallback(t *testing.T) {
 // embedded at load.
 func TestFaviconFileRelativeToConfig(t *testing.T) {
 	dir := t.TempDir()
-	png := []byte("\x89PNG\r\n\x1a\nrest-of-image")
+	png := pngOf(t, 64, 64)
 	if err := os.WriteFile(filepath.Join(dir, "icon.png"), png, 0o600); err != nil {
 		t.Fatal(err)
 	}

@@ -36,10 +36,6 @@ func Lint(specs []Spec) []Finding {
 			templated = templated || hasParam(b)
 		}
 		for hi, h := range spec.Hosts {
-			if h == "" {
-				out = append(out, Finding{Route: ri, Host: hi, Backend: -1, Msg: ErrEmptyPattern.Error()})
-				continue
-			}
 			p := compilePattern(strings.ToLower(h), ri, hi, templated)
 			if msg := shadowed(p, earlier); msg != "" {
 				out = append(out, Finding{Route: ri, Host: hi, Backend: -1, Msg: msg})
@@ -107,7 +103,7 @@ func lintBackends(ri int, spec Spec) []Finding {
 		for hi, h := range spec.Hosts {
 			if have := Wildcards(h); need > have {
 				out = append(out, Finding{Route: ri, Host: hi, Backend: bi,
-					Msg: fmt.Sprintf("backend %q uses $%d but host %q has %d capture(s); the reference expands to nothing",
+					Msg: fmt.Sprintf("backend %q uses $%d but host %q has %d capture(s); the reference stays literal, so that backend cannot be dialled",
 						b, need, h, have)})
 			}
 		}

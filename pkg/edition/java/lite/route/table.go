@@ -1,13 +1,6 @@
 package route
 
-import (
-	"errors"
-	"fmt"
-	"strings"
-)
-
-// ErrEmptyPattern is returned by Compile for a host pattern that is empty.
-var ErrEmptyPattern = errors.New("empty host pattern")
+import "strings"
 
 // Spec is one route as configured: the host patterns it answers and the
 // backend addresses (host[:port], possibly with `$n` templates) it dials.
@@ -44,7 +37,8 @@ type compiledRoute struct {
 const maxStackCaptures = 8
 
 // Compile builds a Table from specs. Patterns are lower-cased. An empty
-// pattern is an error that names the route and host index.
+// pattern is a literal that matches only an empty host, as in Gate. The error
+// is always nil today; it is kept so a future rule can refuse a table.
 func Compile(specs []Spec) (*Table, error) {
 	t := &Table{
 		routes: make([]compiledRoute, len(specs)),
@@ -57,9 +51,6 @@ func Compile(specs []Spec) (*Table, error) {
 		}
 		t.routes[ri] = cr
 		for hi, h := range spec.Hosts {
-			if h == "" {
-				return nil, fmt.Errorf("route %d host %d: %w", ri, hi, ErrEmptyPattern)
-			}
 			p := compilePattern(strings.ToLower(h), ri, hi, cr.templated)
 			idx := len(t.patterns)
 			t.patterns = append(t.patterns, p)
@@ -96,8 +87,8 @@ func (t *Table) Match(host string) (Match, bool) {
 		}
 	}
 	if exact {
-		// A literal pattern has no captures; templates still get expanded
-		// (to nothing) so that no raw `$n` ever reaches a dialer.
+		// A literal pattern has no captures; its route's `$n` stay literal
+		// (Expand keeps references beyond the captures), as in Gate.
 		return t.try(first, host)
 	}
 	return Match{}, false

@@ -1,7 +1,6 @@
 package route
 
 import (
-	"errors"
 	"slices"
 	"strings"
 	"sync"
@@ -125,9 +124,9 @@ var matchCases = []struct {
 		host:  "example.com", wantOK: true, wantPattern: "*example.com", wantBackend: []string{"x.svc:25565"},
 	},
 	{
-		name:  "reference beyond the captures expands to nothing",
+		name:  "reference beyond the captures stays literal",
 		specs: []Spec{{Hosts: []string{"exact.example.com"}, Backends: []string{"a$1b:25565"}}},
-		host:  "exact.example.com", wantOK: true, wantPattern: "exact.example.com", wantBackend: []string{"ab:25565"},
+		host:  "exact.example.com", wantOK: true, wantPattern: "exact.example.com", wantBackend: []string{"a$1b:25565"},
 	},
 	{
 		name: "config order: earlier wildcard beats later exact",
@@ -221,16 +220,25 @@ func TestMatchUncleanCaptureFallsThrough(t *testing.T) {
 	}
 }
 
-func TestCompileEmptyPattern(t *testing.T) {
-	_, err := Compile([]Spec{
+// Gate accepts `host: ”` and matches it against an empty host only.
+func TestEmptyPatternMatchesOnlyEmptyHost(t *testing.T) {
+	table, err := Compile([]Spec{
 		{Hosts: []string{"a"}, Backends: []string{"b:1"}},
 		{Hosts: []string{"c", ""}, Backends: []string{"d:1"}},
 	})
-	if !errors.Is(err, ErrEmptyPattern) {
-		t.Fatalf("err = %v, want ErrEmptyPattern", err)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if got, want := err.Error(), "route 1 host 1: empty host pattern"; got != want {
-		t.Fatalf("err = %q, want %q", got, want)
+	if m, ok := table.Match(""); !ok || m.Route != 1 || m.Pattern != "" {
+		t.Fatalf("Match(\"\") = %+v, %v; want route 1", m, ok)
+	}
+	for _, host := range []string{"x", "a.", "."} {
+		if m, ok := table.Match(host); ok {
+			t.Fatalf("Match(%q) = %+v; want no match", host, m)
+		}
+	}
+	if f := Lint([]Spec{{Hosts: []string{""}, Backends: []string{"d:1"}}}); len(f) != 0 {
+		t.Fatalf("Lint = %v; want no findings for an empty pattern", f)
 	}
 }
 

@@ -64,9 +64,11 @@ func param(s string, i int) (n, end int) {
 }
 
 // Expand fills the `$n` references of a backend template with captures[n-1].
-// A reference to a capture that does not exist (including `$0`) expands to
-// the empty string, so nothing but the template text and the captures can end
-// up in the result. A '$' not followed by a digit is kept as is.
+// A reference to a capture that does not exist (including `$0`) stays as
+// written, as in Gate: such a backend then fails to dial with its `$n` in the
+// message. Digits are read greedily, so with two captures `$10` stays `$10`
+// (Gate would write the first capture and a 0). A '$' not followed by a digit
+// is kept as is.
 func Expand(backend string, captures []string) string {
 	if strings.IndexByte(backend, '$') < 0 {
 		return backend
@@ -86,6 +88,8 @@ func Expand(backend string, captures []string) string {
 		}
 		if n >= 1 && n <= len(captures) {
 			b.WriteString(captures[n-1])
+		} else {
+			b.WriteString(backend[i:end])
 		}
 		i = end - 1
 	}
@@ -108,6 +112,8 @@ func expandedLen(backend string, captures []string) int {
 		}
 		if n >= 1 && n <= len(captures) {
 			size += len(captures[n-1])
+		} else {
+			size += end - i
 		}
 		i = end - 1
 	}

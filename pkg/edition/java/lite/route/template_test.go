@@ -58,11 +58,14 @@ func TestExpand(t *testing.T) {
 		{"first capture", "$1.servers.svc:25565", []string{"abc"}, "abc.servers.svc:25565"},
 		{"two captures reordered", "$2.$1:25565", []string{"a", "b"}, "b.a:25565"},
 		{"ten captures", "$10-$1", []string{"1", "2", "3", "4", "5", "6", "7", "8", "9", "ten"}, "ten-1"},
-		{"missing capture is empty", "a$3b", []string{"x"}, "ab"},
-		{"zero is empty", "a$0b", []string{"x"}, "ab"},
+		{"missing capture stays literal (Gate)", "a$3b", []string{"x"}, "a$3b"},
+		{"zero stays literal", "a$0b", []string{"x"}, "a$0b"},
+		{"port from a capture", "127.0.0.1:$1", []string{"25570"}, "127.0.0.1:25570"},
+		{"host and port from captures", "$1:$2", []string{"10.0.0.1", "25570"}, "10.0.0.1:25570"},
+		{"port from two captures", "127.0.0.1:$1$2", []string{"255", "70"}, "127.0.0.1:25570"},
 		{"dollar without digit kept", "a$b$", []string{"x"}, "a$b$"},
 		{"empty capture", "x$1.svc", []string{""}, "x.svc"},
-		{"nil captures", "$1:1", nil, ":1"},
+		{"nil captures", "$1:1", nil, "$1:1"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

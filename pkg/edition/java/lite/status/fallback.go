@@ -11,7 +11,14 @@ type Fallback struct {
 	VersionName     string
 	VersionProtocol *int32 // nil: echo the client's protocol so the entry looks compatible
 	Online, Max     int
-	Favicon         string // data URI or ""
+	Sample          []SamplePlayer // players.sample; nil renders none
+	Favicon         string         // data URI or ""
+}
+
+// SamplePlayer is one name in the player list shown on hover.
+type SamplePlayer struct {
+	Name string `json:"name"`
+	ID   string `json:"id"` // a UUID in canonical form
 }
 
 type statusVersion struct {
@@ -20,8 +27,9 @@ type statusVersion struct {
 }
 
 type statusPlayers struct {
-	Max    int `json:"max"`
-	Online int `json:"online"`
+	Max    int            `json:"max"`
+	Online int            `json:"online"`
+	Sample []SamplePlayer `json:"sample,omitempty"`
 }
 
 // statusResponse is the shape of a Status Response we render; field order follows vanilla.
@@ -44,7 +52,7 @@ func (f *Fallback) Render(protocol int32) []byte {
 	}
 	resp := statusResponse{
 		Version:     statusVersion{Name: v.VersionName, Protocol: protocol},
-		Players:     statusPlayers{Max: v.Max, Online: v.Online},
+		Players:     statusPlayers{Max: v.Max, Online: v.Online, Sample: v.Sample},
 		Description: v.MOTD,
 		Favicon:     v.Favicon,
 	}

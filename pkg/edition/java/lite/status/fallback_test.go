@@ -2,6 +2,7 @@ package status
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -86,5 +87,17 @@ func BenchmarkFallbackRender(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		fb.Render(765)
+	}
+}
+
+func TestFallbackRenderSample(t *testing.T) {
+	fb := &Fallback{Online: 1, Max: 10, Sample: []SamplePlayer{{Name: "Notch", ID: "069a79f4-44e9-4726-a5be-fca90e38aaf5"}}}
+	got := string(fb.Render(765))
+	want := `{"version":{"name":"","protocol":765},"players":{"max":10,"online":1,"sample":[{"name":"Notch","id":"069a79f4-44e9-4726-a5be-fca90e38aaf5"}]},"description":{"text":""}}`
+	if got != want {
+		t.Fatalf("Render =\n %s\nwant\n %s", got, want)
+	}
+	if out := string((&Fallback{}).Render(765)); strings.Contains(out, "sample") {
+		t.Fatalf("no sample configured, yet rendered: %s", out)
 	}
 }

@@ -19,9 +19,15 @@ const (
 // count characters.
 const MaxStatusJSON = 32767 * 4
 
+// MaxStatusTrailer is how many bytes a Status Response may carry after its
+// JSON string. Vanilla sends none; some mods (BetterCompatibilityChecker and
+// similar, Gate issue #297) append their own data there.
+const MaxStatusTrailer = 32 << 10
+
 // MaxStatusResponseLen is the frame length to pass to ParseFrame when reading
-// a status response: packet id, the JSON's length prefix and MaxStatusJSON.
-const MaxStatusResponseLen = 1 + 3 + MaxStatusJSON
+// a status response: packet id, the JSON's length prefix, MaxStatusJSON and
+// MaxStatusTrailer.
+const MaxStatusResponseLen = 1 + 3 + MaxStatusJSON + MaxStatusTrailer
 
 // pingLen is the size of the ping/pong payload: one big-endian int64.
 const pingLen = 8
@@ -40,14 +46,13 @@ func AppendStatusResponse(dst []byte, json []byte) []byte {
 // ParseStatusResponse decodes the payload of a 0x00 status frame (from
 // ParseFrame) and returns a copy of the JSON, so the caller may reuse its read
 // buffer. The JSON's bytes are passed through untouched: neither UTF-8 nor
-// JSON validity is checked here. Bytes after the string are malformed.
+// JSON validity is checked here. Bytes after the string are ignored, as Gate
+// ignores them: mods append data there that only their own client side reads,
+// and vanilla clients never see it because a proxy answer carries the JSON only.
 func ParseStatusResponse(payload []byte) (json []byte, err error) {
-	raw, n, err := parseBytes(payload, MaxStatusJSON)
+	raw, _, err := parseBytes(payload, MaxStatusJSON)
 	if err != nil {
 		return nil, fmt.Errorf("parse status response: %w", inFrame(err, "json"))
-	}
-	if n != len(payload) {
-		return nil, fmt.Errorf("parse status response: %w: %d bytes after the json", ErrMalformed, len(payload)-n)
 	}
 	return bytes.Clone(raw), nil
 }

@@ -54,7 +54,8 @@ func TestParseStatusResponse(t *testing.T) {
 		{"bytes are not re-encoded", []byte{0x02, 0xff, 0xfe}, "\xff\xfe", nil},
 		{"empty payload", nil, "", wire.ErrMalformed},
 		{"json cut short", []byte{0x05, '{', '}'}, "", wire.ErrMalformed},
-		{"bytes after the json", []byte{0x02, '{', '}', 0x00}, "", wire.ErrMalformed},
+		{"bytes after the json are ignored (Gate #297)", []byte{0x02, '{', '}', 0x00}, "{}", nil},
+		{"a mod's second string after the json", append(wire.AppendString(nil, `{"a":1}`), wire.AppendString(nil, `{"projectId":925200}`)...), `{"a":1}`, nil},
 		{"declared length over cap", wire.AppendVarInt(nil, wire.MaxStatusJSON+1), "", wire.ErrTooLarge},
 		{"negative length", []byte{0xff, 0xff, 0xff, 0xff, 0x0f}, "", wire.ErrMalformed},
 	}

@@ -1,12 +1,11 @@
 //go:build linux
 
-package lite
+package relay
 
 import (
 	"io"
 	"net"
 	"os"
-	"sync"
 	"syscall"
 )
 
@@ -15,10 +14,10 @@ import (
 // so every splice returns EAGAIN instead of sleeping in the kernel).
 const spliceFlags = 0x1 | 0x2
 
-// relayHalf copies src to dst until src ends. Between two TCP sockets it splices
+// half copies src to dst until src ends. Between two TCP sockets it splices
 // through a pooled pipe (see splicer); any other pair (tests, wrapped conns) falls back
 // to io.Copy.
-func relayHalf(dst, src net.Conn) (int64, error) {
+func half(dst, src net.Conn) (int64, error) {
 	d, dok := dst.(*net.TCPConn)
 	s, sok := src.(*net.TCPConn)
 	if !dok || !sok {
@@ -234,12 +233,12 @@ func (sp *splicer) borrow() bool {
 	p, err := sp.pool.get()
 	if err != nil {
 		if sp.buf == nil {
-			sp.buf = chunkBufs.Get().(*[]byte)
+			sp.buf = sp.pool.getBuf()
 		}
 		return false
 	}
 	if sp.buf != nil {
-		chunkBufs.Put(sp.buf)
+		sp.pool.bufs.Put(sp.buf)
 		sp.buf = nil
 	}
 	sp.pipe = p
@@ -273,13 +272,7 @@ func (sp *splicer) release() {
 	sp.pool.put(sp.pipe)
 	sp.pipe = nil
 	if sp.buf != nil {
-		chunkBufs.Put(sp.buf)
+		sp.pool.bufs.Put(sp.buf)
 		sp.buf = nil
 	}
 }
-
-// chunkBufs backs the rare no-pipe fallback; 32 KiB is io.Copy's own chunk size.
-var chunkBufs = sync.Pool{New: func() any {
-	b := make([]byte, 32<<10)
-	return &b
-}}

@@ -1,6 +1,6 @@
 //go:build linux
 
-package lite
+package relay
 
 import (
 	"fmt"
@@ -42,11 +42,28 @@ type pipePool struct {
 	open, big int
 	// create makes a pipe; nil means newPipe. Tests inject failures here.
 	create func(big bool) (*pipe, error)
+	// bufs backs the rare no-pipe fallback (descriptor limit): *[]byte chunks.
+	bufs sync.Pool
 }
 
-// pipes is the process-wide pool. Its pipes are closed only when returned beyond the
-// idle bound; the idle ones live as long as the process, like the runtime's own pool.
+// fallbackChunk is the no-pipe fallback's buffer size, io.Copy's own.
+const fallbackChunk = 32 << 10
+
+func (p *pipePool) getBuf() *[]byte {
+	if b, ok := p.bufs.Get().(*[]byte); ok {
+		return b
+	}
+	b := make([]byte, fallbackChunk)
+	return &b
+}
+
+// pipes is the process-wide pool, the package's one global (see the package doc): the
+// kernel's pipe budget is per user, so every relay in the process shares one pool
+// sized to stay within it. Its pipes are closed only when returned beyond the idle
+// bound; the idle ones live as long as the process, like the runtime's own pool.
 var pipes = &pipePool{}
+
+func pipeCounts() (open, idle int) { return pipes.counts() }
 
 // get returns an empty pipe, reusing an idle one when there is one.
 func (p *pipePool) get() (*pipe, error) {

@@ -1,6 +1,6 @@
 //go:build linux
 
-package lite
+package relay
 
 import (
 	"fmt"
@@ -32,43 +32,52 @@ type poller struct {
 	refs    int
 }
 
-// pollers hands out the process's poller: started by the first session that parks a
+// pollers hands out a relay's poller: started by the first pipe that parks a
 // direction, stopped (its goroutine joined) when the last one is done with it.
-var pollers struct {
+type pollers struct {
 	mu sync.Mutex
 	p  *poller
 }
 
-// acquirePoller returns the running poller, starting one if needed. Every successful
-// call must be paired with releasePoller.
-func acquirePoller() (*poller, error) {
-	pollers.mu.Lock()
-	defer pollers.mu.Unlock()
-	if pollers.p == nil {
+func (ps *pollers) running() int {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	if ps.p != nil {
+		return 1
+	}
+	return 0
+}
+
+// acquire returns the running poller, starting one if needed. Every successful call
+// must be paired with release.
+func (ps *pollers) acquire() (*poller, error) {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	if ps.p == nil {
 		p, err := startPoller()
 		if err != nil {
 			return nil, err
 		}
-		pollers.p = p
+		ps.p = p
 	}
-	pollers.p.mu.Lock()
-	pollers.p.refs++
-	pollers.p.mu.Unlock()
-	return pollers.p, nil
+	ps.p.mu.Lock()
+	ps.p.refs++
+	ps.p.mu.Unlock()
+	return ps.p, nil
 }
 
-// releasePoller drops one reference; the last one stops the poller and waits for its
-// goroutine, so no goroutine outlives the sessions that needed it.
-func releasePoller(p *poller) {
-	pollers.mu.Lock()
+// release drops one reference; the last one stops the poller and waits for its
+// goroutine, so no goroutine outlives the pipes that needed it.
+func (ps *pollers) release(p *poller) {
+	ps.mu.Lock()
 	p.mu.Lock()
 	p.refs--
 	last := p.refs == 0
 	p.mu.Unlock()
-	if last && pollers.p == p {
-		pollers.p = nil
+	if last && ps.p == p {
+		ps.p = nil
 	}
-	pollers.mu.Unlock()
+	ps.mu.Unlock()
 	if last {
 		_ = p.file.Close()
 		<-p.exited

@@ -1,6 +1,6 @@
 //go:build linux
 
-package lite
+package relay
 
 import (
 	"io"
@@ -22,7 +22,7 @@ func BenchmarkRelayThroughput(b *testing.B) {
 		hop  func(dst, src *net.TCPConn) (int64, error)
 	}{
 		{"direct", nil},
-		{"splicer", func(dst, src *net.TCPConn) (int64, error) { return relayHalf(dst, src) }},
+		{"splicer", func(dst, src *net.TCPConn) (int64, error) { return half(dst, src) }},
 		{"io.Copy", func(dst, src *net.TCPConn) (int64, error) { return io.Copy(dst, src) }},
 	}
 	for _, h := range hops {

@@ -1,6 +1,6 @@
 //go:build linux
 
-package lite
+package relay
 
 import (
 	"bytes"
@@ -401,4 +401,8 @@ func inQueue(t *testing.T, c *net.TCPConn) int {
 		_, _, _ = syscall.Syscall(syscall.SYS_IOCTL, fd, siocinq, uintptr(unsafe.Pointer(&n)))
 	})
 	return int(n)
+}
+
+func isConnReset(err error) bool {
+	return errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)
 }

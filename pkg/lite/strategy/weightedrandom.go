@@ -1,0 +1,73 @@
+package strategy
+
+import "sync/atomic"
+
+// weightedRandom draws the first backend with a chance in proportion to
+// its headroom, the players it still has room for (capacity times one
+// minus its load, the load p2c computes), among the backends that are
+// neither saturated nor draining; when none has headroom left, in
+// proportion to capacity. Failover goes on by load, ties random. Like random it needs
+// no coordination between replicas, and unlike it a backend twice the
+// size gets twice the players.
+type weightedRandom struct {
+	rng   *lockedRand
+	cfg   atomic.Pointer[p2cSettings]
+	peers peerMemo
+}
+
+func newWeightedRandom(e Env) *weightedRandom {
+	s := &weightedRandom{rng: newLockedRand(e.Seed)}
+	s.configure(P2CConfig{})
+	return s
+}
+
+func (*weightedRandom) Inputs() Inputs { return InputLoad }
+
+func (s *weightedRandom) configure(c P2CConfig) { s.cfg.Store(newP2CSettings(c)) }
+
+func (s *weightedRandom) Order(cands []Candidate, _ Intent, order []int) {
+	identity(order)
+	if len(cands) < 2 {
+		return
+	}
+	var buf [p2cStack]p2cEval
+	ev := evalBuffer(&buf, len(cands))
+	tier, _ := evaluate(cands, s.cfg.Load(), &s.peers, ev)
+	total := headroomWeights(ev, tier)
+	first := 0
+	if total > 0 {
+		first = drawWeighted(ev, tier, s.rng.Int64N(total), -1)
+	}
+	order[0], order[first] = order[first], order[0]
+	s.rng.Shuffle(order[1:])
+	sortOrder(order[1:], func(a, b int) bool {
+		if ev[a].tier != ev[b].tier {
+			return ev[a].tier < ev[b].tier
+		}
+		return ev[a].load < ev[b].load
+	})
+}
+
+// headroomWeights replaces the sampling weights of the pool tier by the
+// headroom (capacity units left, times the slow-start ramp) and returns
+// their sum; when the pool has no headroom left it keeps the capacity
+// weights.
+func headroomWeights(ev []p2cEval, tier uint8) int64 {
+	var capTotal, total int64
+	for i := range ev {
+		if ev[i].tier != tier {
+			continue
+		}
+		capTotal += ev[i].weight
+		total += ev[i].weight * max(loadUnit-ev[i].load, 0) / loadUnit
+	}
+	if total == 0 {
+		return capTotal
+	}
+	for i := range ev {
+		if ev[i].tier == tier {
+			ev[i].weight = ev[i].weight * max(loadUnit-ev[i].load, 0) / loadUnit
+		}
+	}
+	return total
+}
