@@ -56,6 +56,27 @@ func TestFlappingBackendCostsNoStrategyMoreThanRandom(t *testing.T) {
 				r.Strategy, r.Replicas, r.Wasted, r.Errors, random[r.Replicas])
 		}
 	}
+	// Not one lucky seed: summed over ten more, too.
+	sums := map[strategy.Name]map[int]int{}
+	for seed := uint64(1); seed <= 10; seed++ {
+		more, err := FlapRuns(seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range more {
+			if sums[r.Strategy] == nil {
+				sums[r.Strategy] = map[int]int{}
+			}
+			sums[r.Strategy][r.Replicas] += r.Wasted
+		}
+	}
+	for name, byReplicas := range sums {
+		for n, w := range byReplicas {
+			if w > sums[strategy.Random][n] {
+				t.Errorf("%s, %d replicas, seeds 1-10: %d wasted, random %d", name, n, w, sums[strategy.Random][n])
+			}
+		}
+	}
 }
 
 func TestFaultTablesGolden(t *testing.T) {

@@ -101,7 +101,8 @@ type backend struct {
 
 	mu             sync.Mutex
 	ejected        bool // from ejection until the next success
-	fails          int  // consecutive passive failures
+	fails          int  // passive failures not yet forgotten (see passedLocked)
+	passed         int  // passive successes in a row, towards forgetting one
 	ejections      int  // ejections in a row, for the backoff
 	recoveredAt    time.Time
 	loginFail      bool        // the failures since the last success include a player's login

@@ -6,13 +6,16 @@ import (
 	"time"
 )
 
-// Passive ejection: this many consecutive failures (a refused or timed-out
-// dial, a login with no first byte, a failed status exchange) eject a backend for
-// EjectBase, doubling with each ejection in a row up to EjectMax. The
+// Passive ejection: EjectFailures failures (a refused or timed-out dial, a
+// login with no first byte, a failed status exchange) eject a backend; each
+// run of ForgetAfter successes in a row forgets one of them, so a healthy
+// backend's rare failure fades while a flapping one, whose good phases are
+// short, is ejected as fast as a dead one. Ejection lasts EjectBase, doubling with each ejection in a row up to EjectMax. The
 // duration is shortened by a random 0-10% so that replicas that saw the same
 // outage do not all retest the backend at the same instant.
 const (
 	EjectFailures = 3
+	ForgetAfter   = 10
 	EjectBase     = 30 * time.Second
 	EjectMax      = 300 * time.Second
 )
@@ -95,14 +98,21 @@ func (m *Manager) recordReport(b *backend, r Report) {
 	b.refreshDrain()
 }
 
-// served records a player the backend answered: it clears every failure and
-// ends any ejection at once, since a served player is the best proof there is.
+// served records a player the backend answered. It ends any ejection at
+// once, since a served player is the best proof there is. The failures
+// towards the next ejection fade slowly: each ForgetAfter successes in a
+// row forget one, so a backend that fails now and then (a flapping one) is
+// ejected after a few failures like one that fails every player, while a
+// healthy one's rare failure is forgotten.
 func (m *Manager) served(b *backend) {
 	now := m.now()
 	b.seenOK.Store(true)
 	b.suspect.Store(false)
 	b.mu.Lock()
-	b.fails, b.loginFail = 0, false
+	m.passedLocked(b)
+	if b.fails == 0 {
+		b.loginFail = false
+	}
 	ev := evNone
 	if b.ejected {
 		ev = m.recoverLocked(b, now)
@@ -133,16 +143,24 @@ func (m *Manager) checkOK(b *backend) {
 			b.retestAt = now.Add(hc.Interval)
 		}
 	case !b.loginFail:
-		b.fails = 0
 		b.suspect.Store(false)
+		m.passedLocked(b)
 	}
 	b.mu.Unlock()
 	m.logEvent(b, ev, 0)
 }
 
+// passedLocked counts one success towards forgetting a failure: each
+// ForgetAfter successes in a row forget one. b.mu must be held.
+func (m *Manager) passedLocked(b *backend) {
+	if b.passed++; b.passed >= ForgetAfter {
+		b.fails, b.passed = max(b.fails-1, 0), 0
+	}
+}
+
 // recoverLocked ends b's ejection and puts it on probation. b.mu must be held.
 func (m *Manager) recoverLocked(b *backend, now time.Time) event {
-	b.ejected, b.fails, b.retestOK = false, 0, 0
+	b.ejected, b.fails, b.passed, b.retestOK = false, 0, 0, 0
 	b.ejectedUntil.Store(0)
 	b.awaitProbe.Store(false)
 	b.recoveredAt = now
@@ -158,6 +176,7 @@ func (m *Manager) passiveFail(b *backend, login bool) {
 	b.suspect.Store(true)
 	b.mu.Lock()
 	b.loginFail = b.loginFail || login
+	b.passed = 0
 	ev, d := evNone, time.Duration(0)
 	switch {
 	case b.ejected && b.inEjection(nowNS, m.probing.Load()):
@@ -192,7 +211,7 @@ func (m *Manager) ejectLocked(b *backend, now time.Time) time.Duration {
 	d := EjectionDuration(b.ejections)
 	d -= time.Duration(m.jitter.Int64N(int64(d/10) + 1))
 	b.ejected = true
-	b.fails, b.retestOK = 0, 0
+	b.fails, b.passed, b.retestOK = 0, 0, 0
 	b.probation.Store(0)
 	until := now.Add(d)
 	b.ejectedUntil.Store(until.UnixNano())

@@ -17,7 +17,11 @@ func TestPassiveEjectionNeedsThreeConsecutiveFailures(t *testing.T) {
 	}{
 		{"three failures in a row", "fff", true},
 		{"two failures", "ff", false},
-		{"a success breaks the run", "ffsff", false},
+		{"one success between failures does not clear them", "ffsf", true},
+		{"ten successes in a row forget one failure", "ffssssssssssf", false},
+		{"and only one", "ffssssssssssff", true},
+		{"a few successes forget nothing (a flapping backend)", "ffsssf", true},
+		{"a healthy backend's rare failures are forgotten", "fssssssssssfssssssssssssssssssssf", false},
 		{"run completes after a success", "sfff", true},
 	}
 	for _, tt := range tests {

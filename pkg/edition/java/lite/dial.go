@@ -37,10 +37,6 @@ func (l *Lite) dial(ctx context.Context, addr string) (net.Conn, error) {
 	return c, nil
 }
 
-// errBackendPort is why a backend address whose port came from `$n`
-// expansion (checked here, not at load, as in Gate) is not dialled.
-var errBackendPort = errors.New("port is not a number in 1-65535")
-
 // errProxyFull marks a dial that failed for the proxy's own lack of resources. It wraps
 // strategy.ErrNotBackend, so the backend's health does not pay for it.
 var errProxyFull = fmt.Errorf("proxy out of file descriptors or memory: %w", strategy.ErrNotBackend)
@@ -51,6 +47,10 @@ func ownLimit(err error) bool {
 	return errors.Is(err, syscall.EMFILE) || errors.Is(err, syscall.ENFILE) ||
 		errors.Is(err, syscall.ENOBUFS) || errors.Is(err, syscall.ENOMEM)
 }
+
+// errBackendPort is why a backend address whose port came from `$n`
+// expansion (checked here, not at load, as in Gate) is not dialled.
+var errBackendPort = errors.New("port is not a number in 1-65535")
 
 func (l *Lite) resolve(ctx context.Context, addr string) (string, error) {
 	if _, port, err := net.SplitHostPort(addr); err == nil {

@@ -254,7 +254,7 @@ func TestFairAfterAFailureOverRealSockets(t *testing.T) {
 // attempts even when logins arrive faster than the dial timeout: attempts in flight
 // are bounded per backend, and no player waits longer than one timeout for it.
 func TestDyingBackendCostIsBoundedAtLoginRate(t *testing.T) {
-	const rate, logins = 20, 40
+	const rate, logins = 20, 30
 	for _, f := range []mctest.Fault{mctest.FaultBlackhole, mctest.FaultHang} {
 		for _, name := range strategy.Names() {
 			t.Run(fmt.Sprintf("%s/%s", f, name), func(t *testing.T) {
