@@ -36,11 +36,12 @@ var longAgo = time.Unix(1, 0)
 type firstBytes struct {
 	b     []byte
 	after time.Duration
+	pool  *handshakeBufs // where b goes back
 }
 
 func (f firstBytes) release() {
-	if cap(f.b) == handshakeBufSize {
-		handshakeBufs.Put((*[handshakeBufSize]byte)(f.b[:handshakeBufSize]))
+	if f.pool != nil && cap(f.b) == handshakeBufSize {
+		f.pool.pool.Put((*[handshakeBufSize]byte)(f.b[:handshakeBufSize]))
 	}
 }
 
@@ -56,11 +57,11 @@ func (s *session) await(backend net.Conn, addr string, deadline time.Time) (firs
 	_ = s.client.SetReadDeadline(time.Time{})
 	p := &pump{s: s, backend: backend, done: make(chan struct{})}
 	go p.run()
-	buf := newHandshakeBuf()[:handshakeBufSize]
+	buf := s.l.hsBufs.get()[:handshakeBufSize]
 	n, rerr := backend.Read(buf)
 	perr := p.stop(s.admitted.handshakeBy)
 	_ = backend.SetReadDeadline(time.Time{})
-	first := firstBytes{b: buf[:n], after: time.Since(start)}
+	first := firstBytes{b: buf[:n], after: time.Since(start), pool: &s.l.hsBufs}
 	if n > 0 {
 		return first, nil
 	}
