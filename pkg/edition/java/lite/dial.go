@@ -8,9 +8,11 @@ import (
 	"net/netip"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"go.minekube.com/gate/pkg/edition/java/lite/wire"
+	"go.minekube.com/gate/pkg/lite/strategy"
 )
 
 // dial connects to a backend address ("host:port", or "host" resolved like the vanilla
@@ -31,6 +33,9 @@ func (l *Lite) dial(ctx context.Context, addr string) (net.Conn, error) {
 	}
 	c, err := l.dialer.DialContext(ctx, "tcp", target)
 	if err != nil {
+		if ownLimit(err) {
+			return nil, fmt.Errorf("dial %s: %w: %w", addr, errProxyFull, err)
+		}
 		return nil, fmt.Errorf("dial %s: %w", addr, err)
 	}
 	return c, nil
@@ -62,6 +67,17 @@ func (l *Lite) dialExpanded(ctx context.Context, snap *snapshot, addr string) (n
 		return nil, fmt.Errorf("dial %s (%s): %w", addr, target, err)
 	}
 	return c, nil
+}
+
+// errProxyFull marks a dial that failed for the proxy's own lack of resources. It wraps
+// strategy.ErrNotBackend, so the backend's health does not pay for it.
+var errProxyFull = fmt.Errorf("proxy out of file descriptors or memory: %w", strategy.ErrNotBackend)
+
+// ownLimit reports dial errors that are the proxy's own limits, not the backend's:
+// out of file descriptors (process or system), socket buffers or memory.
+func ownLimit(err error) bool {
+	return errors.Is(err, syscall.EMFILE) || errors.Is(err, syscall.ENFILE) ||
+		errors.Is(err, syscall.ENOBUFS) || errors.Is(err, syscall.ENOMEM)
 }
 
 // errBackendPort is why a backend address whose port came from `$n`

@@ -167,6 +167,7 @@ func (l *Lite) Serve(ctx context.Context, ln net.Listener) error {
 		_ = ln.Close()
 	})
 	l.guard.setOwn(ln.Addr().String(), l.snap.Load().cfg.API.Bind)
+	l.checkFDLimit()
 	l.log.Info("listening", "bind", ln.Addr().String(), "routes", len(l.snap.Load().routes))
 	l.ready.Store(true)
 

@@ -159,7 +159,6 @@ func (l *Lite) fetchStatus(q statusQuery, addr string) ([]byte, error) {
 	c, err := l.dial(ctx, addr)
 	l.mgr.ObserveDial(addr, time.Since(start), err)
 	if err != nil {
-		l.mgr.ObserveStatus(addr, strategy.Report{}, err)
 		return nil, err
 	}
 	defer c.Close()

@@ -35,10 +35,19 @@ type Lite struct {
 	// one session in N: 1 logs every session, 0 none. Default 1; never
 	// negative. Errors and debug lines are not affected.
 	SessionLogEvery int
+	// FirstResponseTimeout is how long a login waits for the backend's first
+	// byte after the handshake went out; without one the attempt fails and
+	// the next backend gets the same bytes. Default 3s; must be positive.
+	FirstResponseTimeout time.Duration
 }
 
+// DefaultFirstResponseTimeout is FirstResponseTimeout's default: a healthy server
+// answers a Login Start within milliseconds, so a few seconds is generous.
+const DefaultFirstResponseTimeout = 3 * time.Second
+
 func defaultLite() Lite {
-	return Lite{HealthCheck: HealthCheck{}.WithDefaults(), ShutdownGrace: 10 * time.Second, SessionLogEvery: 1}
+	return Lite{HealthCheck: HealthCheck{}.WithDefaults(), ShutdownGrace: 10 * time.Second,
+		SessionLogEvery: 1, FirstResponseTimeout: DefaultFirstResponseTimeout}
 }
 
 // Specs returns the routes as route specs, ready for route.Compile.
@@ -79,6 +88,17 @@ func (d *decoder) decodeLite(e entry, l *Lite) {
 				return
 			}
 			l.ShutdownGrace = v
+		},
+		"firstResponseTimeout": func(f entry) {
+			var v time.Duration
+			if !d.duration(f, &v) {
+				return
+			}
+			if v <= 0 {
+				d.invalid(f, "must be positive, got %s", v)
+				return
+			}
+			l.FirstResponseTimeout = v
 		},
 	}, nil)
 	if !ok {
