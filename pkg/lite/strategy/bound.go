@@ -9,7 +9,7 @@ import (
 // addresses expanded from templates, which players choose with the host they type.
 // Past it, the least recently used idle ones are forgotten (down to 7/8 of the bound,
 // so the scan runs once per MaxUnlistedBackends/8 new addresses, not once per
-// address). A backend with players is never forgotten; one that returns starts anew,
+// address). A backend with players, or with attempts still unsettled, is never forgotten; one that returns starts anew,
 // as after dynamicIdle.
 const MaxUnlistedBackends = 4096
 
@@ -30,7 +30,7 @@ func (m *Manager) boundUnlistedLocked(keep []*backend) {
 			continue
 		}
 		unlisted++
-		if b.active.Load() == 0 && !slices.Contains(keep, b) {
+		if b.idle() && !slices.Contains(keep, b) {
 			cand = append(cand, idle{addr, b.lastUsed.Load()})
 		}
 	}
