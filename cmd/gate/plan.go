@@ -24,7 +24,7 @@ func planCmd(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	path := fs.String("config", "", "config file (default: config.yml in the working directory)")
 	host := fs.String("host", "", "virtual host a player connects with (required without --scenario)")
-	format := fs.String("format", "table", "output: table, json or both")
+	format := fs.String("format", "table", "output: table, json or both; with --scenario also markdown (one summary table)")
 	scenario := fs.String("scenario", "", "run a built-in scenario against every strategy: "+
 		strings.Join(plan.ScenarioNames(), ", ")+", all, or list")
 	var o plan.Options
@@ -32,8 +32,8 @@ func planCmd(args []string, stdout, stderr io.Writer) int {
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	if *format != "table" && *format != "json" && *format != "both" {
-		fmt.Fprintf(stderr, "--format: unknown %q (want table, json or both)\n", *format)
+	if *format != "table" && *format != "json" && *format != "both" && (*format != "markdown" || *scenario == "") {
+		fmt.Fprintf(stderr, "--format: unknown %q (want table, json or both; markdown with --scenario)\n", *format)
 		return 2
 	}
 	if *scenario != "" {
@@ -109,17 +109,28 @@ func scenarioCmd(fs *flag.FlagSet, name string, o plan.Options, format string, s
 	if name == "all" {
 		names = plan.ScenarioNames()
 	}
+	var all []*plan.ScenarioResult
 	for i, n := range names {
 		res, err := plan.RunScenario(n, so)
 		if err != nil {
 			fmt.Fprintln(stderr, err)
 			return 1
 		}
+		if format == "markdown" {
+			all = append(all, res)
+			continue
+		}
 		if i > 0 {
 			fmt.Fprintln(stdout)
 		}
 		if code := write(res, format, stdout, stderr); code != 0 {
 			return code
+		}
+	}
+	if format == "markdown" {
+		if err := plan.WriteMarkdown(stdout, all); err != nil {
+			fmt.Fprintln(stderr, err)
+			return 1
 		}
 	}
 	return 0

@@ -23,6 +23,7 @@ func statusCmd(args []string, stdout, stderr io.Writer) int {
 	tokenFile := fs.String("token-file", "", "file holding the bearer token")
 	path := configFlag(fs, "")
 	timeout := fs.Duration("timeout", 10*time.Second, "request timeout")
+	balance := fs.Bool("balance", false, "show the strategies' decisions: scores, load and its source, replica estimate, lowest-latency best and challenger")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -50,8 +51,17 @@ func statusCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "gate lite status: %s%s: %v\n", c.URL, from, err)
 		return 1
 	}
+	write := func() error { return admin.WriteTable(stdout, bs) }
+	if *balance {
+		routes, err := c.Routes(ctx)
+		if err != nil {
+			fmt.Fprintf(stderr, "gate lite status: %s%s: %v\n", c.URL, from, err)
+			return 1
+		}
+		write = func() error { return admin.WriteBalance(stdout, routes, bs) }
+	}
 	fmt.Fprintf(stderr, "gate lite status: %s%s\n", c.URL, from)
-	if err := admin.WriteTable(stdout, bs); err != nil {
+	if err := write(); err != nil {
 		fmt.Fprintln(stderr, "gate lite status:", err)
 		return 1
 	}

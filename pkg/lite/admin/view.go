@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"go.minekube.com/gate/pkg/edition/java/lite"
+	"go.minekube.com/gate/pkg/lite/strategy"
 )
 
 // Route is one route in /api/v1/routes.
@@ -13,6 +14,45 @@ type Route struct {
 	Strategy string   `json:"strategy"`
 	Backends []string `json:"backends"`
 	Fallback bool     `json:"fallback"`
+	// ScoreUnit says what the backends' scores count; absent when the
+	// strategy does not score.
+	ScoreUnit string `json:"scoreUnit,omitempty"`
+	// Decision is a lowest-latency route's decision state.
+	Decision *Decision `json:"decision,omitempty"`
+}
+
+// Decision is why a lowest-latency route prefers its current best.
+type Decision struct {
+	Best          string `json:"best"`
+	Challenger    string `json:"challenger,omitempty"`
+	Confirmations int    `json:"confirmations"`
+	Needed        int    `json:"needed"`
+	// LastSwitch is when a challenger last took over; absent before.
+	LastSwitch *time.Time `json:"lastSwitch,omitempty"`
+	// Hold is why it does not switch: incumbent-best, insufficient-advantage,
+	// candidate-unstable, cooldown or all-probes-failed.
+	Hold string `json:"hold"`
+	// Changes counts the changes of the best backend by reason.
+	Changes map[string]uint64 `json:"changes"`
+}
+
+// Balance is a load-reading strategy's view of one backend.
+type Balance struct {
+	// Load is the estimated fill (1 is full); LoadSource is report,
+	// local-estimate or neutral.
+	Load       float64 `json:"load"`
+	LoadSource string  `json:"loadSource"`
+	// Capacity and where it came from: configured, reported or nominal.
+	Capacity       int64  `json:"capacity"`
+	CapacitySource string `json:"capacitySource"`
+	// Replicas is the replica estimate the load charges placements with.
+	Replicas    int64 `json:"replicas"`
+	Saturated   bool  `json:"saturated"`
+	Full        bool  `json:"full"`
+	Draining    bool  `json:"draining"`
+	StaleReport bool  `json:"staleReport"`
+	// RampPercent is the slow-start weight, 100 when settled.
+	RampPercent int `json:"rampPercent"`
 }
 
 // Backend is one backend of one route in /api/v1/backends.
@@ -40,10 +80,16 @@ type Backend struct {
 	// healthy, unmeasured, ejected, awaiting-probe or down (absent for a
 	// template row).
 	Reason string `json:"reason,omitempty"`
-	// Score is the strategy's own ranking value, where the strategy has one.
-	Score    *float64 `json:"score,omitempty"`
-	Eligible bool     `json:"eligible"`
-	Why      string   `json:"why"`
+	// Score is the strategy's own ranking value, where the strategy has one
+	// (the route's scoreUnit says what it counts; lower is better).
+	Score *float64 `json:"score,omitempty"`
+	// FailuresPermille is the failed share of recent probes and attempts;
+	// PenaltyMs what it adds to latency scores.
+	FailuresPermille int64    `json:"failuresPermille,omitempty"`
+	PenaltyMs        float64  `json:"penaltyMs,omitempty"`
+	Balance          *Balance `json:"balance,omitempty"`
+	Eligible         bool     `json:"eligible"`
+	Why              string   `json:"why"`
 }
 
 // Load is a backend's self-reported player count.
@@ -62,7 +108,8 @@ type Source interface {
 func routesView(in []lite.RouteInfo) []Route {
 	out := make([]Route, 0, len(in))
 	for _, r := range in {
-		out = append(out, Route{Key: r.Key, Hosts: r.Hosts, Strategy: r.Strategy, Backends: r.Backends, Fallback: r.Fallback})
+		out = append(out, Route{Key: r.Key, Hosts: r.Hosts, Strategy: r.Strategy, Backends: r.Backends, Fallback: r.Fallback,
+			ScoreUnit: r.ScoreUnit, Decision: decisionView(r.Decision)})
 	}
 	return out
 }
@@ -95,10 +142,36 @@ func backendsView(in []lite.BackendInfo) []Backend {
 			score := bi.Score
 			b.Score = &score
 		}
+		b.FailuresPermille, b.PenaltyMs = bi.Failures, float64(bi.Penalty.Microseconds())/1000
+		b.Balance = balanceView(bi.Load)
 		if bi.Template == bi.Backend && bi.Template != "" {
 			b.State = "template"
 		}
 		out = append(out, b)
 	}
 	return out
+}
+
+func decisionView(d *strategy.LatencyDecision) *Decision {
+	if d == nil {
+		return nil
+	}
+	out := &Decision{Best: d.Best, Challenger: d.Challenger, Confirmations: d.Confirmations, Needed: d.Needed,
+		Hold: string(d.Hold), Changes: map[string]uint64{}}
+	if !d.LastSwitch.IsZero() {
+		at := d.LastSwitch.UTC()
+		out.LastSwitch = &at
+	}
+	for _, c := range strategy.Changes() {
+		out.Changes[c.String()] = d.Changes[c]
+	}
+	return out
+}
+
+func balanceView(lv *strategy.LoadVerdict) *Balance {
+	if lv == nil {
+		return nil
+	}
+	return &Balance{Load: lv.Load, LoadSource: lv.Source.String(), Capacity: lv.Capacity, CapacitySource: lv.CapacitySource,
+		Replicas: lv.Peers, Saturated: lv.Saturated, Full: lv.Full, Draining: lv.Draining, StaleReport: lv.Stale, RampPercent: lv.Ramp}
 }

@@ -11,6 +11,7 @@ import (
 
 // Source is what the scrape-time collector reads; *lite.Lite implements it.
 type Source interface {
+	Routes() []lite.RouteInfo
 	Backends() []lite.BackendInfo
 	Ready() bool
 }
@@ -38,6 +39,12 @@ var (
 	descMax = prometheus.NewDesc(Namespace+"_backend_players_max",
 		"players.max from the backend's last status response (absent without one).",
 		[]string{labelRoute, labelBackend}, nil)
+	descScore = prometheus.NewDesc(Namespace+"_backend_score",
+		"The route's strategy's score for the backend, lower is better (absent for strategies that do not score).",
+		[]string{labelRoute, labelBackend}, nil)
+	descLeader = prometheus.NewDesc(Namespace+"_leader_changes_total",
+		"Changes of a lowest-latency route's best backend, by reason (confirmed, incumbent-gone), since the route's strategy started.",
+		[]string{labelRoute, labelReason}, nil)
 	descExpanded = prometheus.NewDesc(Namespace+"_template_backends",
 		"Addresses a $n backend template currently expands to that the proxy tracks.",
 		[]string{labelRoute, labelBackend}, nil)
@@ -66,7 +73,7 @@ func newBackendCollector(src Source) *backendCollector {
 
 func (c *backendCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{descReady, descHealth, descEligible, descEjections,
-		descLatency, descOnline, descMax, descExpanded} {
+		descLatency, descOnline, descMax, descScore, descLeader, descExpanded} {
 		ch <- d
 	}
 }
@@ -98,6 +105,13 @@ func (c *backendCollector) Collect(ch chan<- prometheus.Metric) {
 	for k, n := range expanded {
 		ch <- prometheus.MustNewConstMetric(descExpanded, prometheus.GaugeValue, float64(n), k.route, k.backend)
 	}
+	for _, r := range c.src.Routes() {
+		if d := r.Decision; d != nil {
+			for _, ch2 := range strategy.Changes() {
+				ch <- prometheus.MustNewConstMetric(descLeader, prometheus.CounterValue, float64(d.Changes[ch2]), r.Key, ch2.String())
+			}
+		}
+	}
 }
 
 // collectBackend emits one static backend's series. Expanded addresses are never
@@ -123,6 +137,9 @@ func collectBackend(ch chan<- prometheus.Metric, bi lite.BackendInfo, ejections 
 	ch <- prometheus.MustNewConstMetric(descEjections, prometheus.CounterValue, float64(ejections), labels...)
 	if bi.State.HasLatency {
 		ch <- prometheus.MustNewConstMetric(descLatency, prometheus.GaugeValue, bi.State.Latency.Seconds(), labels...)
+	}
+	if bi.HasScore {
+		ch <- prometheus.MustNewConstMetric(descScore, prometheus.GaugeValue, bi.Score, labels...)
 	}
 	if r := bi.State.Report; r != nil && r.HasPlayers {
 		ch <- prometheus.MustNewConstMetric(descOnline, prometheus.GaugeValue, float64(r.Online), labels...)

@@ -23,8 +23,9 @@ const (
 func exported(t *testing.T) map[string]bool {
 	t.Helper()
 	m := New(Options{NoProcess: true})
-	m.WatchBackends(&fakeSource{ready: true, infos: []lite.BackendInfo{
-		{Route: route, Backend: b1, Known: true, State: strategy.BackendState{
+	d := &strategy.LatencyDecision{Best: b1}
+	m.WatchBackends(&fakeSource{ready: true, routes: []lite.RouteInfo{{Key: route, Decision: d}}, infos: []lite.BackendInfo{
+		{Route: route, Backend: b1, Known: true, Score: 12, HasScore: true, State: strategy.BackendState{
 			Health: strategy.HealthHealthy, Latency: time.Millisecond, HasLatency: true,
 			Report: &strategy.Report{Online: 1, Max: 2, HasPlayers: true}}},
 		{Route: wildcard, Backend: tpl, Template: tpl},
@@ -56,7 +57,7 @@ func TestEveryMetricDocumented(t *testing.T) {
 		t.Fatal(err)
 	}
 	names := exported(t)
-	if len(names) != 21 { // every metric of this package, so none escapes the checks below
+	if len(names) != 23 { // every metric of this package, so none escapes the checks below
 		t.Fatalf("only %d metrics exported: %v", len(names), names)
 	}
 	for n := range names {

@@ -239,9 +239,12 @@ gate_lite_config_reloads_total{result="ok"} 1
 
 // fakeSource is a fixed backend view.
 type fakeSource struct {
-	infos []lite.BackendInfo
-	ready bool
+	routes []lite.RouteInfo
+	infos  []lite.BackendInfo
+	ready  bool
 }
+
+func (f *fakeSource) Routes() []lite.RouteInfo { return f.routes }
 
 func (f *fakeSource) Backends() []lite.BackendInfo { return f.infos }
 func (f *fakeSource) Ready() bool                  { return f.ready }

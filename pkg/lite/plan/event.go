@@ -21,6 +21,9 @@ const (
 	EventRemove EventKind = "remove"
 	// EventLatency sets the backend's latency (or changes it, Relative).
 	EventLatency EventKind = "latency"
+	// EventServer sets the backend's server time (or changes it,
+	// Relative): status round trips slow down, connects do not.
+	EventServer EventKind = "server"
 	// EventCapacity sets the backend's player limit.
 	EventCapacity EventKind = "capacity"
 	// EventFail black-holes the backend: dials and probes time out. Its
@@ -33,7 +36,7 @@ const (
 	EventRecover EventKind = "recover"
 )
 
-var eventKinds = []EventKind{EventAdd, EventRemove, EventLatency, EventCapacity, EventFail, EventRefuse, EventRecover}
+var eventKinds = []EventKind{EventAdd, EventRemove, EventLatency, EventServer, EventCapacity, EventFail, EventRefuse, EventRecover}
 
 // Event changes the simulated world at a time since the start of the run.
 type Event struct {
@@ -52,7 +55,7 @@ type Event struct {
 func (e Event) String() string {
 	s := fmt.Sprintf("%v:%s:%s", e.At, e.Kind, e.Backend)
 	switch e.Kind {
-	case EventLatency:
+	case EventLatency, EventServer:
 		if e.Relative && e.Latency >= 0 {
 			return s + "=+" + e.Latency.String()
 		}
@@ -64,7 +67,7 @@ func (e Event) String() string {
 }
 
 // ParseEvent reads "AT:KIND:BACKEND[=VALUE]": "5m:add:c", "2m:latency:b=+200ms",
-// "2m:latency:b=220ms", "1m:capacity:a=50", "3m:fail:b", "3m:refuse:b",
+// "2m:latency:b=220ms", "3m:server:b=+250ms", "1m:capacity:a=50", "3m:fail:b", "3m:refuse:b",
 // "6m:recover:b". Backends may contain colons (host:port).
 func ParseEvent(s string) (Event, error) {
 	at, rest, ok1 := strings.Cut(s, ":")
@@ -80,7 +83,7 @@ func ParseEvent(s string) (Event, error) {
 	if !slices.Contains(eventKinds, e.Kind) {
 		return Event{}, fmt.Errorf("event %q: unknown kind %q (want %s)", s, kind, joinKinds())
 	}
-	if e.Kind != EventLatency && e.Kind != EventCapacity {
+	if e.Kind != EventLatency && e.Kind != EventServer && e.Kind != EventCapacity {
 		return e, nil
 	}
 	i := strings.LastIndexByte(target, '=')
@@ -106,7 +109,7 @@ func (e *Event) setValue(v string) error {
 	}
 	e.Relative = strings.HasPrefix(v, "+") || strings.HasPrefix(v, "-")
 	d, err := time.ParseDuration(strings.TrimPrefix(v, "+"))
-	if err != nil || (!e.Relative && d <= 0) {
+	if err != nil || (!e.Relative && d <= 0 && e.Kind == EventLatency) || d < 0 && !e.Relative {
 		return fmt.Errorf("latency %q is not a duration (absolute > 0, or +/- a change)", v)
 	}
 	e.Latency = d

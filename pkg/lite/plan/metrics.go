@@ -49,6 +49,14 @@ type Metrics struct {
 	// IntoNearFull counts placements onto backends at or above 90% of
 	// their capacity.
 	IntoNearFull int `json:"intoNearFull"`
+	// MinShare is the smallest share (percent) of the players a live
+	// backend got.
+	MinShare float64 `json:"minShare"`
+	// ProbeGap is the longest time one backend went without a probe.
+	ProbeGap *Span `json:"probeGap,omitempty"`
+	// AdoptedAfter is how long after a backend became faster it was the
+	// preferred one for good (strategies that keep one only).
+	AdoptedAfter *Span `json:"adoptedAfter,omitempty"`
 }
 
 // Span is a duration that may be "never" (negative).
@@ -85,10 +93,12 @@ type recorder struct {
 	added    *mark
 	raised   *mark
 	nearFull int
+	balanceRecorder
 }
 
 func newRecorder(o Options, n int) recorder {
-	return recorder{window: max(shedWindowMin, shedWindowConns*o.Arrival), conns: make([]conn, 0, o.Count)}
+	return recorder{window: max(shedWindowMin, shedWindowConns*o.Arrival), conns: make([]conn, 0, o.Count),
+		balanceRecorder: newBalanceRecorder(n)}
 }
 
 func (r *recorder) connection(t time.Time, k int) { r.conns = append(r.conns, conn{t: t, k: k}) }
@@ -100,20 +110,30 @@ func (r *recorder) placed(k, active, capacity int) {
 	}
 }
 
-// event notes the first add and the first latency rise.
+// event notes the first add, the first latency or server rise and the
+// first latency drop.
 func (r *recorder) event(e Event, at time.Time, s *sim) {
 	m := &mark{k: s.idx[e.Backend], at: at, conn: len(r.conns)}
 	switch {
 	case e.Kind == EventAdd && r.added == nil:
 		r.added = m
-	case e.Kind == EventLatency && r.raised == nil && s.raises(e):
+	case (e.Kind == EventLatency || e.Kind == EventServer) && r.raised == nil && s.raises(e):
 		r.raised = m
+	case e.Kind == EventLatency && r.lowered == nil && !s.raises(e):
+		r.lowered = m
 	}
 }
 
 // metrics computes the figures at the end of the run.
 func (r *recorder) metrics(s *sim, end time.Time) Metrics {
-	m := Metrics{MaxOverFair: maxOverFair(s), IntoNearFull: r.nearFull}
+	m := Metrics{MaxOverFair: maxOverFair(s), IntoNearFull: r.nearFull, MinShare: minShare(s)}
+	if r.probeGap > 0 {
+		gap := Span(r.probeGap)
+		m.ProbeGap = &gap
+	}
+	if a, ok := r.adoptedAfter(); ok {
+		m.AdoptedAfter = &a
+	}
 	if a := r.added; a != nil {
 		first, share := r.newBackend(a)
 		m.FirstPlayerAfter, m.NewShareNext100 = &first, &share

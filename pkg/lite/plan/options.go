@@ -98,6 +98,8 @@ type Options struct {
 	// CapacityOverride is the route's per-backend `capacity:` (from
 	// config), what the strategy believes rather than what the backend has.
 	CapacityOverride map[string]int
+	// World adds spiky noise and server time (see NoiseWorld).
+	World NoiseWorld
 }
 
 // Flags binds the simulation flags to o, with their defaults:
@@ -107,7 +109,7 @@ type Options struct {
 func (o *Options) Flags(fs *flag.FlagSet) {
 	fs.IntVar(&o.Count, "count", DefaultCount, "players to simulate")
 	fs.Uint64Var(&o.Seed, "seed", DefaultSeed, "seed of every random choice; same seed, same plan")
-	fs.Var(nameFlag{&o.Override}, "strategy", "strategy to simulate instead of the route's (sequential, random, round-robin, least-connections, lowest-latency, p2c; gate-lowest-latency models Gate Lite)")
+	fs.Var(nameFlag{&o.Override}, "strategy", "strategy to simulate instead of the route's ("+strategy.NameList()+"; gate-lowest-latency models Gate Lite)")
 	fs.Var(durationsFlag{&o.Latency}, "latency", "backend round-trip times, e.g. a:25565=20ms,b:25565=50ms (default 20ms each)")
 	fs.Var(intsFlag{&o.Capacity}, "capacity", "backend player limits, e.g. a:25565=100 (default unlimited)")
 	fs.Var(listFlag{&o.Fail}, "fail", "dead backends whose dials time out, comma separated")
@@ -123,6 +125,7 @@ func (o *Options) Flags(fs *flag.FlagSet) {
 	fs.DurationVar(&o.Budget, "budget", DefaultBudget, "dialing budget of one player (the proxy's readTimeout)")
 	fs.Var(intsFlag{&o.ReportOnline}, "report-online", "backends that always report this many players online, e.g. a=0")
 	fs.Var(intsFlag{&o.ReportMax}, "report-max", "backends that always report this max, e.g. a=500")
+	o.World.flags(fs)
 	fs.Var(eventsFlag{&o.Events}, "event", "scheduled change AT:KIND:BACKEND[=VALUE], e.g. 5m:add:c, 2m:latency:b=+200ms, 3m:fail:b, 3m:refuse:b, 6m:recover:b, 1m:capacity:a=50")
 }
 
@@ -146,6 +149,9 @@ func (o Options) normalize() (Options, error) {
 		if slices.Contains(o.Backends[:i], b) {
 			return o, fmt.Errorf("%w: backend %s listed twice", ErrInvalid, b)
 		}
+	}
+	if p := o.World.SpikePercent; p < 0 || p > 100 || o.World.Sigma < 0 {
+		return o, fmt.Errorf("%w: spike percent %d, sigma %v (want 0-100, >= 0)", ErrInvalid, p, o.World.Sigma)
 	}
 	if o.Count < 0 || o.Noise < 0 || o.Noise > 100 {
 		return o, fmt.Errorf("%w: count %d, noise %d%% (want count >= 0, noise 0-100)", ErrInvalid, o.Count, o.Noise)
@@ -174,6 +180,7 @@ func (o Options) withDefaults() Options {
 	o.Session = or(o.Session, DefaultSession)
 	o.Arrival = or(o.Arrival, DefaultArrival)
 	o.DialTimeout = or(o.DialTimeout, DefaultDialTimeout)
+	o.World.Spike = or(o.World.Spike, DefaultSpike)
 	if o.HealthInterval > 0 {
 		o.Health.Enabled, o.Health.Interval = true, o.HealthInterval
 		// The config requires timeout < interval; keep that for short
@@ -217,6 +224,12 @@ func (o Options) checkNames() error {
 	}
 	for _, e := range o.Events {
 		check("event", e.Backend)
+	}
+	for addr := range o.World.Server {
+		check("server", addr)
+	}
+	for _, addr := range o.World.FirstSpike {
+		check("first-spike", addr)
 	}
 	if len(unknown) == 0 {
 		return nil

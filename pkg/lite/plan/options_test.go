@@ -28,6 +28,8 @@ func TestFlags(t *testing.T) {
 			"--health-interval", "5s", "--replicas", "4", "--refuse", "d", "--arrival-dist", "poisson",
 			"--session-dist", "exp", "--budget", "10s", "--report-online", "a=0", "--report-max", "b=500",
 			"--event", "5m:add:c,2m:latency:b:25565=+200ms", "--event", "1m:capacity:a:25565=50",
+			"--sigma", "15ms", "--spike-percent", "5", "--spike", "100ms", "--server", "b=250ms", "--first-spike", "a",
+			"--event", "3m:server:b=+250ms",
 		}, Options{
 			Count: 50, Seed: 7, Override: strategy.LeastConnections,
 			Latency:  map[string]time.Duration{"a:25565": 20 * time.Millisecond, "b:25565": 50 * time.Millisecond, "c": time.Second},
@@ -39,7 +41,10 @@ func TestFlags(t *testing.T) {
 				{At: 5 * time.Minute, Kind: EventAdd, Backend: "c"},
 				{At: 2 * time.Minute, Kind: EventLatency, Backend: "b:25565", Latency: 200 * time.Millisecond, Relative: true},
 				{At: time.Minute, Kind: EventCapacity, Backend: "a:25565", Capacity: 50},
+				{At: 3 * time.Minute, Kind: EventServer, Backend: "b", Latency: 250 * time.Millisecond, Relative: true},
 			},
+			World: NoiseWorld{Sigma: 15 * time.Millisecond, SpikePercent: 5, Spike: 100 * time.Millisecond,
+				Server: map[string]time.Duration{"b": 250 * time.Millisecond}, FirstSpike: []string{"a"}},
 		}},
 	}
 	for _, tt := range tests {

@@ -16,6 +16,9 @@ type Scenario struct {
 	// Options describe the world; Strategy, Seed, Count and (when the
 	// caller asks) Replicas are set per run.
 	Options Options
+	// Target names the figure the scenario exists for and its goal;
+	// empty for the comparison scenarios.
+	Target string
 }
 
 // ScenarioOptions choose how a scenario runs. Zero fields take the
@@ -90,18 +93,18 @@ func Scenarios() []Scenario {
 	heteroCap := world()
 	heteroCap.Capacity = map[string]int{"a": 100, "b": 200, "c": 300, "d": 400}
 
-	return []Scenario{
-		{"equal", "four equal backends (20ms, 200 players each)", world()},
-		{"heterogeneous-latency", "four backends at 15, 20, 30 and 45ms", heteroLat},
-		{"burst", "500 players in 10s onto eight backends through eight replicas; reports every 10s", burst},
-		{"backend-added", "a fifth backend joins by a reload after 4 minutes", added},
-		{"degraded", "backend b becomes 200ms slower after 3 minutes", degraded},
-		{"dead-and-black-holed", "five backends, one refusing connections, one timing out; four replicas", dead},
-		{"noisy-equal", "two equal 20ms backends with 50% latency noise for two hours", noisy},
-		{"all-failing", "every backend black-holed after 2 minutes", failing},
-		{"zero-reporter", "backend d always reports 0 players online", zero},
-		{"heterogeneous-capacity", "four backends of 100, 200, 300 and 400 players", heteroCap},
-	}
+	return append([]Scenario{
+		{"equal", "four equal backends (20ms, 200 players each)", world(), ""},
+		{"heterogeneous-latency", "four backends at 15, 20, 30 and 45ms", heteroLat, ""},
+		{"burst", "500 players in 10s onto eight backends through eight replicas; reports every 10s", burst, ""},
+		{"backend-added", "a fifth backend joins by a reload after 4 minutes", added, ""},
+		{"degraded", "backend b becomes 200ms slower after 3 minutes", degraded, ""},
+		{"dead-and-black-holed", "five backends, one refusing connections, one timing out; four replicas", dead, ""},
+		{"noisy-equal", "two equal 20ms backends with 50% latency noise for two hours", noisy, ""},
+		{"all-failing", "every backend black-holed after 2 minutes", failing, ""},
+		{"zero-reporter", "backend d always reports 0 players online", zero, ""},
+		{"heterogeneous-capacity", "four backends of 100, 200, 300 and 400 players", heteroCap, ""},
+	}, noiseScenarios()...)
 }
 
 // ScenarioNames lists the names of Scenarios.
@@ -134,7 +137,7 @@ func RunScenario(name string, so ScenarioOptions) (*ScenarioResult, error) {
 	if len(names) == 0 {
 		names = SimulatedStrategies()
 	}
-	out := &ScenarioResult{Scenario: sc.Name, Summary: sc.Summary, Seed: o.Seed, Count: o.Count,
+	out := &ScenarioResult{Scenario: sc.Name, Summary: sc.Summary, Target: sc.Target, Seed: o.Seed, Count: o.Count,
 		Replicas: o.Replicas, Arrival: Duration(o.Arrival), Session: Duration(o.Session), Backends: o.Backends}
 	for _, n := range names {
 		o.Strategy = n

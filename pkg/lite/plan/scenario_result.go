@@ -15,6 +15,7 @@ import (
 type ScenarioResult struct {
 	Scenario string        `json:"scenario"`
 	Summary  string        `json:"summary"`
+	Target   string        `json:"target,omitempty"`
 	Seed     uint64        `json:"seed"`
 	Count    int           `json:"count"`
 	Replicas int           `json:"replicas"`
@@ -56,14 +57,19 @@ func (r *ScenarioResult) WriteTable(w io.Writer) error {
 	if r.Replicas != 1 {
 		replicas = fmt.Sprintf("%d replicas", r.Replicas)
 	}
-	fmt.Fprintf(tw, "scenario %s: %s\n%s, %d players, one every %v, sessions ~%v, seed %d\n\n", r.Scenario, r.Summary,
+	fmt.Fprintf(tw, "scenario %s: %s\n%s, %d players, one every %v, sessions ~%v, seed %d\n", r.Scenario, r.Summary,
 		replicas, r.Count, time.Duration(r.Arrival), time.Duration(r.Session), r.Seed)
-	fmt.Fprintln(tw, "STRATEGY\tMAX/FAIR\tFIRST PLAYER\tNEXT 100\tDEAD DIALS/REPLICA\tSHED <5%\tFLAPS/H\tINTO >=90%\tTURNED AWAY\tFAILED DIALS\tUNPLACED")
+	if r.Target != "" {
+		fmt.Fprintf(tw, "target: %s\n", r.Target)
+	}
+	fmt.Fprintln(tw)
+	fmt.Fprintln(tw, "STRATEGY\tMAX/FAIR\tMIN SHARE\tFIRST PLAYER\tNEXT 100\tDEAD DIALS/REPLICA\tSHED <5%\tFLAPS/H\tADOPTED\tPROBE GAP\tINTO >=90%\tTURNED AWAY\tFAILED DIALS\tUNPLACED")
 	for _, run := range r.Runs {
 		m := run.Metrics
-		fmt.Fprintf(tw, "%s\t%.2f\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\n", run.Strategy, m.MaxOverFair,
+		fmt.Fprintf(tw, "%s\t%.2f\t%.1f%%\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\n", run.Strategy, m.MaxOverFair, m.MinShare,
 			firstCell(m.FirstPlayerAfter), percentCell(m.NewShareNext100), intCell(m.DeadDialsPerReplica),
-			spanCell(m.ShedAfter), floatCell(m.FlapsPerHour), m.IntoNearFull, run.TurnedAway, run.FailedDials, run.Unplaced)
+			spanCell(m.ShedAfter), floatCell(m.FlapsPerHour), spanCell(m.AdoptedAfter), spanCell(m.ProbeGap),
+			m.IntoNearFull, run.TurnedAway, run.FailedDials, run.Unplaced)
 	}
 	fmt.Fprintln(tw)
 	fmt.Fprintln(tw, "PLAYERS\t"+strings.Join(r.Backends, "\t"))

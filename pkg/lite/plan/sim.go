@@ -59,7 +59,8 @@ type sim struct {
 	arr    *rand.Rand // arrival gaps
 	reps   []*replica
 	idx    map[string]int
-	lat    []time.Duration
+	lat    []time.Duration // network round trip
+	server []time.Duration // server time on top, for status and login
 	caps   []int
 	state  []health
 	listed []bool // in the route now
@@ -84,12 +85,15 @@ func Run(o Options) (*Result, error) {
 	t := epoch
 	for i := range o.Count {
 		if i > 0 {
-			t = t.Add(s.gap())
+			next := t.Add(s.gap())
+			s.idle(ctx, t, next)
+			t = next
 		}
 		s.advance(ctx, t)
 		s.clk.t = t
 		s.probeAll(ctx)
 		s.connect(i, t, s.pickReplica())
+		s.rec.leader(s, t)
 	}
 	s.finish(t)
 	return s.res, nil
@@ -105,6 +109,7 @@ func newSim(o Options) *sim {
 		arr:    rand.New(rand.NewPCG(o.Seed, 0x617272)),
 		idx:    map[string]int{},
 		lat:    make([]time.Duration, n),
+		server: make([]time.Duration, n),
 		caps:   make([]int, n),
 		state:  make([]health, n),
 		listed: make([]bool, n),
@@ -117,6 +122,7 @@ func newSim(o Options) *sim {
 	for k, addr := range o.Backends {
 		s.idx[addr] = k
 		s.lat[k], s.caps[k], s.listed[k] = s.baseLatency(addr), o.Capacity[addr], true
+		s.server[k] = o.World.Server[addr]
 		s.res.Backends = append(s.res.Backends, BackendResult{
 			Addr: addr, Latency: Duration(s.lat[k]), Capacity: o.Capacity[addr]})
 	}
@@ -188,6 +194,19 @@ func (s *sim) pickReplica() *replica {
 	return s.reps[s.lb.IntN(len(s.reps))]
 }
 
+// probeTick is how often the probe loop runs between two arrivals, so
+// that probes keep their schedule however sparse the players are.
+const probeTick = time.Second
+
+// idle runs the probe loop every probeTick strictly between from and to.
+func (s *sim) idle(ctx context.Context, from, to time.Time) {
+	for t := from.Add(probeTick); t.Before(to); t = t.Add(probeTick) {
+		s.advance(ctx, t)
+		s.clk.t = t
+		s.probeAll(ctx)
+	}
+}
+
 // probeAll runs every probe due now, replica by replica.
 func (s *sim) probeAll(ctx context.Context) {
 	for _, r := range s.reps {
@@ -195,15 +214,10 @@ func (s *sim) probeAll(ctx context.Context) {
 	}
 }
 
-// sample is one measured round trip: the latency plus uniform noise.
-// Integer arithmetic keeps plans identical on every platform.
+// sample is one TCP connect to backend k: its network round trip with
+// noise (see noise.go).
 func (s *sim) sample(k int) time.Duration {
-	lat := s.lat[k]
-	span := int64(lat) * int64(s.o.Noise) / 100
-	if span == 0 {
-		return lat
-	}
-	return lat + time.Duration(s.rng.Int64N(2*span+1)-span)
+	return s.jitter(s.lat[k])
 }
 
 // Probe answers the managers' probes as the simulated backend would.
@@ -227,7 +241,8 @@ func (s *sim) Probe(_ context.Context, addr string) (strategy.Report, error) {
 	if !ok {
 		maxPlayers = s.caps[k]
 	}
-	return strategy.Report{RTT: s.sample(k), Online: online, Max: maxPlayers, HasPlayers: maxPlayers > 0 && online >= 0}, nil
+	s.rec.probed(k, s.clk.t)
+	return strategy.Report{RTT: s.statusSample(k), Online: online, Max: maxPlayers, HasPlayers: maxPlayers > 0 && online >= 0}, nil
 }
 
 // connect places player i, arriving at t, the way the proxy would: dial
@@ -246,8 +261,7 @@ func (s *sim) connect(i int, t time.Time, rep *replica) {
 			if s.state[k] == refusing {
 				cost, err = min(s.sample(k), s.o.Budget-waited), errRefused
 			}
-			rep.m.ObserveDial(addr, cost, err)
-			lease.Release()
+			lease.Settle(0, err)
 			waited += cost
 			b.FailedDials++
 			rep.deadDials[k]++
@@ -256,6 +270,7 @@ func (s *sim) connect(i int, t time.Time, rep *replica) {
 			continue
 		}
 		rep.m.ObserveDial(addr, s.sample(k), nil)
+		lease.Settle(s.firstByteSample(k), nil)
 		if c := s.caps[k]; c > 0 && s.active[k] >= c {
 			// The backend kicks the player at login; Lite does not see it.
 			lease.Release()
@@ -324,11 +339,9 @@ func (s *sim) apply(ctx context.Context, e Event) {
 		s.route = s.routeBackends()
 		s.setRoutes()
 	case EventLatency:
-		if e.Relative {
-			s.lat[k] = max(s.lat[k]+e.Latency, time.Microsecond)
-		} else {
-			s.lat[k] = e.Latency
-		}
+		s.lat[k] = shifted(s.lat[k], e)
+	case EventServer:
+		s.server[k] = max(shifted(s.server[k], e), 0)
 	case EventCapacity:
 		s.caps[k] = e.Capacity
 	case EventFail, EventRefuse:
@@ -344,12 +357,26 @@ func (s *sim) apply(ctx context.Context, e Event) {
 	s.probeAll(ctx)
 }
 
-// raises reports whether latency event e makes its backend slower.
+// shifted applies latency or server event e to d.
+func shifted(d time.Duration, e Event) time.Duration {
+	if e.Relative {
+		return max(d+e.Latency, time.Microsecond)
+	}
+	return e.Latency
+}
+
+// raises reports whether latency or server event e makes its backend
+// slower.
 func (s *sim) raises(e Event) bool {
+	k := s.idx[e.Backend]
+	cur := s.lat[k]
+	if e.Kind == EventServer {
+		cur = s.server[k]
+	}
 	if e.Relative {
 		return e.Latency > 0
 	}
-	return e.Latency > s.lat[s.idx[e.Backend]]
+	return e.Latency > cur
 }
 
 // disconnect ends every session on backend k at once: it died.

@@ -13,6 +13,12 @@ type BackendState struct {
 	Addr string
 	// Active is the number of players placed on the backend and not released.
 	Active int64
+	// Unsettled counts the player attempts in flight to it: reserved, not
+	// yet answered by the backend's first byte nor failed.
+	Unsettled int64
+	// FirstByte is the latest login's time from the preamble to the
+	// backend's first byte; zero before the first.
+	FirstByte time.Duration
 	// Latency is the smoothed latency; valid only when HasLatency.
 	Latency    time.Duration
 	HasLatency bool
@@ -47,10 +53,16 @@ const (
 // reportAt is an immutable status report with its arrival time and the
 // players this instance had placed on the backend when it arrived.
 type reportAt struct {
-	r   Report
-	at  time.Time
-	own int64
+	r     Report
+	at    time.Time
+	own   int64
+	stuck int // reports in a row with the same Online while players were placed
 }
+
+// StuckReports is how many reports in a row may repeat players online
+// while this instance places players on the backend before the count is
+// no longer believed.
+const StuckReports = 3
 
 // backendSettings are the per-backend knobs routes configure; immutable,
 // replaced on reload.
@@ -66,6 +78,8 @@ type backend struct {
 	addr string
 
 	active      atomic.Int64
+	unsettled   atomic.Int64 // attempts reserved and not settled
+	firstByte   atomic.Int64 // latest first-byte time, ns
 	lastUsed    atomic.Int64 // manager clock, unix ns; lets templated backends expire
 	wantLatency atomic.Bool  // a lowest-latency route uses it: probe it while unmeasured
 	report      atomic.Pointer[reportAt]
@@ -74,19 +88,26 @@ type backend struct {
 	warmSince   atomic.Int64                    // unix ns of the last join or recovery; 0: none
 	settings    atomic.Pointer[backendSettings] // nil: no overrides
 	draining    atomic.Bool                     // the last report's MOTD matches the drain pattern
+	outcomes    outcomes                        // recent probes and dials, for the failure penalty
 
 	ejectedUntil atomic.Int64 // unix ns; 0 when not ejected
 	awaitProbe   atomic.Bool  // after the ejection a probe, not a player, tests it first
 	down         atomic.Bool  // active health check says down
 	seenOK       atomic.Bool  // some exchange with it has succeeded
+	suspect      atomic.Bool  // its latest outcome failed, nothing succeeded since
+	probation    atomic.Int64 // unix ns until which a recovered backend is on probation
 
 	pins int // routes listing it statically; guarded by Manager.mu
 
 	mu             sync.Mutex
 	ejected        bool // from ejection until the next success
-	fails          int  // consecutive passive failures
+	fails          int  // passive failures not yet forgotten (see passedLocked)
+	passed         int  // passive successes in a row, towards forgetting one
 	ejections      int  // ejections in a row, for the backoff
 	recoveredAt    time.Time
+	loginFail      bool        // the failures since the last success include a player's login
+	retestOK       int         // consecutive passing retest checks of this ejection
+	retestAt       time.Time   // when the next retest probe of an ejected backend is due
 	hc             HealthCheck // with defaults when Enabled
 	okRun, failRun int         // consecutive probe outcomes
 	nextCheck      time.Time
@@ -119,10 +140,29 @@ func (b *backend) reason(now int64, probing bool) Reason {
 		return ReasonAwaitingProbe
 	case b.down.Load():
 		return ReasonDown
+	case b.busy(now):
+		return ReasonBusy
 	case b.seenOK.Load():
 		return ReasonHealthy
 	}
 	return ReasonUnmeasured
+}
+
+// idle reports whether no player and no attempt counts on b, so its state
+// may be dropped.
+func (b *backend) idle() bool { return b.active.Load() == 0 && b.unsettled.Load() == 0 }
+
+// busy reports whether b has as many attempts in flight as it may have at
+// now (see MaxUnsettled), so players try the others first.
+func (b *backend) busy(now int64) bool {
+	n := b.unsettled.Load()
+	if n == 0 {
+		return false
+	}
+	if b.suspect.Load() || !b.seenOK.Load() || now < b.probation.Load() {
+		return true
+	}
+	return n >= MaxUnsettled
 }
 
 // inEjection reports whether an ejection keeps b from players at now:
@@ -137,9 +177,10 @@ func (b *backend) inEjection(now int64, probing bool) bool {
 
 // state builds the public description at now, with why as b's reason.
 func (b *backend) state(now time.Time, why Reason, lat *latencyStore) BackendState {
-	s := BackendState{Addr: b.addr, Active: b.active.Load(), Health: why.health()}
+	s := BackendState{Addr: b.addr, Active: b.active.Load(), Unsettled: b.unsettled.Load(),
+		FirstByte: time.Duration(b.firstByte.Load()), Health: why.health()}
 	if e, ok := lat.get(b.addr, now); ok {
-		s.Latency, s.HasLatency = e.ewma, true
+		s.Latency, s.HasLatency = e.value, true
 	}
 	if p := b.report.Load(); p != nil {
 		r := p.r

@@ -1,7 +1,8 @@
 // Package strategy decides which backend each player lands on.
 //
-// It owns the Strategy seam and the six built-in strategies (sequential,
-// random, round-robin, least-connections, lowest-latency, p2c), the
+// It owns the Strategy seam and the eight built-in strategies (sequential,
+// random, round-robin, least-connections, lowest-latency, p2c,
+// least-loaded, weighted-random), the
 // per-backend state they read (active sessions, smoothed latency, the last
 // status report and the placements since it, capacity overrides, drain
 // verdicts, slow-start ramps, health), passive ejection and active health
@@ -16,9 +17,11 @@
 // backends report.
 //
 // The proxy's contract is small: Order (or AppendOrder, which does not
-// allocate) gives the try order for one connection, Reserve/Release count a
-// player on the backend it is dialing, and ObserveDial/ObserveStatus feed
-// every outcome back; Players sums the reported players for a route's
+// allocate) gives the try order for one connection; Reserve starts one
+// attempt on the backend it is dialing, the Lease's Settle says when the
+// backend's first byte arrived (the player joins) or the attempt failed,
+// and Release gives it back; ObserveDial/ObserveStatus feed dial and status
+// outcomes back; Players sums the reported players for a route's
 // status. Known-bad backends are demoted to the end of the order, never
 // dropped, so stale health can slow failover but can never cause an outage.
 package strategy

@@ -1,5 +1,7 @@
 package strategy
 
+import "time"
+
 // Reason is the health verdict behind a backend's place in the try order.
 type Reason uint8
 
@@ -13,6 +15,10 @@ const (
 	// ReasonUnmeasured: known, but nothing has succeeded yet; tried like a
 	// healthy one.
 	ReasonUnmeasured
+	// ReasonBusy: as many player attempts are in flight to it, unsettled,
+	// as it may have (MaxUnsettled; one while it is suspect, new or on
+	// probation); players try the others first.
+	ReasonBusy
 	// ReasonEjected: passive ejection after EjectFailures dial failures in a
 	// row, until BackendState.EjectedUntil.
 	ReasonEjected
@@ -25,7 +31,7 @@ const (
 
 // Usable reports whether a backend with this reason is ordered by the
 // strategy on its own merits rather than demoted behind the usable ones.
-func (r Reason) Usable() bool { return r < ReasonEjected }
+func (r Reason) Usable() bool { return r < ReasonBusy }
 
 // String names the reason for logs and the admin API.
 func (r Reason) String() string {
@@ -36,6 +42,8 @@ func (r Reason) String() string {
 		return "healthy"
 	case ReasonUnmeasured:
 		return "unmeasured"
+	case ReasonBusy:
+		return "busy"
 	case ReasonEjected:
 		return "ejected"
 	case ReasonAwaitingProbe:
@@ -49,7 +57,7 @@ func (r Reason) String() string {
 // health is BackendState.Health for the reason.
 func (r Reason) health() string {
 	switch r {
-	case ReasonHealthy:
+	case ReasonHealthy, ReasonBusy:
 		return HealthHealthy
 	case ReasonEjected, ReasonAwaitingProbe:
 		return HealthEjected
@@ -72,10 +80,17 @@ type Verdict struct {
 	// Panic says fewer than half of the backends are usable, so the
 	// strategy orders all of them, the unusable ones included.
 	Panic bool
-	// Score is the strategy's ranking value, valid when HasScore. No
-	// built-in strategy reports one yet.
+	// Score is the strategy's ranking value, valid when HasScore (see
+	// ScoreUnit for what it counts); lower is better.
 	Score    float64
 	HasScore bool
+	// Failures is the failed share (permille) of the backend's recent
+	// probes and attempts, and Penalty what it adds to latency scores.
+	Failures int64
+	Penalty  time.Duration
+	// Load is the load estimate of a strategy that reads load; nil for
+	// the others.
+	Load *LoadVerdict
 }
 
 // Eligible reports whether the strategy orders the backend among the
@@ -97,13 +112,19 @@ func (m *Manager) Explain(routeKey string, backends []string, intent Intent) []V
 	sc := m.getScratch(len(backends))
 	defer m.putScratch(sc)
 	m.lookup(routeKey, backends, sc.bs, 0)
+	r := m.lookupRoute(routeKey)
 	panicMode, _ := m.markUsable(sc, now)
 	for i, b := range sc.bs {
 		v := Verdict{Addr: backends[i], Known: b != nil, Reason: sc.why[i], Usable: sc.why[i].Usable(), Panic: panicMode}
 		if b != nil {
 			v.State = b.state(now, sc.why[i], m.lat)
+			v.Failures, _ = b.outcomes.share()
+			v.Penalty = FailurePenalty(v.Failures)
 		}
 		out = append(out, v)
+	}
+	if r != nil {
+		m.score(r, sc, backends, panicMode, now, out)
 	}
 	return out
 }

@@ -6,12 +6,16 @@ import (
 	"time"
 )
 
-// Passive ejection: this many consecutive dial failures eject a backend for
-// EjectBase, doubling with each ejection in a row up to EjectMax. The
+// Passive ejection: EjectFailures failures (a refused or timed-out dial, a
+// login with no first byte, a failed status exchange) eject a backend; each
+// run of ForgetAfter successes in a row forgets one of them, so a healthy
+// backend's rare failure fades while a flapping one, whose good phases are
+// short, is ejected as fast as a dead one. Ejection lasts EjectBase, doubling with each ejection in a row up to EjectMax. The
 // duration is shortened by a random 0-10% so that replicas that saw the same
 // outage do not all retest the backend at the same instant.
 const (
 	EjectFailures = 3
+	ForgetAfter   = 10
 	EjectBase     = 30 * time.Second
 	EjectMax      = 300 * time.Second
 )
@@ -28,76 +32,161 @@ const (
 	evUp              // active checks: down -> up
 )
 
-// ObserveDial feeds one dial outcome: connect time d on success (a latency
-// sample), or a failure towards passive ejection. Failures while the
-// backend is already ejected (last-resort dials) do not extend it, and a
-// dial cancelled because the client went away (context.Canceled) says
-// nothing about the backend and is ignored; a timeout does count.
+// StableAfter is how long a backend that recovered from an ejection must
+// serve before it counts as stable again. Until then it is on probation:
+// one attempt at a time, one failure ejects it again, and the backoff keeps
+// doubling. After it, the backoff starts over at EjectBase and three
+// failures in a row are needed again.
+const StableAfter = EjectMax
+
+// ObserveDial feeds one dial outcome: a success (not yet proof that the
+// backend serves: a login is proven by its first byte, see Lease.Settle),
+// or a failure towards passive ejection; both count in the failure share
+// of the latency score. The connect time d is not a latency sample: the
+// backend's kernel answers it, however slow its server is.
+// Failures while the backend is already ejected (last-resort dials) do not
+// extend it. A dial cancelled because the client went away
+// (context.Canceled) or failed for the proxy's own reasons (ErrNotBackend)
+// says nothing about the backend and is ignored; a timeout does count.
 func (m *Manager) ObserveDial(addr string, d time.Duration, err error) {
-	if errors.Is(err, context.Canceled) {
+	if noVerdict(err) {
 		return
 	}
 	b := m.backendFor(addr)
+	b.outcomes.record(err != nil)
 	if err == nil {
-		m.lat.add(b, d)
-		m.passiveOK(b)
 		return
 	}
-	m.passiveFail(b)
+	m.passiveFail(b, false)
 }
 
 // ObserveStatus feeds one real status exchange with the backend (never a
-// cache hit): its RTT is a latency sample and its players are the load
-// report. A failed exchange changes nothing: dial failures arrive through
-// ObserveDial, and a backend that accepts but answers badly is left to
-// active checks.
+// cache hit), after its dial succeeded: its RTT is a latency sample and its
+// players are the load report. A failed exchange (it hung past its deadline,
+// the backend closed, or it answered garbage) is a failure like a refused
+// dial. A success does not clear failed logins: a backend that answers
+// pings but drops players is not healthy.
 func (m *Manager) ObserveStatus(addr string, r Report, err error) {
-	if err != nil {
+	if noVerdict(err) {
 		return
 	}
 	b := m.backendFor(addr)
+	b.outcomes.record(err != nil)
+	if err != nil {
+		m.passiveFail(b, false)
+		return
+	}
 	m.recordReport(b, r)
-	m.passiveOK(b)
+	m.checkOK(b)
+}
+
+// noVerdict reports outcomes that say nothing about the backend.
+func noVerdict(err error) bool {
+	return errors.Is(err, context.Canceled) || errors.Is(err, ErrNotBackend)
 }
 
 // recordReport stores a fresh report; it resets the placements charged
 // since the previous one, because the backend now counts them itself.
 func (m *Manager) recordReport(b *backend, r Report) {
 	m.lat.add(b, r.RTT)
-	b.report.Store(&reportAt{r: r, at: m.now(), own: b.active.Load()})
+	next := &reportAt{r: r, at: m.now(), own: b.active.Load()}
+	if prev := b.report.Load(); prev != nil && prev.r.Online == r.Online && b.placed.Load() > 0 {
+		next.stuck = prev.stuck + 1
+	}
+	b.report.Store(next)
 	b.placed.Store(0)
 	b.refreshDrain()
 }
 
-// passiveOK records a successful exchange: it ends any ejection at once.
-func (m *Manager) passiveOK(b *backend) {
+// served records a player the backend answered. It ends any ejection at
+// once, since a served player is the best proof there is. The failures
+// towards the next ejection fade slowly: each ForgetAfter successes in a
+// row forget one, so a backend that fails now and then (a flapping one) is
+// ejected after a few failures like one that fails every player, while a
+// healthy one's rare failure is forgotten.
+func (m *Manager) served(b *backend) {
 	now := m.now()
 	b.seenOK.Store(true)
+	b.suspect.Store(false)
 	b.mu.Lock()
-	b.fails = 0
+	m.passedLocked(b)
+	if b.fails == 0 {
+		b.loginFail = false
+	}
 	ev := evNone
 	if b.ejected {
-		b.ejected = false
-		b.ejectedUntil.Store(0)
-		b.awaitProbe.Store(false)
-		b.recoveredAt = now
-		b.warmSince.Store(now.UnixNano())
-		ev = evRecovered
+		ev = m.recoverLocked(b, now)
 	}
 	b.mu.Unlock()
 	m.logEvent(b, ev, 0)
 }
 
-// passiveFail records a failed dial.
-func (m *Manager) passiveFail(b *backend) {
+// checkOK records a passing status exchange or probe. An ejected backend
+// whose ejection is over needs rise of them in a row (the route's health
+// check Rise, DefaultHealthRise without checks), one retest interval apart,
+// before it gets players again. Otherwise it clears the failures, unless
+// the latest failure was a player's login.
+func (m *Manager) checkOK(b *backend) {
 	now := m.now()
+	b.seenOK.Store(true)
 	b.mu.Lock()
+	ev := evNone
+	switch {
+	case b.ejected && now.UnixNano() < b.ejectedUntil.Load():
+		// A last-resort exchange during the ejection proves nothing yet.
+	case b.ejected:
+		hc := b.hc.WithDefaults()
+		b.retestOK++
+		if b.retestOK >= hc.Rise {
+			ev = m.recoverLocked(b, now)
+		} else {
+			b.retestAt = now.Add(hc.Interval)
+		}
+	case !b.loginFail:
+		b.suspect.Store(false)
+		m.passedLocked(b)
+	}
+	b.mu.Unlock()
+	m.logEvent(b, ev, 0)
+}
+
+// passedLocked counts one success towards forgetting a failure: each
+// ForgetAfter successes in a row forget one. b.mu must be held.
+func (m *Manager) passedLocked(b *backend) {
+	if b.passed++; b.passed >= ForgetAfter {
+		b.fails, b.passed = max(b.fails-1, 0), 0
+	}
+}
+
+// recoverLocked ends b's ejection and puts it on probation. b.mu must be held.
+func (m *Manager) recoverLocked(b *backend, now time.Time) event {
+	b.ejected, b.fails, b.passed, b.retestOK = false, 0, 0, 0
+	b.ejectedUntil.Store(0)
+	b.awaitProbe.Store(false)
+	b.recoveredAt = now
+	b.probation.Store(now.Add(StableAfter).UnixNano())
+	b.warmSince.Store(now.UnixNano())
+	return evRecovered
+}
+
+// passiveFail records a failed attempt; login says it was a player's.
+func (m *Manager) passiveFail(b *backend, login bool) {
+	now := m.now()
+	nowNS := now.UnixNano()
+	b.suspect.Store(true)
+	b.mu.Lock()
+	b.loginFail = b.loginFail || login
+	b.passed = 0
 	ev, d := evNone, time.Duration(0)
 	switch {
-	case b.ejected && b.inEjection(now.UnixNano(), m.probing.Load()):
+	case b.ejected && b.inEjection(nowNS, m.probing.Load()):
 		// Still ejected (or waiting for its probe): nothing new learnt.
 	case b.ejected:
 		// The first player after the ejection failed: eject again.
+		d = m.ejectLocked(b, now)
+		ev = evReejected
+	case nowNS < b.probation.Load():
+		// It failed again before it was stable: no second chance.
 		d = m.ejectLocked(b, now)
 		ev = evReejected
 	default:
@@ -113,16 +202,20 @@ func (m *Manager) passiveFail(b *backend) {
 
 // ejectLocked ejects b and returns for how long. b.mu must be held.
 func (m *Manager) ejectLocked(b *backend, now time.Time) time.Duration {
-	if !b.recoveredAt.IsZero() && now.Sub(b.recoveredAt) >= EjectMax {
-		// It stayed up for a whole maximum ejection: start the backoff over.
+	if !b.recoveredAt.IsZero() && now.Sub(b.recoveredAt) >= StableAfter {
+		// It served for a stable period since it last recovered: start the
+		// backoff over.
 		b.ejections = 0
 	}
 	b.ejections++
 	d := EjectionDuration(b.ejections)
 	d -= time.Duration(m.jitter.Int64N(int64(d/10) + 1))
 	b.ejected = true
-	b.fails = 0
-	b.ejectedUntil.Store(now.Add(d).UnixNano())
+	b.fails, b.passed, b.retestOK = 0, 0, 0
+	b.probation.Store(0)
+	until := now.Add(d)
+	b.ejectedUntil.Store(until.UnixNano())
+	b.retestAt = until
 	b.awaitProbe.Store(true)
 	m.wake()
 	return d
@@ -139,12 +232,14 @@ func EjectionDuration(n int) time.Duration {
 }
 
 // applyProbe records a probe's outcome: a success counts like a passing
-// exchange (and passes the retest of an ejected backend), a failure counts
-// towards the active fall threshold and fails a pending retest.
+// status exchange (one of the rise checks of an ejected backend's retest),
+// a failure counts towards the active fall threshold and fails a pending
+// retest.
 func (m *Manager) applyProbe(b *backend, r Report, err error) {
+	b.outcomes.record(err != nil)
 	if err == nil {
 		m.recordReport(b, r)
-		m.passiveOK(b)
+		m.checkOK(b)
 	}
 	now := m.now()
 	b.mu.Lock()
@@ -186,7 +281,7 @@ func (m *Manager) activeLocked(b *backend, ok bool) event {
 func (m *Manager) logEvent(b *backend, ev event, d time.Duration) {
 	switch ev {
 	case evEjected:
-		m.log.Info("backend ejected after consecutive dial failures", "backend", b.addr, "failures", EjectFailures, "for", d)
+		m.log.Info("backend ejected after consecutive failures", "backend", b.addr, "failures", EjectFailures, "for", d)
 	case evReejected:
 		m.log.V(1).Info("backend failed its retest, ejected again", "backend", b.addr, "for", d)
 	case evRecovered:

@@ -2,6 +2,7 @@ package strategy
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"testing"
@@ -16,7 +17,11 @@ func TestPassiveEjectionNeedsThreeConsecutiveFailures(t *testing.T) {
 	}{
 		{"three failures in a row", "fff", true},
 		{"two failures", "ff", false},
-		{"a success breaks the run", "ffsff", false},
+		{"one success between failures does not clear them", "ffsf", true},
+		{"ten successes in a row forget one failure", "ffssssssssssf", false},
+		{"and only one", "ffssssssssssff", true},
+		{"a few successes forget nothing (a flapping backend)", "ffsssf", true},
+		{"a healthy backend's rare failures are forgotten", "fssssssssssfssssssssssssssssssssf", false},
 		{"run completes after a success", "sfff", true},
 	}
 	for _, tt := range tests {
@@ -27,7 +32,7 @@ func TestPassiveEjectionNeedsThreeConsecutiveFailures(t *testing.T) {
 				if o == 'f' {
 					m.ObserveDial("a", 0, errRefused)
 				} else {
-					m.ObserveDial("a", time.Millisecond, nil)
+					serve(m, "a")
 				}
 			}
 			if got := state(t, m, "a").Health == HealthEjected; got != tt.wantEjected {
@@ -118,7 +123,7 @@ func TestEjectionBackoffResetsAfterStayingUp(t *testing.T) {
 			m, clk := newTestManager(t, Sequential, "a", "b")
 			fail(m, "a", EjectFailures)
 			clk.Advance(EjectBase)
-			m.ObserveDial("a", time.Millisecond, nil)
+			serve(m, "a")
 			clk.Advance(tt.upFor)
 			fail(m, "a", EjectFailures)
 			left := state(t, m, "a").EjectedUntil.Sub(clk.Now())
@@ -129,14 +134,30 @@ func TestEjectionBackoffResetsAfterStayingUp(t *testing.T) {
 	}
 }
 
-func TestStatusExchangeRecoversEjectedBackend(t *testing.T) {
-	m, _ := newTestManager(t, Sequential, "a", "b")
-	fail(m, "a", EjectFailures)
-	m.ObserveStatus("a", Report{}, errRefused)
-	if got := state(t, m, "a").Health; got != HealthEjected {
-		t.Fatalf("health %q after a failed status exchange, want still ejected", got)
+func TestFailedStatusExchangesEject(t *testing.T) {
+	for _, err := range []error{errRefused, context.DeadlineExceeded, errors.New("status response: bad JSON")} {
+		m, _ := newTestManager(t, Sequential, "a", "b")
+		for range EjectFailures {
+			m.ObserveStatus("a", Report{}, err)
+		}
+		if got := state(t, m, "a").Health; got != HealthEjected {
+			t.Fatalf("health %q after %d failed status exchanges (%v), want ejected", got, EjectFailures, err)
+		}
 	}
-	m.ObserveStatus("a", Report{RTT: time.Millisecond, Online: 3, Max: 20, HasPlayers: true}, nil)
+}
+
+func TestStatusExchangesRetestEjectedBackendAfterItsEjection(t *testing.T) {
+	m, clk := newTestManager(t, Sequential, "a", "b")
+	fail(m, "a", EjectFailures)
+	good := Report{RTT: time.Millisecond, Online: 3, Max: 20, HasPlayers: true}
+	m.ObserveStatus("a", good, nil)
+	if got := state(t, m, "a").EjectedUntil; got.IsZero() {
+		t.Fatal("a last-resort status exchange during the ejection ended it")
+	}
+	clk.Advance(EjectBase)
+	for range DefaultHealthRise {
+		m.ObserveStatus("a", good, nil)
+	}
 	s := state(t, m, "a")
 	if s.Health != HealthHealthy || !s.EjectedUntil.IsZero() {
 		t.Fatalf("after a real status exchange health %q until %v, want healthy", s.Health, s.EjectedUntil)
@@ -148,7 +169,7 @@ func TestStatusExchangeRecoversEjectedBackend(t *testing.T) {
 
 func TestHealthStates(t *testing.T) {
 	m, _ := newTestManager(t, Sequential, "new", "ok", "bad")
-	m.ObserveDial("ok", time.Millisecond, nil)
+	serve(m, "ok")
 	fail(m, "bad", EjectFailures)
 	want := map[string]string{"new": HealthUnknown, "ok": HealthHealthy, "bad": HealthEjected}
 	for addr, w := range want {
@@ -184,6 +205,16 @@ func TestProbeNotPlayerRetestsEjectedBackend(t *testing.T) {
 			}
 			if n := m.ProbeDue(ctx); n != 1 || p.count("a") != 1 {
 				t.Fatalf("ProbeDue ran %d probes (%d of a), want exactly a's retest", n, p.count("a"))
+			}
+			if tt.probeErr == nil {
+				// Recovery needs proof: rise passing checks, an interval apart.
+				if got := state(t, m, "a").Health; got != HealthEjected {
+					t.Fatalf("after one passing probe health %q, want still ejected", got)
+				}
+				clk.Advance(DefaultHealthInterval)
+				if n := m.ProbeDue(ctx); n != 1 || p.count("a") != DefaultHealthRise {
+					t.Fatalf("ProbeDue ran %d probes (%d of a), want a's second retest", n, p.count("a"))
+				}
 			}
 			if got := m.Order("r", bs, IntentLogin); !slices.Equal(got, tt.wantOrder) {
 				t.Fatalf("after the probe Order = %v, want %v", got, tt.wantOrder)
@@ -281,7 +312,7 @@ func TestStateChangesAreLoggedOnce(t *testing.T) {
 		m.Order("r", bs, IntentLogin)
 	}
 	clk.Advance(EjectMax)
-	m.ObserveDial("b", time.Millisecond, nil)
+	serve(m, "b")
 	m.Order("r", bs, IntentLogin)
 	checks := map[string]int{
 		"backend ejected": 2,

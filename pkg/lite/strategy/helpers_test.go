@@ -104,6 +104,16 @@ func state(t testing.TB, m *Manager, addr string) BackendState {
 	return BackendState{}
 }
 
+// join places one player on addr: an attempt whose first byte arrived.
+func join(m *Manager, addr string) *Lease {
+	l := m.Reserve(addr)
+	l.Settle(time.Millisecond, nil)
+	return l
+}
+
+// serve records one player served by addr who has left again.
+func serve(m *Manager, addr string) { join(m, addr).Release() }
+
 // fail feeds n dial failures for addr.
 func fail(m *Manager, addr string, n int) {
 	for range n {
@@ -119,7 +129,8 @@ func firsts(m *Manager, key string, backends []string, n int, reserve bool) map[
 		o := m.Order(key, backends, IntentLogin)
 		got[o[0]]++
 		if reserve {
-			m.Reserve(o[0])
+			// No first-byte time: the test's own latencies stand.
+			m.Reserve(o[0]).Settle(0, nil)
 		}
 	}
 	return got

@@ -1,6 +1,7 @@
 package strategy
 
 import (
+	"slices"
 	"sync"
 	"time"
 
@@ -12,23 +13,46 @@ import (
 // backend nobody has talked to in minutes stops deciding placements.
 const LatencyTTL = 3 * time.Minute
 
-// latencyAlpha weights a new sample in the moving average: high enough to
-// follow a real change within a few samples, low enough to damp one-off
-// spikes.
-const latencyAlpha = 0.3
+// LatencyWindow is how many recent samples an estimate is the median of.
+// The median ignores spikes (a lost packet, a GC pause) as long as fewer
+// than half of the window are spikes, and it follows a real change once
+// more than half of the window shows it: with a probe every 10 s that is
+// 80 s at most, before the confirmations of lowest-latency.
+const LatencyWindow = 15
 
 // latencyEstimate is immutable; an update stores a new one.
 type latencyEstimate struct {
-	ewma    time.Duration
-	samples uint64
-	at      time.Time // time of the last sample
+	value   time.Duration // the estimate
+	samples uint64        // samples since the estimate (re)started
+	at      time.Time     // time of the last sample
+	last    time.Duration // the last sample, for operators
+	window  [LatencyWindow]time.Duration
 }
 
-// latencyStore keeps one smoothed estimate per backend address in a
-// go-cache with a TTL; the cache owns expiry and is what updates, sweeps
-// and snapshots read. Each backend also points at its latest estimate so
-// that Order, the hot path, reads it without the cache's lock and clock
-// call. Freshness is always checked against the manager's clock too, so a
+// estimate is the median of the window once it holds three samples, the
+// smallest sample before: noise only ever adds to a round trip, so one
+// unlucky first sample is corrected by the next one at once instead of
+// locking the backend out.
+func (e *latencyEstimate) estimate() time.Duration {
+	n := int(min(e.samples, LatencyWindow))
+	var buf [LatencyWindow]time.Duration
+	w := buf[:n]
+	copy(w, e.window[:n])
+	slices.Sort(w)
+	if n < 3 {
+		return w[0]
+	}
+	if n%2 == 1 {
+		return w[n/2]
+	}
+	return (w[n/2-1] + w[n/2]) / 2
+}
+
+// latencyStore keeps one estimate per backend address in a go-cache with a
+// TTL; the cache owns expiry and is what updates, sweeps and snapshots
+// read. Each backend also points at its latest estimate so that Order,
+// the hot path, reads it without the cache's lock and clock call.
+// Freshness is always checked against the manager's clock too, so a
 // virtual clock fades estimates the same way real time does.
 type latencyStore struct {
 	now func() time.Time
@@ -55,7 +79,10 @@ func (s *latencyStore) get(addr string, now time.Time) (latencyEstimate, bool) {
 	return *e, true
 }
 
-// add folds one sample into b's estimate; a faded estimate restarts.
+// add folds one sample into b's estimate; a faded estimate restarts. The
+// samples are round trips that include the server: status exchanges and
+// the time to a login's first byte, never a bare TCP connect, which the
+// backend's kernel answers however slow its server is.
 func (s *latencyStore) add(b *backend, d time.Duration) {
 	if d <= 0 {
 		return
@@ -63,11 +90,12 @@ func (s *latencyStore) add(b *backend, d time.Duration) {
 	now := s.now()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	next := &latencyEstimate{ewma: d, samples: 1, at: now}
+	next := &latencyEstimate{samples: 1, at: now, last: d}
 	if old, ok := s.get(b.addr, now); ok {
-		next.ewma = old.ewma + time.Duration(latencyAlpha*float64(d-old.ewma))
-		next.samples = old.samples + 1
+		next.window, next.samples = old.window, old.samples+1
 	}
+	next.window[(next.samples-1)%LatencyWindow] = d
+	next.value = next.estimate()
 	s.c.Set(b.addr, next, cache.DefaultExpiration)
 	b.latency.Store(next)
 }

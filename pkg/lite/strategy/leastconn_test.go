@@ -36,7 +36,7 @@ func TestLeastConnectionsDisconnectFreesSlot(t *testing.T) {
 	leases := map[string][]*Lease{}
 	for range 6 {
 		o := m.Order("r", bs, IntentLogin)
-		leases[o[0]] = append(leases[o[0]], m.Reserve(o[0]))
+		leases[o[0]] = append(leases[o[0]], join(m, o[0]))
 	}
 	leases["b1"][0].Release()
 	if got := m.Order("r", bs, IntentLogin)[0]; got != "b1" {
@@ -77,7 +77,7 @@ func TestLeastConnectionsConcurrentLoginsCountExactly(t *testing.T) {
 	for i := range logins {
 		wg.Go(func() {
 			o := m.Order("r", bs, IntentLogin)
-			leases[i] = m.Reserve(o[0])
+			leases[i] = join(m, o[0])
 		})
 	}
 	wg.Wait()

@@ -6,8 +6,9 @@ import (
 )
 
 // Hysteresis of lowest-latency: the incumbent best changes only when a
-// challenger beats it by the margin on this many consecutive measurements,
-// and not sooner than the cooldown after the previous change.
+// challenger beats it by the margin in this many consecutive probe rounds
+// (rounds in which both got a new sample), and not sooner than the
+// cooldown after the previous change.
 const (
 	LatencyConfirmations = 3
 	LatencyCooldown      = 30 * time.Second
@@ -25,20 +26,18 @@ func LatencyMargin(lat time.Duration) time.Duration {
 // lowestLatency prefers the fastest backend without herding: it keeps an
 // incumbent best that changes only with hysteresis, and every backend
 // within the margin of the incumbent shares players by load (fewest active
-// first, ties random). A backend without a sample is neutral: it is given
-// the mean of the measured latencies, so it is neither the best nor the
-// worst until a measurement says otherwise.
+// first, ties random). A backend's latency is its estimate plus its
+// failure penalty. A backend without a sample is neutral: it is given the
+// mean of the measured latencies, so it is neither the best nor the worst
+// until a measurement says otherwise.
 type lowestLatency struct {
 	now func() time.Time
 	rng *lockedRand
 
 	mu       sync.Mutex
-	inc      string    // incumbent best
-	chal     string    // challenger currently beating inc by the margin
-	confirms uint64    // consecutive measurements confirming chal
-	seen     uint64    // inc+chal sample count at the last evaluation
-	switched time.Time // last measured change of inc; zero before the first
-	changes  uint64    // times inc moved from one backend to another
+	d        LatencyDecision
+	incSeen  uint64 // the incumbent's sample count at the last counted round
+	chalSeen uint64 // the challenger's
 }
 
 func newLowestLatency(e Env) *lowestLatency {
@@ -46,6 +45,14 @@ func newLowestLatency(e Env) *lowestLatency {
 }
 
 func (*lowestLatency) Inputs() Inputs { return InputLatency }
+
+// effLatency is candidate i's latency as lowest-latency ranks it.
+func effLatency(c *Candidate, neutral time.Duration) time.Duration {
+	if c.HasLatency {
+		return c.Latency + c.Penalty
+	}
+	return neutral + c.Penalty
+}
 
 func (s *lowestLatency) Order(cands []Candidate, _ Intent, order []int) {
 	neutral, ok := neutralLatency(cands)
@@ -59,29 +66,26 @@ func (s *lowestLatency) Order(cands []Candidate, _ Intent, order []int) {
 	inc := s.incumbent(cands)
 	s.mu.Unlock()
 
-	eff := func(i int) time.Duration {
-		if cands[i].HasLatency {
-			return cands[i].Latency
-		}
-		return neutral
-	}
-	limit := cands[inc].Latency + LatencyMargin(cands[inc].Latency)
+	incLat := effLatency(&cands[inc], neutral)
+	limit := incLat + LatencyMargin(incLat)
 	k := 0
 	for i := range cands {
-		if eff(i) <= limit {
+		if effLatency(&cands[i], neutral) <= limit {
 			order[k] = i
 			k++
 		}
 	}
 	shared := k
 	for i := range cands {
-		if eff(i) > limit {
+		if effLatency(&cands[i], neutral) > limit {
 			order[k] = i
 			k++
 		}
 	}
 	s.byLoad(cands, order[:shared])
-	sortOrder(order[shared:], func(a, b int) bool { return eff(a) < eff(b) })
+	sortOrder(order[shared:], func(a, b int) bool {
+		return effLatency(&cands[a], neutral) < effLatency(&cands[b], neutral)
+	})
 }
 
 // byLoad orders part by active players, ties random.
@@ -91,75 +95,108 @@ func (s *lowestLatency) byLoad(cands []Candidate, part []int) {
 }
 
 // incumbent returns the position of the incumbent best among cands, moving
-// the title to a challenger once hysteresis allows. s.mu must be held and
-// at least one candidate must be measured.
+// the title to a challenger once hysteresis allows, and records why it
+// did not move. s.mu must be held and at least one candidate must be
+// measured.
 func (s *lowestLatency) incumbent(cands []Candidate) int {
 	best, cur := -1, -1
+	allFailed := true
 	for i := range cands {
 		c := &cands[i]
 		if !c.HasLatency {
 			continue
 		}
-		if c.Addr == s.inc {
+		allFailed = allFailed && c.LastFailed
+		if c.Addr == s.d.Best {
 			cur = i
 		}
-		if best < 0 || c.Latency < cands[best].Latency {
+		if best < 0 || effLatency(c, 0) < effLatency(&cands[best], 0) {
 			best = i
 		}
 	}
-	if cur < 0 {
+	switch {
+	case cur < 0:
 		// The incumbent left the candidates or its sample faded: there is
 		// nothing to defend, so the best measured one takes over at once.
-		if s.inc != "" && s.inc != cands[best].Addr {
-			s.changes++
+		if s.d.Best != "" && s.d.Best != cands[best].Addr {
+			s.d.count(ChangeIncumbentGone)
 		}
-		s.inc, s.chal, s.confirms = cands[best].Addr, "", 0
+		s.d.Best, s.d.Hold = cands[best].Addr, HoldIncumbentBest
+		s.resetChallenger()
 		return best
-	}
-	if cands[cur].Latency-cands[best].Latency < LatencyMargin(cands[cur].Latency) {
-		s.chal, s.confirms = "", 0
+	case allFailed:
+		// Every probe failed: what is known stays as it was.
+		s.d.Hold = HoldAllProbesFailed
+		return cur
+	case best == cur:
+		s.d.Hold = HoldIncumbentBest
+		s.resetChallenger()
 		return cur
 	}
-	s.confirm(cands[best].Addr, cands[cur].Samples+cands[best].Samples)
-	if s.confirms < LatencyConfirmations {
+	incLat, bestLat := effLatency(&cands[cur], 0), effLatency(&cands[best], 0)
+	if incLat-bestLat < LatencyMargin(incLat) {
+		s.d.Hold = HoldInsufficientAdvantage
+		s.resetChallenger()
+		return cur
+	}
+	s.confirm(&cands[cur], &cands[best])
+	if s.d.Confirmations < LatencyConfirmations {
+		s.d.Hold = HoldUnstable
 		return cur
 	}
 	now := s.now()
-	if !s.switched.IsZero() && now.Sub(s.switched) < LatencyCooldown {
+	if !s.d.LastSwitch.IsZero() && now.Sub(s.d.LastSwitch) < LatencyCooldown {
+		s.d.Hold = HoldCooldown
 		return cur
 	}
-	s.inc, s.chal, s.confirms, s.switched = s.chal, "", 0, now
-	s.changes++
+	s.d.Best, s.d.LastSwitch, s.d.Hold = s.d.Challenger, now, HoldIncumbentBest
+	s.d.count(ChangeConfirmed)
+	s.resetChallenger()
 	return best
 }
 
-// confirm counts the measurements taken since the last evaluation that
-// still show chal ahead; the measurement that first revealed it counts too.
-func (s *lowestLatency) confirm(chal string, samples uint64) {
+func (s *lowestLatency) resetChallenger() {
+	s.d.Challenger, s.d.Confirmations = "", 0
+}
+
+// confirm counts the probe rounds, since the last evaluation, in which
+// chal beat inc: a round is complete when both have a new sample. The
+// round that first revealed chal counts as the first.
+func (s *lowestLatency) confirm(inc, chal *Candidate) {
 	switch {
-	case chal != s.chal:
-		s.chal, s.confirms, s.seen = chal, 1, samples
-	case samples > s.seen:
-		s.confirms += samples - s.seen
-		s.seen = samples
-	case samples < s.seen:
-		// An estimate faded and restarted; count from here.
-		s.seen = samples
+	case chal.Addr != s.d.Challenger:
+		s.d.Challenger, s.d.Confirmations = chal.Addr, 1
+		s.incSeen, s.chalSeen = inc.Samples, chal.Samples
+	case inc.Samples < s.incSeen || chal.Samples < s.chalSeen:
+		// An estimate faded and restarted; count rounds from here.
+		s.incSeen, s.chalSeen = inc.Samples, chal.Samples
+	case inc.Samples > s.incSeen && chal.Samples > s.chalSeen:
+		s.d.Confirmations++
+		s.incSeen, s.chalSeen = inc.Samples, chal.Samples
 	}
+}
+
+// decision returns the current decision state.
+func (s *lowestLatency) decision() LatencyDecision {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	d := s.d
+	d.Needed = LatencyConfirmations
+	return d
 }
 
 // state reports the incumbent and the time of its last measured change.
 func (s *lowestLatency) state() (string, time.Time) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.inc, s.switched
+	return s.d.Best, s.d.LastSwitch
 }
 
 // Leader returns the incumbent and how often it changed.
 func (s *lowestLatency) Leader() (string, uint64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.inc, s.changes
+	return s.d.Best, s.d.Changes[ChangeConfirmed] + s.d.Changes[ChangeIncumbentGone]
 }
 
 // neutralLatency is the mean of the measured latencies; ok is false when

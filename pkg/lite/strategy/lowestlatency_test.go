@@ -46,6 +46,7 @@ func TestLowestLatencyIncumbentNeedsThreeConfirmations(t *testing.T) {
 		t.Fatalf("incumbent %q, want the only measured backend a", got)
 	}
 	for i, want := range []string{"a", "a", "b"} {
+		measure(m, "a", 100*ms)
 		measure(m, "b", 50*ms)
 		m.Order("r", bs, IntentLogin)
 		if got := incumbent(t, m); got != want {
@@ -54,6 +55,7 @@ func TestLowestLatencyIncumbentNeedsThreeConfirmations(t *testing.T) {
 	}
 	// c beats b by far, three times, but b just took over: cooldown.
 	for range 3 {
+		measure(m, "b", 50*ms)
 		measure(m, "c", 10*ms)
 		m.Order("r", bs, IntentLogin)
 	}
@@ -86,6 +88,7 @@ func TestLowestLatencyConfirmationsMustBeConsecutive(t *testing.T) {
 		{50 * ms, "chal"},
 	}
 	for i, st := range steps {
+		inc.Samples = uint64(i + 2)
 		chal := Candidate{Addr: "chal", Index: 1, Latency: st.chal, HasLatency: true, Samples: uint64(i + 1)}
 		s.Order([]Candidate{inc, chal}, IntentLogin, order)
 		if got, _ := s.state(); got != st.want {
@@ -114,6 +117,7 @@ func TestLowestLatencyMargin(t *testing.T) {
 			inc := Candidate{Addr: "inc", Index: 0, Latency: tt.inc, HasLatency: true, Samples: 1}
 			s.Order([]Candidate{inc}, IntentLogin, order[:1])
 			for n := range uint64(LatencyConfirmations) {
+				inc.Samples = n + 2
 				chal := Candidate{Addr: "chal", Index: 1, Latency: tt.chal, HasLatency: true, Samples: n + 1}
 				s.Order([]Candidate{inc, chal}, IntentLogin, order)
 			}
@@ -187,26 +191,60 @@ func TestLowestLatencyFadesAfterTTL(t *testing.T) {
 	}
 }
 
-func TestLowestLatencyMovingAverage(t *testing.T) {
+func TestLatencyEstimateIsRobust(t *testing.T) {
 	tests := []struct {
 		name    string
 		samples []time.Duration
 		want    time.Duration
 	}{
 		{"first sample is the estimate", []time.Duration{100 * ms}, 100 * ms},
-		{"a spike moves it by 30%", []time.Duration{100 * ms, 200 * ms}, 130 * ms},
+		{"an unlucky first sample is corrected at once", []time.Duration{167 * ms, 20 * ms}, 20 * ms},
+		{"a spike is ignored", []time.Duration{20 * ms, 21 * ms, 19 * ms, 170 * ms}, 20500 * time.Microsecond},
 		{"zero RTT adds nothing", []time.Duration{100 * ms, 0}, 100 * ms},
+		{"a real change takes over the window", []time.Duration{20 * ms, 20 * ms, 20 * ms, 70 * ms, 70 * ms, 70 * ms, 70 * ms}, 70 * ms},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			m, _ := newTestManager(t, LowestLatency, "a")
 			for _, d := range tt.samples {
-				m.ObserveDial("a", d, nil)
+				measure(m, "a", d)
 			}
 			if got := state(t, m, "a").Latency; got != tt.want {
 				t.Fatalf("latency %v, want %v", got, tt.want)
 			}
 		})
+	}
+}
+
+func TestDialConnectTimeIsNotALatencySample(t *testing.T) {
+	m, _ := newTestManager(t, LowestLatency, "a")
+	m.ObserveDial("a", 300*time.Microsecond, nil)
+	if s := state(t, m, "a"); s.HasLatency {
+		t.Fatalf("a TCP connect time became the latency estimate %v", s.Latency)
+	}
+}
+
+func TestFailuresCountInTheScore(t *testing.T) {
+	bs := []string{"fast", "steady"}
+	m, _ := newTestManager(t, LowestLatency, bs...)
+	for range 10 {
+		measure(m, "fast", 10*ms)
+		measure(m, "steady", 30*ms)
+	}
+	if got := m.Order("r", bs, IntentLogin); got[0] != "fast" {
+		t.Fatalf("Order = %v, want the faster backend first", got)
+	}
+	// One failed dial among fast's outcomes costs it about 70ms: after
+	// three probe rounds confirming that, steady takes over.
+	m.ObserveDial("fast", 0, errRefused)
+	for range LatencyConfirmations {
+		measure(m, "fast", 10*ms)
+		measure(m, "steady", 30*ms)
+		m.Order("r", bs, IntentLogin)
+	}
+	got := firsts(m, "r", bs, 10, false)
+	if got["steady"] != 10 {
+		t.Fatalf("placements %v, want the reliable backend to win while fast's failure counts", got)
 	}
 }
 
@@ -228,7 +266,7 @@ func TestLowestLatencyNoFlappingBetweenEqualNoisyBackends(t *testing.T) {
 		measure(m, "b", sample())
 		o := m.Order("r", bs, IntentLogin)
 		placed[o[0]]++
-		held = append(held, m.Reserve(o[0]))
+		held = append(held, join(m, o[0]))
 		if i%10 == 9 { // sessions of about ten seconds
 			for _, l := range held[:5] {
 				l.Release()

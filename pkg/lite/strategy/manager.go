@@ -33,6 +33,7 @@ type Manager struct {
 	routes    map[string]*route
 	backends  map[string]*backend
 	lastSweep time.Time
+	boundAt   int // len(backends) at which boundUnlistedLocked next looks (bound.go)
 }
 
 // route is one installed Route with its strategy instance.
@@ -192,7 +193,7 @@ func (m *Manager) pinBackends(routes []Route, next map[string]*route, reload boo
 			p := cfg[addr]
 			m.setHealthCheck(b, p.hc, p.reportEvery)
 			b.setSettings(p.settings)
-		case b.active.Load() == 0:
+		case b.idle():
 			delete(m.backends, addr)
 			m.lat.delete(addr)
 		}
@@ -214,7 +215,9 @@ func (p *pinned) add(r *route, rt Route, addr string) {
 	if !p.hcSet && r.health.Enabled {
 		p.hc, p.hcSet = r.health, true
 	}
-	if r.inputs&InputLoad != 0 {
+	if r.inputs&(InputLoad|InputLatency) != 0 {
+		// Load and latency are only as good as their last sample: every
+		// backend is probed each interval, whether players go there or not.
 		iv := rt.Health.WithDefaults().Interval
 		if p.reportEvery == 0 || iv < p.reportEvery {
 			p.reportEvery = iv

@@ -8,9 +8,9 @@ import (
 
 func TestReloadKeepsRemainingBackendsAndDropsTheRest(t *testing.T) {
 	m, _ := newTestManager(t, LeastConnections, "keep", "gone")
-	lease := m.Reserve("keep")
+	lease := join(m, "keep")
 	defer lease.Release()
-	m.ObserveDial("keep", 5*time.Millisecond, nil)
+	m.ObserveStatus("keep", Report{RTT: 5 * time.Millisecond}, nil)
 	fail(m, "keep", EjectFailures)
 	m.ObserveDial("gone", 5*time.Millisecond, nil)
 
@@ -23,7 +23,7 @@ func TestReloadKeepsRemainingBackendsAndDropsTheRest(t *testing.T) {
 		t.Fatalf("backends after reload %v, want %v", got, want)
 	}
 	s := state(t, m, "keep")
-	if s.Active != 1 || s.Latency != 5*time.Millisecond || s.Health != HealthEjected {
+	if s.Active != 1 || !s.HasLatency || s.Health != HealthEjected {
 		t.Fatalf("kept backend lost state: %+v", s)
 	}
 	if s := state(t, m, "new"); s.Health != HealthUnknown || s.Active != 0 || s.HasLatency {
@@ -33,7 +33,7 @@ func TestReloadKeepsRemainingBackendsAndDropsTheRest(t *testing.T) {
 
 func TestReloadKeepsBackendWithPlayersUntilIdle(t *testing.T) {
 	m, clk := newTestManager(t, Sequential, "a", "b")
-	lease := m.Reserve("b")
+	lease := join(m, "b")
 	m.SetRoutes([]Route{{Key: "r", Backends: []string{"a"}}})
 	if s := state(t, m, "b"); s.Active != 1 {
 		t.Fatalf("removed backend with a player shows %d active, want 1", s.Active)
@@ -96,7 +96,7 @@ func TestManagersAreIsolated(t *testing.T) {
 	bs := addrs(3)
 	a, _ := newTestManager(t, LeastConnections, bs...)
 	b, _ := newTestManager(t, LeastConnections, bs...)
-	a.Reserve("b0")
+	join(a, "b0")
 	fail(a, "b1", EjectFailures)
 	a.ObserveDial("b2", time.Millisecond, nil)
 	for _, s := range b.Snapshot() {
@@ -175,7 +175,7 @@ func TestUnknownStrategyFallsBackToSequential(t *testing.T) {
 
 func TestLeaseReleaseIsIdempotent(t *testing.T) {
 	m, _ := newTestManager(t, LeastConnections, "a")
-	l1, l2 := m.Reserve("a"), m.Reserve("a")
+	l1, l2 := join(m, "a"), join(m, "a")
 	l1.Release()
 	l1.Release()
 	if got := state(t, m, "a").Active; got != 1 {

@@ -19,11 +19,23 @@ const (
 	// P2C is power of two choices over latency and reported load, the
 	// strategy for routes served by several proxy replicas.
 	P2C Name = "p2c"
+	// LeastLoaded puts the lowest load fraction (reports plus placements
+	// since) first, for routes many replicas share.
+	LeastLoaded Name = "least-loaded"
+	// WeightedRandom draws backends in proportion to their headroom.
+	WeightedRandom Name = "weighted-random"
 )
 
 // Names lists the built-in strategies in documentation order.
 func Names() []Name {
-	return []Name{Sequential, Random, RoundRobin, LeastConnections, LowestLatency, P2C}
+	return []Name{Sequential, Random, RoundRobin, LeastConnections, LowestLatency, P2C, LeastLoaded, WeightedRandom}
+}
+
+// ReadsLoad reports whether the strategy reads load (reports, capacity,
+// staleAfter, saturation, peers, drainMotd): p2c, least-loaded and
+// weighted-random.
+func (n Name) ReadsLoad() bool {
+	return n == P2C || n == LeastLoaded || n == WeightedRandom
 }
 
 // ErrUnknownName is returned (wrapped) by ParseName for a name that is not built in.

@@ -120,11 +120,9 @@ func (m *Manager) gather(sc *scratch, backends []string, all bool, in Inputs, no
 // strategy uses. It fills in place: Order's candidates live in pooled
 // scratch and copying them around costs more than the reads.
 func (m *Manager) fillCandidate(c *Candidate, b *backend, addr string, i int, in Inputs, now time.Time) {
-	*c = Candidate{Addr: addr, Index: i, Active: b.active.Load()}
+	*c = Candidate{Addr: addr, Index: i, Active: b.active.Load(), Unsettled: b.unsettled.Load()}
 	if in&InputLatency != 0 {
-		if e, ok := fresh(b.latency.Load(), now); ok {
-			c.Latency, c.HasLatency, c.Samples = e.ewma, true, e.samples
-		}
+		fillLatency(c, b, now)
 		if !b.wantLatency.Load() {
 			b.wantLatency.Store(true)
 			m.wake()
@@ -133,7 +131,7 @@ func (m *Manager) fillCandidate(c *Candidate, b *backend, addr string, i int, in
 	if in&(InputReport|InputLoad) != 0 {
 		if p := b.report.Load(); p != nil {
 			c.Online, c.Max, c.HasReport, c.HasPlayers = p.r.Online, p.r.Max, true, p.r.HasPlayers
-			c.ReportAge, c.ActiveAtReport = now.Sub(p.at), p.own
+			c.ReportAge, c.ActiveAtReport, c.Stuck = now.Sub(p.at), p.own, p.stuck >= StuckReports
 		}
 	}
 	if in&InputLoad != 0 {
@@ -142,6 +140,15 @@ func (m *Manager) fillCandidate(c *Candidate, b *backend, addr string, i int, in
 			c.Capacity = st.capacity
 		}
 	}
+}
+
+// fillLatency reads b's latency estimate and failure penalty into c.
+func fillLatency(c *Candidate, b *backend, now time.Time) {
+	if e, ok := fresh(b.latency.Load(), now); ok {
+		c.Latency, c.HasLatency, c.Samples = e.value, true, e.samples
+	}
+	fails, last := b.outcomes.share()
+	c.Failures, c.Penalty, c.LastFailed = fails, FailurePenalty(fails), last
 }
 
 // resolve finds the route and the state of each backend, creating state
@@ -192,6 +199,7 @@ func (m *Manager) createMissing(r *route, addrs []string, bs []*backend, now tim
 		b.lastUsed.Store(now.UnixNano())
 		bs[i] = b
 	}
+	m.boundUnlistedLocked(bs)
 	m.sweepLocked(now, false)
 	m.mu.Unlock()
 	m.wake()
@@ -225,7 +233,7 @@ func (m *Manager) sweepLocked(now time.Time, force bool) {
 	m.lastSweep = now
 	for addr, b := range m.backends {
 		idle := now.Sub(time.Unix(0, b.lastUsed.Load()))
-		if b.pins == 0 && b.active.Load() == 0 && idle >= dynamicIdle {
+		if b.pins == 0 && b.idle() && idle >= dynamicIdle {
 			delete(m.backends, addr)
 			m.lat.delete(addr)
 		}

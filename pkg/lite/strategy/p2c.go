@@ -15,19 +15,33 @@ const p2cTie = time.Millisecond
 // bigger routes work too, with one allocation per connection.
 const p2cStack = 32
 
-// p2c is power of two choices: it samples two distinct eligible backends
-// and keeps the one with the lower score, latency plus LatencyWeight per
-// unit of load. Sampling two at random instead of taking the single best
+// p2c is power of two choices: it samples two distinct eligible backends,
+// each with a chance in proportion to its capacity, and keeps the one with
+// the lower score, latency plus LatencyWeight per unit of load. Sampling
+// by capacity is what lets a big backend take its share: drawn uniformly,
+// no backend could be in more than about 2/n of the pairs. Sampling two at random instead of taking the single best
 // is what keeps independent replicas from herding onto the same backend,
 // and the load estimate (see p2c_load.go) is what makes them see each other.
 //
 // Saturated and draining backends are filtered out rather than penalised;
 // if that leaves nobody, the pool widens step by step. Backends ramping up
 // after a reload or a recovery are sampled with a reduced weight.
-type p2c struct {
-	rng *lockedRand
-	cfg atomic.Pointer[p2cSettings]
+type p2c struct{ loadStrategy }
+
+// loadStrategy is what the strategies reading load share: a seeded
+// source, the route's settings and its replica estimate.
+type loadStrategy struct {
+	rng   *lockedRand
+	cfg   atomic.Pointer[p2cSettings]
+	peers peerMemo
 }
+
+func (s *loadStrategy) init(e Env) {
+	s.rng = newLockedRand(e.Seed)
+	s.configure(P2CConfig{})
+}
+
+func (s *loadStrategy) configure(c P2CConfig) { s.cfg.Store(newP2CSettings(c)) }
 
 // p2cSettings is a P2CConfig with defaults applied, in the integer units
 // the hot path computes with.
@@ -41,24 +55,37 @@ type p2cSettings struct {
 type p2cEval struct {
 	score  int64 // microseconds
 	tier   uint8 // 0 eligible, 1 saturated but not full, 2 full or draining
-	weight int64 // sampling weight, permille of a settled backend
+	ramp   int64 // slow-start weight, permille of a settled backend
+	weight int64 // sampling weight: ramp times capacity
+	load   int64 // load units
+	src    LoadSource
 }
 
 func newP2C(e Env) *p2c {
-	s := &p2c{rng: newLockedRand(e.Seed)}
-	s.configure(P2CConfig{})
+	s := &p2c{}
+	s.init(e)
 	return s
 }
 
 func (*p2c) Inputs() Inputs { return InputLatency | InputLoad }
 
-func (s *p2c) configure(c P2CConfig) {
+// newP2CSettings applies c's defaults and converts it to hot-path units;
+// least-loaded and weighted-random share it.
+func newP2CSettings(c P2CConfig) *p2cSettings {
 	c = c.WithDefaults()
-	s.cfg.Store(&p2cSettings{
+	return &p2cSettings{
 		P2CConfig:  c,
 		weightUS:   c.LatencyWeight.Microseconds(),
 		saturation: int64(math.Round(c.Saturation * loadUnit)),
-	})
+	}
+}
+
+// evalBuffer returns n evaluations, from buf when they fit.
+func evalBuffer(buf *[p2cStack]p2cEval, n int) []p2cEval {
+	if n <= len(buf) {
+		return buf[:n]
+	}
+	return make([]p2cEval, n)
 }
 
 func (s *p2c) Order(cands []Candidate, _ Intent, order []int) {
@@ -68,14 +95,9 @@ func (s *p2c) Order(cands []Candidate, _ Intent, order []int) {
 		return
 	}
 	var buf [p2cStack]p2cEval
-	ev := buf[:0]
-	if n <= len(buf) {
-		ev = buf[:n]
-	} else {
-		ev = make([]p2cEval, n)
-	}
+	ev := evalBuffer(&buf, n)
 	cfg := s.cfg.Load()
-	tier := evaluate(cands, cfg, ev)
+	tier, _ := evaluate(cands, cfg, &s.peers, ev)
 	first, second := s.pick(ev, tier)
 	order[0] = first
 	head := 1
@@ -100,36 +122,34 @@ func (s *p2c) Order(cands []Candidate, _ Intent, order []int) {
 }
 
 // evaluate scores every candidate into ev and returns the lowest tier
-// present: the pool the two choices are drawn from.
-func evaluate(cands []Candidate, cfg *p2cSettings, ev []p2cEval) uint8 {
+// present, the pool the two choices are drawn from, and the replica
+// estimate it used. A candidate's latency includes its failure penalty.
+func evaluate(cands []Candidate, cfg *p2cSettings, memo *peerMemo, ev []p2cEval) (uint8, int64) {
 	neutralLat, _ := neutralLatency(cands)
 	peers := int64(cfg.Peers)
 	if peers <= 0 {
-		peers = estimatePeers(cands, cfg.StaleAfter)
+		peers = memo.peers(cands, cfg.StaleAfter)
 	}
 	nominal := nominalCapacity(cands)
 	best := uint8(2)
 	for i := range cands {
 		c := &cands[i]
-		load := loadOf(c, cfg.StaleAfter, peers, nominal)
-		lat := neutralLat
-		if c.HasLatency {
-			lat = c.Latency
-		}
 		e := &ev[i]
-		e.score = lat.Microseconds() + cfg.weightUS*load/loadUnit
+		e.load, e.src = loadOf(c, cfg.StaleAfter, peers, nominal)
+		e.score = effLatency(c, neutralLat).Microseconds() + cfg.weightUS*e.load/loadUnit
 		switch {
-		case !c.Draining && load < cfg.saturation:
+		case !c.Draining && e.load < cfg.saturation:
 			e.tier = 0
-		case !c.Draining && load < loadUnit:
+		case !c.Draining && e.load < loadUnit:
 			e.tier = 1
 		default:
 			e.tier = 2
 		}
 		best = min(best, e.tier)
-		e.weight = rampWeight(c.Warm, cfg.SlowStart)
+		e.ramp = rampWeight(c.Warm, cfg.SlowStart)
+		e.weight = e.ramp * capacityOf(c, nominal)
 	}
-	return best
+	return best, peers
 }
 
 // rampWeight is the sampling weight (permille) of a backend that joined or
@@ -145,7 +165,7 @@ func rampWeight(warm, slowStart time.Duration) int64 {
 }
 
 // pick draws two distinct candidates of the pool tier, weighted by their
-// ramp, and returns the better one first; second is -1 when the pool has
+// ramp and capacity, and returns the better one first; second is -1 when the pool has
 // one member.
 func (s *p2c) pick(ev []p2cEval, tier uint8) (first, second int) {
 	var total int64

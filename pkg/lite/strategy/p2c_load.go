@@ -1,6 +1,9 @@
 package strategy
 
-import "time"
+import (
+	"sync/atomic"
+	"time"
+)
 
 // Loads are fixed point, loadUnit being a full backend, so that scores
 // and plans come out the same on every platform (the compiler may fuse
@@ -23,21 +26,50 @@ const nominalCapacityDefault = 100
 // charged as a sizeable share of any real backend anyway.
 const maxPeers = 64
 
+// LoadSource says where a load estimate came from.
+type LoadSource uint8
+
+// The load sources.
+const (
+	// LoadNeutral: no report yet; the backend counts as half full.
+	LoadNeutral LoadSource = iota
+	// LoadReport: the backend's report plus the placements since it.
+	LoadReport
+	// LoadLocal: the report contradicts what this replica knows, so the
+	// load is this replica's players times the replica estimate.
+	LoadLocal
+)
+
+// String names the source for the admin API.
+func (s LoadSource) String() string {
+	switch s {
+	case LoadReport:
+		return "report"
+	case LoadLocal:
+		return "local-estimate"
+	}
+	return "neutral"
+}
+
 // loadOf estimates c's load (0..loadCap): what the backend last reported,
 // faded toward neutral as the report ages, plus the placements since the
 // report charged peers times each; never below this instance's own
-// players. A backend without a trustworthy report is neutral (half full),
-// not idle.
-func loadOf(c *Candidate, staleAfter time.Duration, peers, nominal int64) int64 {
+// players. A backend without a report is neutral (half full), not idle;
+// one whose report is not believed is estimated from this replica's own
+// players, peers times each.
+func loadOf(c *Candidate, staleAfter time.Duration, peers, nominal int64) (int64, LoadSource) {
 	capacity := capacityOf(c, nominal)
-	load := int64(loadNeutral)
-	if trusted(c) {
+	load, src := int64(loadNeutral), LoadNeutral
+	switch {
+	case trusted(c):
 		reported := min(int64(c.Online)*loadUnit/capacity+c.Placed*peers*loadUnit/capacity, loadCap)
 		w := freshness(c.ReportAge, staleAfter)
-		load = (w*reported + (loadUnit-w)*loadNeutral) / loadUnit
+		load, src = (w*reported+(loadUnit-w)*loadNeutral)/loadUnit, LoadReport
+	case c.HasReport && c.HasPlayers:
+		load, src = min(c.Active*peers*loadUnit/capacity, loadCap), LoadLocal
 	}
 	floor := min(c.Active*loadUnit/capacity, loadCap)
-	return max(load, floor)
+	return max(load, floor), src
 }
 
 // capacityOf is the configured capacity, else the reported max, else
@@ -53,11 +85,12 @@ func capacityOf(c *Candidate, nominal int64) int64 {
 }
 
 // trusted reports whether c's report is plausible: it has a players
-// object, and it does not claim fewer players than this instance alone had
-// placed there when it arrived (with slack for logins still in progress).
-// A server that always says 0 fails that test as soon as it has players.
+// object, its count moves while players are placed there, and it does not
+// claim fewer players than this instance alone had placed there when it
+// arrived (with slack for logins still in progress). A server that always
+// says 0 fails that test as soon as it has players.
 func trusted(c *Candidate) bool {
-	if !c.HasReport || !c.HasPlayers || c.Online < 0 {
+	if !c.HasReport || !c.HasPlayers || c.Online < 0 || c.Stuck {
 		return false
 	}
 	slack := 2 + c.ActiveAtReport/4
@@ -81,7 +114,13 @@ func freshness(age, staleAfter time.Duration) int64 {
 // instance had placed when they were taken. Without such reports it is 1,
 // the only replica this instance knows of.
 func estimatePeers(cands []Candidate, staleAfter time.Duration) int64 {
-	var online, own int64
+	est, _ := peerRatio(cands, staleAfter)
+	return est
+}
+
+// peerRatio is estimatePeers and the own players it rests on.
+func peerRatio(cands []Candidate, staleAfter time.Duration) (est, own int64) {
+	var online int64
 	for i := range cands {
 		c := &cands[i]
 		if trusted(c) && c.ReportAge <= staleAfter {
@@ -90,9 +129,40 @@ func estimatePeers(cands []Candidate, staleAfter time.Duration) int64 {
 		}
 	}
 	if own == 0 {
-		return 1
+		return 1, 0
 	}
-	return min(max((online+own/2)/own, 1), maxPeers)
+	return min(max((online+own/2)/own, 1), maxPeers), own
+}
+
+// peerMemo keeps a route's replica estimate, smoothed over the orders
+// that had own players on believed backends to base it on. Without it a
+// replica that has placed everyone on a backend whose report is not
+// believed would have no own players on the others, estimate itself
+// alone, and keep filling that backend; and a ratio over one or two own
+// players is too noisy to stand alone.
+type peerMemo struct{ v atomic.Int64 } // replicas times peerScale; 0: none yet
+
+const (
+	peerScale  = 1000
+	peerSmooth = 16 // a new ratio moves the memo by 1/peerSmooth
+)
+
+// peers returns the replica estimate for cands.
+func (p *peerMemo) peers(cands []Candidate, staleAfter time.Duration) int64 {
+	est, own := peerRatio(cands, staleAfter)
+	old := p.v.Load()
+	if own == 0 {
+		if old == 0 {
+			return est
+		}
+		return (old + peerScale/2) / peerScale
+	}
+	next := est * peerScale
+	if old != 0 {
+		next = old + (next-old)/peerSmooth
+	}
+	p.v.Store(next) // a lost race loses one order's sample, no more
+	return max((next+peerScale/2)/peerScale, 1)
 }
 
 // nominalCapacity is the mean capacity of the candidates that know theirs,

@@ -29,14 +29,16 @@ func TestLoadOf(t *testing.T) {
 		{"placements since the report are charged", with(report(10, 100, 0), func(c *Candidate) { c.Placed = 5 }), 1, 150_000},
 		{"each placement charged per peer", with(report(10, 100, 0), func(c *Candidate) { c.Placed = 5 }), 4, 300_000},
 		{"own players are a floor", with(report(10, 100, 0), func(c *Candidate) { c.Active, c.ActiveAtReport = 30, 10 }), 1, 300_000},
-		{"always-zero report is implausible once we placed players", with(report(0, 100, 0), func(c *Candidate) { c.Active, c.ActiveAtReport = 8, 8 }), 1, loadNeutral},
+		{"always-zero report is replaced by own players times peers", with(report(0, 100, 0), func(c *Candidate) { c.Active, c.ActiveAtReport = 8, 8 }), 16, 1_280_000},
+		{"always-zero report, one replica: own players", with(report(0, 100, 0), func(c *Candidate) { c.Active, c.ActiveAtReport = 8, 8 }), 1, 80_000},
+		{"a count that never moves is not the load", with(report(40, 100, 0), func(c *Candidate) { c.Active, c.Stuck = 5, true }), 4, 200_000},
 		{"a few logins in flight are tolerated", with(report(0, 100, 0), func(c *Candidate) { c.Active, c.ActiveAtReport = 2, 2 }), 1, 20_000},
 		{"capacity override beats the reported max", with(report(95, 500, 0), func(c *Candidate) { c.Capacity = 100 }), 1, 950_000},
 		{"capacity override scales the floor without a report", Candidate{Capacity: 20, Active: 15}, 1, 750_000},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := loadOf(&tt.c, stale, tt.peers, nominalCapacityDefault); got != tt.want {
+			if got, _ := loadOf(&tt.c, stale, tt.peers, nominalCapacityDefault); got != tt.want {
 				t.Fatalf("loadOf = %d, want %d", got, tt.want)
 			}
 		})

@@ -107,9 +107,9 @@ func TestP2CChargesPlacementsUntilTheNextReport(t *testing.T) {
 		if o := m.Order("r", bs, IntentLogin); o[0] != "a" {
 			t.Fatalf("order %v, want a first while it is emptier", o)
 		}
-		m.Reserve("a")
+		join(m, "a")
 	}
-	m.Reserve("a")
+	join(m, "a")
 	if o := m.Order("r", bs, IntentLogin); o[0] != "b" {
 		t.Fatalf("order %v after charging three placements ten times each, want b first", o)
 	}
@@ -155,7 +155,7 @@ func TestP2CSlowStartAfterRecovery(t *testing.T) {
 	m, clk := p2cManager(t, P2CConfig{}, "a", "b")
 	fail(m, "a", EjectFailures)
 	clk.Advance(time.Second)
-	m.ObserveDial("a", time.Millisecond, nil)
+	serve(m, "a")
 	if s := state(t, m, "a"); !s.WarmSince.Equal(clk.Now()) || s.Health != HealthHealthy {
 		t.Fatalf("recovered backend: %+v, want healthy and warm since now", s)
 	}

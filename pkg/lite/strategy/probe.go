@@ -127,7 +127,7 @@ func (m *Manager) dueAt(b *backend, now time.Time) (at time.Time, ok bool) {
 		consider(b.nextReport)
 	}
 	if b.ejected && b.awaitProbe.Load() {
-		consider(time.Unix(0, b.ejectedUntil.Load()))
+		consider(b.retestAt)
 	}
 	if b.wantLatency.Load() {
 		if e, fresh := m.lat.get(b.addr, now); fresh {
@@ -162,13 +162,14 @@ func (m *Manager) jittered(iv time.Duration) time.Duration {
 	return iv - iv/10 + time.Duration(m.jitter.Int64N(int64(iv/5)+1))
 }
 
-// probe performs one probe and records it, unless ctx ended meanwhile: a
-// probe cut short by shutdown says nothing about the backend.
+// probe performs one probe and records it, unless ctx ended meanwhile or
+// the proxy itself was out of resources.
 func (m *Manager) probe(ctx context.Context, b *backend, timeout time.Duration) {
 	pctx, cancel := context.WithTimeout(ctx, timeout)
 	r, err := m.prober.Probe(pctx, b.addr)
 	cancel()
-	if ctx.Err() != nil {
+	if ctx.Err() != nil || errors.Is(err, ErrNotBackend) {
+		// Cut short by shutdown, or the proxy's own limits: nothing about the backend.
 		b.mu.Lock()
 		b.inFlight = false
 		b.mu.Unlock()

@@ -109,14 +109,10 @@ func TestRunProbesUnmeasuredLowestLatencyBackendAtOnce(t *testing.T) {
 		if got := m.Order("r", bs, IntentLogin); !slices.Equal(got, []string{"b", "a"}) {
 			t.Fatalf("Order = %v, want the faster b first", got)
 		}
-		// Estimates are refreshed when they would fade, not before.
-		wait(LatencyTTL - time.Second)
-		if n := p.count("a"); n != 1 {
-			t.Fatalf("a probed %d times before its estimate faded, want 1", n)
-		}
-		wait(time.Second)
-		if n := p.count("a"); n != 2 {
-			t.Fatalf("a probed %d times once its estimate faded, want 2", n)
+		// Every backend is measured each health interval, preferred or not.
+		wait(100 * time.Second)
+		if n := p.count("a"); n < 10 || n > 13 {
+			t.Fatalf("a probed %d times in 100s, want one probe per 10s interval", n)
 		}
 	})
 }
@@ -148,8 +144,18 @@ func TestRunRetestsEjectedBackendBeforePlayers(t *testing.T) {
 		}
 		p.answer <- nil
 		synctest.Wait()
+		// Recovery needs proof: rise (2) passing checks, an interval apart.
+		if got := m.Order("r", bs, IntentLogin); !slices.Equal(got, []string{"b", "a"}) {
+			t.Fatalf("after one passing retest Order = %v, want a still last", got)
+		}
+		wait(DefaultHealthInterval)
+		if got := <-p.calls; got != "a" {
+			t.Fatalf("second retest went to %q, want a", got)
+		}
+		p.answer <- nil
+		synctest.Wait()
 		if got := m.Order("r", bs, IntentLogin); !slices.Equal(got, bs) {
-			t.Fatalf("after a passed its retest Order = %v, want %v", got, bs)
+			t.Fatalf("after a passed its retest twice Order = %v, want %v", got, bs)
 		}
 	})
 }

@@ -15,8 +15,9 @@ type Route struct {
 	Backends []string
 	// Health configures active checks for the route's backends. Its
 	// Interval (default 10s) is also how often the backends of a route
-	// whose strategy reads load (p2c) are probed for reports when checks
-	// are off.
+	// whose strategy reads load or latency (p2c, lowest-latency,
+	// least-loaded, weighted-random) are probed for reports and latency
+	// when checks are off.
 	Health HealthCheck
 	// P2C tunes the p2c strategy; other strategies ignore it. The zero
 	// value means every default.

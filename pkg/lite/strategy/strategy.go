@@ -23,13 +23,14 @@ type Strategy interface {
 type Inputs uint8
 
 const (
-	// InputLatency asks for Latency, HasLatency and Samples.
+	// InputLatency asks for Latency, HasLatency, Samples, Failures,
+	// Penalty and LastFailed.
 	InputLatency Inputs = 1 << iota
 	// InputReport asks for Online, Max, HasReport and HasPlayers.
 	InputReport
 	// InputLoad asks for everything a load estimate needs: the report
-	// fields plus ReportAge, ActiveAtReport, Placed, Capacity, Draining
-	// and Warm.
+	// fields plus ReportAge, ActiveAtReport, Placed, Capacity, Draining,
+	// Stuck and Warm.
 	InputLoad
 )
 
@@ -43,12 +44,22 @@ type Candidate struct {
 	// Active is the number of players this instance has placed on the
 	// backend and not yet released. Always filled.
 	Active int64
+	// Unsettled counts this instance's player attempts in flight to it, not
+	// yet answered nor failed; placement load, but not yet players. Always
+	// filled.
+	Unsettled int64
 	// Latency is the smoothed latency; valid only when HasLatency.
 	Latency    time.Duration
 	HasLatency bool
 	// Samples counts the measurements behind Latency; it grows by one per
 	// measurement and restarts when the estimate fades.
 	Samples uint64
+	// Failures is the failed share (permille) of the backend's recent
+	// probes and attempts, Penalty what that adds to its latency (see
+	// FailurePenalty); LastFailed says its newest probe or dial failed.
+	Failures   int64
+	Penalty    time.Duration
+	LastFailed bool
 	// Online and Max come from the last status report; valid only when
 	// HasReport. HasPlayers says the report had a plausible players object
 	// (max > 0, online >= 0).
@@ -70,11 +81,18 @@ type Candidate struct {
 	Capacity int
 	// Draining says the backend's MOTD matches its drain pattern.
 	Draining bool
+	// Stuck says the reported players online stayed the same over
+	// StuckReports reports in a row while this instance placed players
+	// there: the count does not move, so it is not the load.
+	Stuck bool
 	// Warm is how long ago the backend joined the route by a reload or
 	// recovered from ejection or a down verdict; Settled when neither
 	// happened recently enough to matter.
 	Warm time.Duration
 }
+
+// load is the players on the candidate plus the attempts in flight to it.
+func (c *Candidate) load() int64 { return c.Active + c.Unsettled }
 
 // Settled is Candidate.Warm for a backend that is not ramping up.
 const Settled = time.Duration(1<<63 - 1)
@@ -100,5 +118,7 @@ func builtins() map[Name]Factory {
 		LeastConnections: func(e Env) Strategy { return newLeastConn(e) },
 		LowestLatency:    func(e Env) Strategy { return newLowestLatency(e) },
 		P2C:              func(e Env) Strategy { return newP2C(e) },
+		LeastLoaded:      func(e Env) Strategy { return newLeastLoaded(e) },
+		WeightedRandom:   func(e Env) Strategy { return newWeightedRandom(e) },
 	}
 }

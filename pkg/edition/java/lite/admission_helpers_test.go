@@ -87,7 +87,7 @@ func admissionSettled(t testing.TB, p *proxy) {
 			return false
 		}
 		for _, b := range p.Manager().Snapshot() {
-			if b.Active != 0 {
+			if b.Active != 0 || b.Unsettled != 0 {
 				return false
 			}
 		}

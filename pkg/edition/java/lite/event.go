@@ -51,6 +51,7 @@ const (
 	ReasonProxyHeader = "proxy-header" // a bad or untrusted PROXY header
 	ReasonAdmission   = "admission"    // refused by quota or access lists
 	ReasonShutdown    = "shutdown"     // the proxy stopped
+	ReasonProxyFull   = "proxy-full"   // the proxy itself is out of file descriptors or memory
 
 	ReasonClientClosed  = "client-closed"  // session ended by the player's side
 	ReasonBackendClosed = "backend-closed" // session ended by the backend's side

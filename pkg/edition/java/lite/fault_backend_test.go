@@ -89,16 +89,18 @@ func TestBackendFaultsLogin(t *testing.T) {
 	}
 }
 
-// A backend that accepts and hangs up before any byte took the player: the proxy cannot
-// tell it from a server that kicks at once, so the player is closed promptly and every
-// count is released.
+// A backend that accepts and hangs up before any byte has not served the player: it is
+// a failed attempt, so with no other backend the player gets the unavailable text
+// promptly and every count is released.
 func TestBackendAcceptThenCloseOnLogin(t *testing.T) {
 	bad := newFaultyBackend(t, mctest.FaultAcceptClose)
 	p := startProxy(t, fill(faultConfig, "bad", bad.addr, "good", bad.addr))
 	start := time.Now()
 	c := dialProxy(t, p.addr)
 	c.send(handshake(765, "alone.example.com", wire.IntentLogin), loginStart("Steve"))
-	c.expectClosed()
+	if text := c.disconnectText(); !strings.Contains(text, "unavailable") {
+		t.Fatalf("disconnect text %q, want the unavailable text", text)
+	}
 	if d := time.Since(start); d > time.Second {
 		t.Fatalf("closed after %v", d)
 	}

@@ -20,6 +20,11 @@ type RouteInfo struct {
 	Backends []string
 	// Fallback says whether the route answers pings when every backend is down.
 	Fallback bool
+	// ScoreUnit says what the backends' scores count ("" when the strategy
+	// does not score).
+	ScoreUnit string
+	// Decision is a lowest-latency route's decision state; nil otherwise.
+	Decision *strategy.LatencyDecision
 }
 
 // BackendInfo is one backend of one route with its live state and whether new
@@ -43,10 +48,16 @@ type BackendInfo struct {
 	Eligible bool
 	// Why explains Eligible in words, for `gate lite status`.
 	Why string
-	// Score is the strategy's ranking value for the backend, valid when HasScore.
-	// None of the built-in strategies exposes one yet.
+	// Score is the strategy's ranking value for the backend, valid when HasScore
+	// (RouteInfo.ScoreUnit says what it counts); lower is better.
 	Score    float64
 	HasScore bool
+	// Failures is the failed share (permille) of recent probes and attempts;
+	// Penalty is what that adds to latency scores.
+	Failures int64
+	Penalty  time.Duration
+	// Load is the estimate of a strategy that reads load; nil otherwise.
+	Load *strategy.LoadVerdict
 }
 
 // Routes describes the routes in force, in config order.
@@ -54,13 +65,18 @@ func (l *Lite) Routes() []RouteInfo {
 	snap := l.snap.Load()
 	out := make([]RouteInfo, 0, len(snap.routes))
 	for _, r := range snap.routes {
-		out = append(out, RouteInfo{
-			Key:      r.key,
-			Hosts:    append([]string(nil), r.cfg.Host...),
-			Strategy: string(r.cfg.Strategy),
-			Backends: append([]string(nil), r.cfg.Backend...),
-			Fallback: r.fallback != nil,
-		})
+		ri := RouteInfo{
+			Key:       r.key,
+			Hosts:     append([]string(nil), r.cfg.Host...),
+			Strategy:  string(r.cfg.Strategy),
+			Backends:  append([]string(nil), r.cfg.Backend...),
+			Fallback:  r.fallback != nil,
+			ScoreUnit: strategy.ScoreUnit(r.cfg.Strategy),
+		}
+		if d, ok := l.mgr.Decision(r.key); ok {
+			ri.Decision = &d
+		}
+		out = append(out, ri)
 	}
 	return out
 }
@@ -118,7 +134,8 @@ func (l *Lite) routeBackends(r *compiledRoute, expanded []string) []BackendInfo 
 // render turns the manager's verdict into a row.
 func render(routeKey, template string, v strategy.Verdict) BackendInfo {
 	return BackendInfo{Route: routeKey, Backend: v.Addr, Template: template, Known: v.Known, State: v.State,
-		Reason: v.Reason.String(), Eligible: v.Eligible(), Why: why(v), Score: v.Score, HasScore: v.HasScore}
+		Reason: v.Reason.String(), Eligible: v.Eligible(), Why: why(v) + loadWhy(v.Load), Score: v.Score, HasScore: v.HasScore,
+		Failures: v.Failures, Penalty: v.Penalty, Load: v.Load}
 }
 
 // why puts a verdict in words.

@@ -12,9 +12,16 @@ import (
 	"go.minekube.com/gate/pkg/lite/strategy"
 )
 
+// proxyFullDisconnect is what a player gets when the proxy itself is out of file
+// descriptors or memory: not the backend's fault, and not the route's unavailable text.
+var proxyFullDisconnect = disconnectFrame(nil, "This proxy is full right now. Please try again in a moment.")
+
 // serveLogin is the login half of a session (login or transfer intent): order the
-// route's backends, dial down the list until one takes the preamble, then relay until
-// the session ends. A route whose every backend fails gets its unavailable text.
+// route's backends and try them in turn until one answers, then relay until the session
+// ends. An attempt is joined only when the backend's first byte arrived (see await), so
+// a backend that accepts and then closes, resets or stays silent costs the player
+// nothing: the next backend gets the same bytes. A route whose every backend fails gets
+// its unavailable text.
 func (s *session) serveLogin(ctx context.Context, rt *compiledRoute, m route.Match) error {
 	// The whole dial sequence is bounded by the client's read timeout: a player is never
 	// kept waiting longer than a handshake may take, however many backends are dead.
@@ -28,32 +35,22 @@ func (s *session) serveLogin(ctx context.Context, rt *compiledRoute, m route.Mat
 		}
 		s.ev.Backend, s.ev.BackendTemplate = addr, rt.template(m.Backends, addr)
 		lease := s.l.mgr.Reserve(addr)
-		backend, err := s.connectBackend(ctx, rt, addr, budget)
+		backend, first, err := s.attempt(ctx, rt, addr, budget)
 		if err != nil {
+			lease.Settle(0, err)
 			lease.Release()
+			switch {
+			case errors.Is(err, errClientLeft):
+				return err
+			case errors.Is(err, errProxyFull):
+				return s.proxyFull(err)
+			}
 			lastErr = err
 			s.l.log.V(1).Info("backend failed, trying next", s.logKV("err", err.Error())...)
 			continue
 		}
-		s.joined = true
-		s.emit(EventJoined)
-		// The handshake and what followed it were sent before relaying; the buffer is
-		// not needed any more, and an idle session should not keep it.
-		sent := int64(s.releaseBuf())
-		// Hand-off to the relay: the session keeps no goroutine while it idles. The
-		// end-of-session bookkeeping below runs once, in the relay's completion, and
-		// session.close ends the connection there.
-		s.startRelay(ctx, backend, func(up, down int64, reason string) {
-			up += sent
-			lease.Release()
-			dur := time.Since(s.start)
-			s.ev.Reason, s.ev.Duration, s.ev.BytesUp, s.ev.BytesDown = reason, dur, up, down
-			s.emit(EventEnded)
-			s.l.log.Info("session ended", s.logKV("reason", reason, "duration", dur.Round(time.Millisecond),
-				"bytesUp", up, "bytesDown", down)...)
-			s.close(ctx, nil)
-		})
-		return handedOff{}
+		lease.Settle(first.after, nil)
+		return s.join(ctx, backend, first, lease)
 	}
 	s.ev.Backend, s.ev.BackendTemplate = "", ""
 	_ = s.client.SetWriteDeadline(time.Now().Add(s.snap.cfg.ConnectionTimeout))
@@ -62,6 +59,69 @@ func (s *session) serveLogin(ctx context.Context, rt *compiledRoute, m route.Mat
 		lastErr = errors.New("no backend tried")
 	}
 	return reject(ReasonUnavailable, "every backend failed (%d tried): %w", len(order), lastErr)
+}
+
+// join hands the player to the backend that answered: its first bytes go to the
+// player, then the relay runs the session (see startRelay) until it ends.
+func (s *session) join(ctx context.Context, backend net.Conn, first firstBytes, lease *strategy.Lease) error {
+	s.joined = true
+	s.emit(EventJoined)
+	_ = s.client.SetWriteDeadline(time.Now().Add(s.snap.cfg.ConnectionTimeout))
+	_, werr := s.client.Write(first.b)
+	down := int64(len(first.b))
+	first.release()
+	// The handshake and what followed it were sent before relaying; the buffer is
+	// not needed any more, and an idle session should not keep it.
+	up := int64(s.releaseBuf())
+	ended := func(u, d int64, reason string) {
+		up, down = up+u, down+d
+		dur := time.Since(s.start)
+		s.ev.Reason, s.ev.Duration, s.ev.BytesUp, s.ev.BytesDown = reason, dur, up, down
+		s.emit(EventEnded)
+		if s.logSession() {
+			s.l.log.Info("session ended", s.logKV("reason", reason, "duration", dur.Round(time.Millisecond),
+				"bytesUp", up, "bytesDown", down)...)
+		}
+		lease.Release()
+	}
+	if werr != nil {
+		_ = backend.Close()
+		ended(0, 0, ReasonClientClosed)
+		return nil
+	}
+	// Hand-off to the relay: the session keeps no goroutine while it idles. The
+	// end-of-session bookkeeping (ended) runs once, in the relay's completion, and
+	// session.close ends the connection there.
+	s.startRelay(ctx, backend, func(u, d int64, reason string) {
+		ended(u, d, reason)
+		s.close(ctx, nil)
+	})
+	return handedOff{}
+}
+
+// proxyFull tells the player the proxy is out of resources. It is logged once per
+// interval (the log limiter keys on the message and the sentinel error), counted under
+// the proxy-full rejection reason, and never counted against a backend.
+func (s *session) proxyFull(err error) error {
+	s.l.log.Error(errProxyFull, "proxy out of resources, refusing a player (check the fd limit and maxConnections)", s.logKV("cause", err.Error())...)
+	s.ev.Backend, s.ev.BackendTemplate = "", ""
+	_ = s.client.SetWriteDeadline(time.Now().Add(s.snap.cfg.ConnectionTimeout))
+	_, _ = s.client.Write(proxyFullDisconnect)
+	return reject(ReasonProxyFull, "%w", err)
+}
+
+// attempt dials addr, sends the preamble and waits for the backend's first byte.
+func (s *session) attempt(ctx context.Context, rt *compiledRoute, addr string, budget time.Time) (net.Conn, firstBytes, error) {
+	backend, err := s.connectBackend(ctx, rt, addr, budget)
+	if err != nil {
+		return nil, firstBytes{}, err
+	}
+	first, err := s.await(backend, addr, earliest(time.Now().Add(s.snap.cfg.Lite.FirstResponseTimeout), budget))
+	if err != nil {
+		_ = backend.Close()
+		return nil, firstBytes{}, err
+	}
+	return backend, first, nil
 }
 
 // connectBackend dials addr and sends the preamble: PROXY header if the route asks for
@@ -73,7 +133,10 @@ func (s *session) connectBackend(ctx context.Context, rt *compiledRoute, addr st
 	start := time.Now()
 	backend, err := s.dialAside(dctx, addr)
 	s.ev.Duration, s.ev.Err = time.Since(start), err
-	s.l.mgr.ObserveDial(addr, s.ev.Duration, err)
+	if err == nil {
+		// A latency sample; the attempt's verdict is its lease's.
+		s.l.mgr.ObserveDial(addr, s.ev.Duration, nil)
+	}
 	s.emit(EventDial)
 	if err != nil {
 		return nil, err

@@ -20,6 +20,7 @@ type loadServer struct {
 	motd string
 	// fixedOnline, when >= 0, is reported instead of the real count.
 	fixedOnline atomic.Int64
+	report      func() string
 }
 
 func newLoadServer(t testing.TB, maxPlayers int, motd string) *loadServer {
@@ -34,9 +35,13 @@ func newLoadServer(t testing.TB, maxPlayers int, motd string) *loadServer {
 		return fmt.Sprintf(`{"version":{"name":"1.20.4","protocol":765},"players":{"max":%d,"online":%d,"sample":[{"name":"Alex","id":"00000000-0000-0000-0000-000000000001"}]},"description":{"text":%q}}`,
 			s.max, online, s.motd)
 	}
+	s.report = report
 	s.SetStatusFunc(report)
 	return s
 }
+
+// statusFunc returns the server's own status answer, to wrap.
+func (s *loadServer) statusFunc() func() string { return s.report }
 
 // p2cConfig is a p2c route over backends whose reports refresh every 100ms.
 func p2cConfig(extra string, backends ...string) string {

@@ -251,7 +251,10 @@ func TestRelayEndReasons(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			b := newScriptBackend(t, len(pre), tt.backend)
+			// The backend answers first (Set Compression), as a server does, so the
+			// player is joined and the relay runs.
+			answer := []byte{0x03, 0x03, 0x80, 0x02}
+			b := newScriptBackend(t, len(pre), func(c *net.TCPConn) { _, _ = c.Write(answer); tt.backend(c) })
 			hold = make(chan struct{})
 			t.Cleanup(func() { close(hold) }) // runs before the backend's cleanup
 			ends := make(endings, 1)
@@ -260,9 +263,12 @@ func TestRelayEndReasons(t *testing.T) {
 			if _, err := c.Write(pre); err != nil {
 				t.Fatal(err)
 			}
+			if _, err := io.ReadFull(c, make([]byte, len(answer))); err != nil {
+				t.Fatal(err)
+			}
 			tt.client(t, c)
 			ev := ends.next(t, tt.within)
-			if ev.Reason != tt.reason || ev.BytesUp != tt.up || ev.BytesDown != tt.down {
+			if tt.down += int64(len(answer)); ev.Reason != tt.reason || ev.BytesUp != tt.up || ev.BytesDown != tt.down {
 				t.Fatalf("ended %s up %d down %d; want %s up %d down %d",
 					ev.Reason, ev.BytesUp, ev.BytesDown, tt.reason, tt.up, tt.down)
 			}

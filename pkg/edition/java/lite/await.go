@@ -1,0 +1,136 @@
+package lite
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"slices"
+	"sync/atomic"
+	"time"
+)
+
+// maxKept bounds the client bytes a login keeps while it waits for the backend's first
+// byte, so that a replay to the next backend is byte-exact. A real client sends nothing
+// after Login Start until the server answers; past the bound the proxy stops reading
+// the client, and what it sends next waits in the kernel for whichever backend joins.
+const maxKept = 16 << 10
+
+var (
+	// errClientLeft: the player went away while the login waited for the backend. It
+	// wraps context.Canceled, so the attempt says nothing about the backend.
+	errClientLeft = fmt.Errorf("client left during login: %w", context.Canceled)
+	// errNoFirstByte: the backend took the handshake and sent nothing in time.
+	errNoFirstByte = errors.New("no first byte from the backend in time")
+	// errClosedEarly: the backend closed or reset before its first byte.
+	errClosedEarly = errors.New("backend closed before its first byte")
+)
+
+// longAgo is a deadline in the past: it wakes a blocked read at once.
+var longAgo = time.Unix(1, 0)
+
+// firstBytes is what the backend sent first, in a pooled buffer, and how long after
+// the preamble it came.
+type firstBytes struct {
+	b     []byte
+	after time.Duration
+	pool  *handshakeBufs // where b goes back
+}
+
+func (f firstBytes) release() {
+	if f.pool != nil && cap(f.b) == handshakeBufSize {
+		f.pool.pool.Put((*[handshakeBufSize]byte)(f.b[:handshakeBufSize]))
+	}
+}
+
+// await waits until the backend's first byte arrives or until deadline. Meanwhile a
+// pump forwards what the client sends to the backend and keeps it in s.buf after the
+// preamble bytes (bounded by maxKept), so the next backend can get all of it. When
+// await returns, the pump has exited and the client's read deadline is back at the
+// handshake deadline: nothing of the wait outlives it.
+func (s *session) await(backend net.Conn, addr string, deadline time.Time) (firstBytes, error) {
+	start := time.Now()
+	_ = backend.SetReadDeadline(deadline)
+	// The pump's reads end by stop, not by the handshake deadline.
+	_ = s.client.SetReadDeadline(time.Time{})
+	p := &pump{s: s, backend: backend, done: make(chan struct{})}
+	go p.run()
+	buf := s.l.hsBufs.get()[:handshakeBufSize]
+	n, rerr := backend.Read(buf)
+	perr := p.stop(s.admitted.handshakeBy)
+	_ = backend.SetReadDeadline(time.Time{})
+	first := firstBytes{b: buf[:n], after: time.Since(start), pool: &s.l.hsBufs}
+	if n > 0 {
+		return first, nil
+	}
+	first.release()
+	switch {
+	case p.clientErr != nil:
+		return firstBytes{}, fmt.Errorf("%w: %w", errClientLeft, perr)
+	case perr != nil:
+		return firstBytes{}, fmt.Errorf("forward to %s: %w: %w", addr, errClosedEarly, perr)
+	case errors.Is(rerr, os.ErrDeadlineExceeded):
+		return firstBytes{}, fmt.Errorf("backend %s: %w (%s)", addr, errNoFirstByte, time.Since(start).Round(time.Millisecond))
+	case rerr == nil, errors.Is(rerr, io.EOF):
+		return firstBytes{}, fmt.Errorf("backend %s: %w", addr, errClosedEarly)
+	default:
+		return firstBytes{}, fmt.Errorf("backend %s: %w: %w", addr, errClosedEarly, rerr)
+	}
+}
+
+// pump forwards client bytes to the backend during one wait for its first byte.
+type pump struct {
+	s        *session
+	backend  net.Conn
+	stopping atomic.Bool
+	done     chan struct{}
+	// Written by run before done closes; read after.
+	clientErr, backendErr error
+}
+
+func (p *pump) run() {
+	defer close(p.done)
+	s := p.s
+	for {
+		if len(s.buf) == cap(s.buf) {
+			if cap(s.buf) >= maxKept {
+				return
+			}
+			s.buf = slices.Grow(s.buf, min(cap(s.buf), maxKept-cap(s.buf)))
+		}
+		n, err := s.client.Read(s.buf[len(s.buf):cap(s.buf)])
+		if n > 0 {
+			chunk := s.buf[len(s.buf) : len(s.buf)+n]
+			s.buf = s.buf[:len(s.buf)+n]
+			if _, werr := p.backend.Write(chunk); werr != nil {
+				p.backendErr = werr
+				_ = p.backend.SetReadDeadline(longAgo)
+				return
+			}
+		}
+		if err != nil {
+			// A half-close (EOF) still wants the answer: the relay sees the EOF again
+			// and passes it on. Anything else means nobody is left to serve.
+			if !p.stopping.Load() && !errors.Is(err, io.EOF) {
+				p.clientErr = err
+				_ = p.backend.SetReadDeadline(longAgo) // wake the wait: nobody to serve
+			}
+			return
+		}
+	}
+}
+
+// stop ends the pump, waits for it and restores the client's read deadline; it returns
+// the error that ended the pump, if any.
+func (p *pump) stop(restore time.Time) error {
+	p.stopping.Store(true)
+	_ = p.s.client.SetReadDeadline(longAgo)
+	<-p.done
+	_ = p.s.client.SetReadDeadline(restore)
+	if p.clientErr != nil {
+		return p.clientErr
+	}
+	return p.backendErr
+}

@@ -1,0 +1,113 @@
+package plan
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"go.minekube.com/gate/pkg/lite/strategy"
+)
+
+// The runs are deterministic: each table is computed once for every test.
+var (
+	faultCosts = sync.OnceValues(func() ([]FaultResult, error) { return FaultCosts(DefaultSeed) })
+	flapRuns   = sync.OnceValues(func() ([]FaultResult, error) { return FlapRuns(DefaultSeed) })
+)
+
+// The targets for a dying backend: at 4, 20 and 100 logins/s with a 2s dial
+// timeout, every strategy sheds it within EjectFailures player attempts, no player
+// fails, and none waits longer than one timeout for it.
+func TestDyingBackendCostsAtMostThreeAttemptsAtAnyRate(t *testing.T) {
+	runs, err := faultCosts()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range runs {
+		limit := 2*time.Second + faultLatency
+		if r.Fault == FaultHang {
+			limit = 3*time.Second + faultLatency
+		}
+		if r.WastedPerReplica > strategy.EjectFailures || r.Errors != 0 || time.Duration(r.MaxWait) > limit {
+			t.Errorf("%s at %g/s, %s: %d wasted, %d errors, longest wait %v; want at most %d, none, %v",
+				r.Fault, r.Rate, r.Strategy, r.WastedPerReplica, r.Errors, time.Duration(r.MaxWait), strategy.EjectFailures, limit)
+		}
+	}
+}
+
+// A backend flapping 10s up, 10s down for 5 minutes at 4 logins/s: no strategy wastes
+// more attempts on it than random, with 1 and with 4 replicas, and no player fails.
+func TestFlappingBackendCostsNoStrategyMoreThanRandom(t *testing.T) {
+	runs, err := flapRuns()
+	if err != nil {
+		t.Fatal(err)
+	}
+	random := map[int]int{}
+	for _, r := range runs {
+		if r.Strategy == strategy.Random {
+			random[r.Replicas] = r.Wasted
+		}
+	}
+	for _, r := range runs {
+		if r.Wasted > random[r.Replicas] || r.Errors != 0 {
+			t.Errorf("%s, %d replicas: %d wasted, %d errors; want at most random's %d, none",
+				r.Strategy, r.Replicas, r.Wasted, r.Errors, random[r.Replicas])
+		}
+	}
+	// Not one lucky seed: summed over ten more, too.
+	sums := map[strategy.Name]map[int]int{}
+	for seed := uint64(1); seed <= 10; seed++ {
+		more, err := FlapRuns(seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range more {
+			if sums[r.Strategy] == nil {
+				sums[r.Strategy] = map[int]int{}
+			}
+			sums[r.Strategy][r.Replicas] += r.Wasted
+		}
+	}
+	for name, byReplicas := range sums {
+		for n, w := range byReplicas {
+			if w > sums[strategy.Random][n] {
+				t.Errorf("%s, %d replicas, seeds 1-10: %d wasted, random %d", name, n, w, sums[strategy.Random][n])
+			}
+		}
+	}
+}
+
+func TestFaultTablesGolden(t *testing.T) {
+	costs, err := faultCosts()
+	if err != nil {
+		t.Fatal(err)
+	}
+	flap, err := flapRuns()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	buf.WriteString("# attempts wasted on the faulty backend (most by one replica), seed 42\n")
+	if err := WriteFaultTable(&buf, costs); err != nil {
+		t.Fatal(err)
+	}
+	buf.WriteString("\n")
+	if err := WriteFaultTable(&buf, flap); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join("testdata", "faults.golden")
+	if *update {
+		if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("read golden (run with -update to create): %v", err)
+	}
+	if !bytes.Equal(buf.Bytes(), want) {
+		t.Fatalf("fault tables differ from %s (run with -update if intended):\n%s", path, buf.String())
+	}
+}
