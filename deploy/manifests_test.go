@@ -159,6 +159,14 @@ func checkDeployment(t *testing.T, d *appsv1.Deployment, cm *corev1.ConfigMap) {
 	if ports["minecraft"] != 25565 || ports["api"] != 8080 {
 		t.Errorf("container ports = %v, want minecraft 25565 and api 8080", ports)
 	}
+	// A locally loaded image (kind, minikube) only works when the kubelet does
+	// not insist on pulling it.
+	if c.ImagePullPolicy != corev1.PullIfNotPresent {
+		t.Errorf("imagePullPolicy = %q, want IfNotPresent", c.ImagePullPolicy)
+	}
+	if c.Lifecycle == nil || c.Lifecycle.PreStop == nil || c.Lifecycle.PreStop.Sleep == nil || c.Lifecycle.PreStop.Sleep.Seconds < 1 {
+		t.Errorf("preStop = %+v, want a sleep of at least 1s", c.Lifecycle)
+	}
 	checkProbe(t, "readiness", c.ReadinessProbe, "/readyz")
 	checkProbe(t, "liveness", c.LivenessProbe, "/healthz")
 	if c.Resources.Requests.Cpu().IsZero() || c.Resources.Requests.Memory().IsZero() {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	gate "go.minekube.com/gate"
@@ -114,19 +115,7 @@ func TestServeWithGateEnvironment(t *testing.T) {
 	t.Setenv("GATE_CONFIG_BIND", want)
 	t.Setenv("GATE_NO_AUTO_RELOAD", "true")
 
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var log syncBuffer
-	up := make(chan *app, 1)
-	done := make(chan int, 1)
-	go func() { done <- serve(ctx, nil, &log, func(a *app) { up <- a }) }()
-	var a *app
-	select {
-	case a = <-up:
-	case code := <-done:
-		t.Fatalf("exit %d: %s", code, log.String())
-	}
-	waitReady(t, a.proxy)
+	a, log, stop := serveNoArgs(t)
 	if got := a.ln.Addr().String(); got != want {
 		t.Fatalf("listening on %s, want %s from GATE_CONFIG_BIND", got, want)
 	}
@@ -140,10 +129,35 @@ func TestServeWithGateEnvironment(t *testing.T) {
 	if code := run([]string{"validate"}, &out, &errOut); code != 0 || !strings.HasPrefix(out.String(), path+": ok") {
 		t.Fatalf("validate with GATE_CONFIG: exit %d: %s%s", code, out.String(), errOut.String())
 	}
-	cancel()
-	if code := <-done; code != 0 {
+	if code := stop(); code != 0 {
 		t.Fatalf("exit %d: %s", code, log.String())
 	}
+}
+
+// serveNoArgs runs `gate` without arguments (the config from the working
+// directory and the environment) until stop, once it serves.
+func serveNoArgs(t *testing.T) (a *app, log *syncBuffer, stop func() int) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	log = &syncBuffer{}
+	up := make(chan *app, 1)
+	done := make(chan int, 1)
+	go func() { done <- serve(ctx, nil, log, func(a *app) { up <- a }) }()
+	select {
+	case a = <-up:
+	case code := <-done:
+		cancel()
+		t.Fatalf("exit %d: %s", code, log.String())
+	}
+	waitReady(t, a.proxy)
+	var once sync.Once
+	code := 0
+	stop = func() int {
+		once.Do(func() { cancel(); code = <-done })
+		return code
+	}
+	t.Cleanup(func() { stop() })
+	return a, log, stop
 }
 
 func TestServeWithoutConfigFile(t *testing.T) {
@@ -158,5 +172,25 @@ func TestServeWithoutConfigFile(t *testing.T) {
 	}
 	if got := configPath(""); got != "config.yaml" {
 		t.Fatalf("default config = %q, want config.yaml", got)
+	}
+}
+
+// Without a config file, GATE_CONFIG_* variables can carry the whole config.
+func TestServeFromEnvironmentOnly(t *testing.T) {
+	t.Chdir(t.TempDir())
+	b := newFakeServer(t, 2, 20)
+	t.Setenv("GATE_CONFIG_BIND", "127.0.0.1:0")
+	t.Setenv("GATE_CONFIG_LITE_ENABLED", "true")
+	t.Setenv("GATE_CONFIG_LITE_SHUTDOWNGRACE", "0s")
+	t.Setenv("GATE_CONFIG_LITE_ROUTES", "[{host: a.example.com, backend: '"+b.addr+"'}]")
+	a, log, stop := serveNoArgs(t)
+	if body := ping(t, a.ln.Addr().String(), "a.example.com"); !strings.Contains(body, `"online":2`) {
+		t.Fatalf("status: %s", body)
+	}
+	if !strings.Contains(log.String(), `config="(environment only)"`) {
+		t.Fatalf("log does not say where the config came from:\n%s", log.String())
+	}
+	if code := stop(); code != 0 {
+		t.Fatalf("exit %d: %s", code, log.String())
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"go.minekube.com/gate/internal/mctest"
+	"go.minekube.com/gate/pkg/edition/java/lite/config"
 )
 
 // foreignHTTP is another program's HTTP API on loopback: it answers every
@@ -137,4 +138,34 @@ func TestCIRunsTheREADMETestCommand(t *testing.T) {
 	if !strings.Contains(string(readme), "C compiler") || !strings.Contains(string(ci), "apt-get install -y -qq gcc") {
 		t.Fatal("README must say the test command needs a C compiler, and .ci/run must install gcc")
 	}
+}
+
+// healthcheck asks for a host whose route answers even with its backends
+// down (one with a fallback) when there is one; a pattern is filled in so
+// that it matches its own route.
+func TestProbeHost(t *testing.T) {
+	const head = "config:\n  lite:\n    enabled: true\n    routes:\n"
+	tests := []struct{ name, routes, want string }{
+		{"first literal in config order", "      - host: [a.example.com, b.example.com]\n        backend: 127.0.0.1:1\n", "a.example.com"},
+		{"a route with a fallback first", "      - host: a.example.com\n        backend: 127.0.0.1:1\n      - host: b.example.com\n        backend: 127.0.0.1:1\n        fallback: {motd: down}\n", "b.example.com"},
+		{"a pattern, filled in", "      - host: '*.example.com'\n        backend: 127.0.0.1:1\n", "healthcheck.example.com"},
+		{"a literal before a pattern", "      - host: '*.example.com'\n        backend: 127.0.0.1:1\n      - host: play.example.net\n        backend: 127.0.0.1:1\n", "play.example.net"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := mustParse(t, head+tt.routes)
+			if got, err := probeHost(cfg); err != nil || got != tt.want {
+				t.Fatalf("probeHost = %q, %v; want %q", got, err, tt.want)
+			}
+		})
+	}
+}
+
+func mustParse(t *testing.T, src string) *config.Config {
+	t.Helper()
+	cfg, _, err := config.ParseEnv([]byte(src), "test.yml", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
 }

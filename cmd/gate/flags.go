@@ -130,6 +130,7 @@ const commandsHelp = `Commands:
                                           table of every backend from the admin API
   lite plan -c FILE --host HOST [flags]   simulate a route's strategy (gate lite plan -h)
   healthcheck [-c FILE | --url URL]       exit 0 when the running proxy answers
+  sleep DURATION                          pause (a preStop hook in an image without a shell)
   version                                 print the version
   help                                    this text`
 
@@ -139,7 +140,7 @@ const envHelp = `Environment:
   GATE_<KEY>          overrides a config key: the key path in upper case with "."
                       as "_", e.g. GATE_CONFIG_BIND=0.0.0.0:25565,
                       GATE_CONFIG_CONNECTIONTIMEOUT=5s, GATE_API_ENABLED=true
-  GATE_API_TOKEN      the admin API token (api.token), also used by gate lite status`
+  GATE_API_TOKEN      the token gate lite status sends (not a config override)`
 
 // writeUsage prints `gate --help`: every flag, command and variable.
 func writeUsage(w io.Writer) {

@@ -8,6 +8,7 @@
 //	gate lite status [-c FILE] [--api URL] [--token TOKEN | --token-file FILE]
 //	gate lite plan -c FILE --host HOST [simulation flags]
 //	gate healthcheck [-c FILE | --url URL]
+//	gate sleep DURATION
 package main
 
 import (
@@ -20,6 +21,7 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+	"time"
 
 	"go.minekube.com/gate/pkg/edition/java/lite/config"
 )
@@ -61,6 +63,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return healthcheckCmd(sub, stdout, stderr)
 	case "lite":
 		return liteCmd(rest[1:], root, stdout, stderr)
+	case "sleep":
+		return sleepCmd(rest[1:], stderr)
 	case "version":
 		printVersion(stdout)
 		return 0
@@ -102,6 +106,22 @@ func shortConfig(args []string) []string {
 		out[i] = a
 	}
 	return out
+}
+
+// sleepCmd pauses for a duration: a Kubernetes preStop hook for clusters
+// without the sleep action, in an image that has no shell and no sleep binary.
+func sleepCmd(args []string, stderr io.Writer) int {
+	if len(args) != 1 {
+		fmt.Fprintln(stderr, "usage: gate sleep DURATION (e.g. 5s)")
+		return 2
+	}
+	d, err := time.ParseDuration(args[0])
+	if err != nil || d < 0 || d > time.Hour {
+		fmt.Fprintf(stderr, "gate sleep: want a duration from 0s to 1h, got %q\n", args[0])
+		return 2
+	}
+	time.Sleep(d)
+	return 0
 }
 
 func printVersion(w io.Writer) { fmt.Fprintln(w, "gate version", version) }

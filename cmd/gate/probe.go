@@ -14,26 +14,33 @@ import (
 )
 
 // probeHost picks a virtual host the config routes, for a status exchange with
-// the proxy's own listener: the first literal host pattern, else the first
-// pattern with its wildcards filled in.
+// the proxy's own listener. Routes with a fallback come first, because they
+// answer even while their backends are down; within each group, literal hosts
+// in config order, then patterns with their wildcards filled in.
 func probeHost(cfg *config.Config) (string, error) {
 	table, err := route.Compile(cfg.Lite.Specs())
 	if err != nil {
 		return "", err
 	}
-	var candidates []string
-	for _, r := range cfg.Lite.Routes {
+	var groups [4][]string // fallback literal, fallback pattern, literal, pattern
+	fill := strings.NewReplacer("*", "healthcheck", "?", "h")
+	for ri, r := range cfg.Lite.Routes {
 		for _, h := range r.Host {
-			if !strings.ContainsAny(h, "*?") {
-				candidates = append([]string{h}, candidates...)
-				continue
+			g := 0
+			if r.Fallback == nil {
+				g = 2
 			}
-			candidates = append(candidates, strings.NewReplacer("*", "healthcheck", "?", "h").Replace(h))
+			if strings.ContainsAny(h, "*?") {
+				g, h = g+1, fill.Replace(h)
+			}
+			if m, ok := table.Match(wire.CleanHost(h)); ok && m.Route == ri {
+				groups[g] = append(groups[g], h)
+			}
 		}
 	}
-	for _, h := range candidates {
-		if _, ok := table.Match(wire.CleanHost(h)); ok {
-			return h, nil
+	for _, g := range groups {
+		if len(g) > 0 {
+			return g[0], nil
 		}
 	}
 	return "", errors.New("no route host to ask for a status")

@@ -92,7 +92,7 @@ func (s *session) readProxyHeader() (read, known bool, err error) {
 	if n := br.Buffered(); n > 0 {
 		peek, _ := br.Peek(n)
 		if n <= handshakeBufSize {
-			s.buf = append(newHandshakeBuf(), peek...)
+			s.buf = append(s.l.hsBufs.get(), peek...)
 		} else {
 			s.buf = append(make([]byte, 0, n), peek...)
 		}
@@ -103,7 +103,7 @@ func (s *session) readProxyHeader() (read, known bool, err error) {
 // readFirst waits for the client's first bytes under the first-byte deadline.
 func (s *session) readFirst() error {
 	if s.buf == nil {
-		s.buf = newHandshakeBuf()
+		s.buf = s.l.hsBufs.get()
 	}
 	for {
 		n, err := s.client.Read(s.buf[len(s.buf):cap(s.buf)])

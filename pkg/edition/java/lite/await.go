@@ -38,9 +38,9 @@ type firstBytes struct {
 	after time.Duration
 }
 
-func (f firstBytes) release() {
+func (f firstBytes) release(p *handshakeBufs) {
 	if cap(f.b) == handshakeBufSize {
-		handshakeBufs.Put((*[handshakeBufSize]byte)(f.b[:handshakeBufSize]))
+		p.pool.Put((*[handshakeBufSize]byte)(f.b[:handshakeBufSize]))
 	}
 }
 
@@ -56,7 +56,7 @@ func (s *session) await(backend net.Conn, addr string, deadline time.Time) (firs
 	_ = s.client.SetReadDeadline(time.Time{})
 	p := &pump{s: s, backend: backend, done: make(chan struct{})}
 	go p.run()
-	buf := newHandshakeBuf()[:handshakeBufSize]
+	buf := s.l.hsBufs.get()[:handshakeBufSize]
 	n, rerr := backend.Read(buf)
 	perr := p.stop(s.admitted.handshakeBy)
 	_ = backend.SetReadDeadline(time.Time{})
@@ -64,7 +64,7 @@ func (s *session) await(backend net.Conn, addr string, deadline time.Time) (firs
 	if n > 0 {
 		return first, nil
 	}
-	first.release()
+	first.release(&s.l.hsBufs)
 	switch {
 	case p.clientErr != nil:
 		return firstBytes{}, fmt.Errorf("%w: %w", errClientLeft, perr)

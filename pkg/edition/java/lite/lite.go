@@ -62,6 +62,8 @@ type Lite struct {
 	// adm holds quotas and open-connection counts; it outlives reloads.
 	adm *admission.Controller
 	rel relay.Relay // joined sessions' bytes; its poller runs only while sessions park
+	// hsBufs lends the buffers a connection's first bytes are read into.
+	hsBufs handshakeBufs
 
 	snap  atomic.Pointer[snapshot]
 	ready atomic.Bool // listener bound and config loaded

@@ -70,7 +70,7 @@ func (s *session) join(ctx context.Context, backend net.Conn, first firstBytes, 
 	_ = s.client.SetWriteDeadline(time.Now().Add(s.snap.cfg.ConnectionTimeout))
 	_, werr := s.client.Write(first.b)
 	down := int64(len(first.b))
-	first.release()
+	first.release(&s.l.hsBufs)
 	// The handshake and what followed it were sent before relaying; the buffer is
 	// not needed any more, and an idle session should not keep it.
 	up := int64(s.releaseBuf())

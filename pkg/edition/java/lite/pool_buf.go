@@ -9,12 +9,16 @@ const handshakeBufSize = 512
 
 // handshakeBufs recycles the buffers the first bytes of a connection are read into, so
 // accepting a connection costs no buffer allocation. A buffer goes back as soon as its
-// bytes were replayed to the backend: an idle session keeps none.
-var handshakeBufs = sync.Pool{New: func() any { return new([handshakeBufSize]byte) }}
+// bytes were replayed to the backend: an idle session keeps none. Each instance has its
+// own (Lite.hsBufs), as instances share nothing; the zero value is ready to use.
+type handshakeBufs struct{ pool sync.Pool }
 
-// newHandshakeBuf returns an empty buffer with handshakeBufSize capacity.
-func newHandshakeBuf() []byte {
-	return handshakeBufs.Get().(*[handshakeBufSize]byte)[:0]
+// get returns an empty buffer with handshakeBufSize capacity.
+func (p *handshakeBufs) get() []byte {
+	if b, ok := p.pool.Get().(*[handshakeBufSize]byte); ok {
+		return b[:0]
+	}
+	return new([handshakeBufSize]byte)[:0]
 }
 
 // releaseBuf gives the session's read buffer back and reports how many bytes it held.
@@ -22,7 +26,7 @@ func newHandshakeBuf() []byte {
 func (s *session) releaseBuf() int {
 	n := len(s.buf)
 	if cap(s.buf) == handshakeBufSize {
-		handshakeBufs.Put((*[handshakeBufSize]byte)(s.buf[:handshakeBufSize]))
+		s.l.hsBufs.pool.Put((*[handshakeBufSize]byte)(s.buf[:handshakeBufSize]))
 	}
 	s.buf, s.raw = nil, nil
 	return n

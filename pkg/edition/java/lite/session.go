@@ -161,7 +161,7 @@ func (s *session) run(ctx context.Context) error {
 // s.buf. Bytes that arrive after the handshake stay in s.buf after s.raw.
 func (s *session) readHandshake() (legacy bool, err error) {
 	if s.buf == nil {
-		s.buf = newHandshakeBuf()
+		s.buf = s.l.hsBufs.get()
 	}
 	for first := true; ; first = false {
 		if first && len(s.buf) > 0 {

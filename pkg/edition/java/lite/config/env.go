@@ -16,9 +16,12 @@ import (
 // (GATE_CONFIG_LITE_ROUTES='[{host: a.example.com, backend: 10.0.0.1}]').
 const EnvPrefix = "GATE_"
 
-// CommandEnv are the GATE_ variables of the command line (file, logging,
-// reload); they are never config keys.
-var CommandEnv = []string{"GATE_CONFIG", "GATE_DEBUG", "GATE_VERBOSITY", "GATE_NO_AUTO_RELOAD"}
+// commandEnv are the GATE_ variables of the command line (file, logging,
+// reload, and the token `gate lite status` sends); they are never config
+// keys. GATE_API_TOKEN in particular does not set api.token: a shell that
+// exports it for `gate lite status` must not change (or, next to an
+// api.tokenFile, break) the config it reads.
+var commandEnv = []string{"GATE_CONFIG", "GATE_DEBUG", "GATE_VERBOSITY", "GATE_NO_AUTO_RELOAD", "GATE_API_TOKEN"}
 
 // envOverrides holds the GATE_ variables of one parse and what became of them.
 type envOverrides struct {
@@ -31,7 +34,7 @@ func newEnvOverrides(environ []string) envOverrides {
 	o := envOverrides{vars: map[string]string{}, used: map[string]bool{}, sources: map[string]string{}}
 	for _, kv := range environ {
 		name, value, ok := strings.Cut(kv, "=")
-		if !ok || !strings.HasPrefix(name, EnvPrefix) || slices.Contains(CommandEnv, name) {
+		if !ok || !strings.HasPrefix(name, EnvPrefix) || slices.Contains(commandEnv, name) {
 			continue
 		}
 		o.vars[name] = value

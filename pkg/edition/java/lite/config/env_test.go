@@ -16,6 +16,7 @@ func TestEnvOverridesKeys(t *testing.T) {
 		"GATE_API_BIND=127.0.0.1:8099",
 		"GATE_CONFIG=other.yml", // the file flag, not a key
 		"GATE_DEBUG=1",
+		"GATE_API_TOKEN=for-gate-lite-status", // the status command's, not api.token
 		"HOME=/root",
 	}
 	cfg, warns, err := ParseEnv([]byte(minimal), "config.yml", env)
@@ -25,6 +26,9 @@ func TestEnvOverridesKeys(t *testing.T) {
 	if cfg.Bind != "127.0.0.1:25570" || cfg.ConnectionTimeout != 2*time.Second || !cfg.Debug ||
 		cfg.Lite.ShutdownGrace != 3*time.Second || !cfg.API.Enabled || cfg.API.Bind != "127.0.0.1:8099" {
 		t.Fatalf("overrides not applied: %+v", cfg)
+	}
+	if cfg.API.Token != "" {
+		t.Fatalf("GATE_API_TOKEN set api.token %q", cfg.API.Token)
 	}
 	if cfg.Lite.Routes[0].Backend[0] != "127.0.0.1:25566" {
 		t.Fatalf("file keys lost: %v", cfg.Lite.Routes[0].Backend)
