@@ -356,7 +356,7 @@ func TestWriteBalance(t *testing.T) {
 	bs := []Backend{
 		{Route: "play", Backend: "a", State: "healthy", Eligible: true, Score: &score, FailuresPermille: 31, PenaltyMs: 31,
 			Balance: &Balance{Load: 0.5, LoadSource: "report", Capacity: 200, CapacitySource: "reported", Replicas: 4, RampPercent: 40},
-			Why: "eligible: healthy"},
+			Why:     "eligible: healthy"},
 		{Route: "other", Backend: "x", State: "healthy"},
 	}
 	var buf bytes.Buffer
