@@ -15,7 +15,7 @@ if [ -z "$gate" ]; then
   gate=$(mktemp -d)/gate
   go build -o "$gate" ./cmd/gate
 fi
-strategies="sequential random round-robin least-connections lowest-latency p2c gate-lowest-latency"
+strategies="sequential random round-robin least-connections lowest-latency p2c least-loaded weighted-random gate-lowest-latency"
 
 # column prints one column of the STRATEGY table of a scenario run, per strategy.
 column() { awk -v col="$1" '/^STRATEGY/ {on=1; next} on && NF==0 {exit} on {print $1, $col}'; }
@@ -30,8 +30,8 @@ added)
   for r in 1 4; do
     for s in $(seq 1 "$seeds"); do
       "$gate" lite plan --scenario backend-added --seed "$s" --replicas "$r" >"$tmp/run"
-      column 3 <"$tmp/run" >>"$tmp/first-$r"
-      [ "$r" = 1 ] && column 4 <"$tmp/run" >>"$tmp/share"
+      column 4 <"$tmp/run" >>"$tmp/first-$r"
+      [ "$r" = 1 ] && column 5 <"$tmp/run" >>"$tmp/share"
     done
   done
   echo "| strategy | first player p50 / p99, 1 replica | p50 / p99, 4 replicas | median share of the next 100 |"

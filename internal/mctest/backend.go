@@ -62,6 +62,7 @@ type Backend struct {
 	accepted atomic.Int64
 	logins   atomic.Int64
 	statusN  atomic.Int64
+	statusHS atomic.Pointer[wire.Handshake] // the last status connection's handshake
 	active   atomic.Int64
 	bytesIn  atomic.Int64
 	bytesOut atomic.Int64
@@ -124,6 +125,14 @@ func (b *Backend) Logins() int64 { return b.logins.Load() }
 
 // StatusRequests counts Status Request packets.
 func (b *Backend) StatusRequests() int64 { return b.statusN.Load() }
+
+// StatusHandshake is the handshake of the last status connection (zero before any).
+func (b *Backend) StatusHandshake() wire.Handshake {
+	if hs := b.statusHS.Load(); hs != nil {
+		return *hs
+	}
+	return wire.Handshake{}
+}
 
 // Active counts login connections open right now.
 func (b *Backend) Active() int64 { return b.active.Load() }

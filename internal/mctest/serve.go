@@ -65,6 +65,7 @@ func (b *Backend) handle(c *net.TCPConn) {
 		return
 	}
 	if rec.Handshake.Intent == wire.IntentStatus {
+		b.statusHS.Store(&rec.Handshake)
 		b.serveStatus(cc, br, rest)
 		return
 	}

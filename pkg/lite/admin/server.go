@@ -17,6 +17,7 @@ import (
 	"github.com/go-logr/logr"
 
 	"go.minekube.com/gate/pkg/edition/java/lite/config"
+	"go.minekube.com/gate/pkg/lite/logging"
 )
 
 // Paths served.
@@ -75,7 +76,7 @@ func New(o Options) *Server {
 		writeJSON(w, routesView(s.o.Source.Routes()))
 	})))
 	s.mux.Handle("GET "+PathBackends, s.auth(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		writeJSON(w, backendsView(s.o.Source.Backends()))
+		writeJSON(w, backendsView(boundBackends(w, s.o.Source.Backends())))
 	})))
 	if o.Metrics != nil {
 		h := o.Metrics
@@ -172,6 +173,9 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		WriteTimeout:      30 * time.Second,
 		IdleTimeout:       time.Minute,
 		MaxHeaderBytes:    16 << 10,
+		// The server's own errors (bad TLS, broken requests) are peer-triggered: they
+		// go through the structured, rate-limited logger, not to stderr as text.
+		ErrorLog: logging.StdLogger(s.o.Log, "admin HTTP server"),
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup

@@ -63,8 +63,6 @@ func TestStrategiesDocIsGenerated(t *testing.T) {
 		"<!-- generated: gate lite plan --scenario all --format markdown -->": md.String(),
 		"<!-- generated: gate lite plan --scenario all -->":                   table.String(),
 	}
-	// The dead-backend example is a command against the shipped config, whose
-	// output cmd/gate's TestStrategiesPageCommandsRun checks.
 	for marker, want := range checks {
 		if got := docBlock(t, doc, marker); got != want {
 			t.Errorf("strategies.md after %s is out of date; regenerate it with the command next to it:\n%s", marker, want)

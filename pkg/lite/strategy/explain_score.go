@@ -43,6 +43,11 @@ type LoadVerdict struct {
 	Ramp int
 }
 
+// loadReader is implemented by the strategies built on loadStrategy.
+type loadReader interface{ loadBase() *loadStrategy }
+
+func (s *loadStrategy) loadBase() *loadStrategy { return s }
+
 // lookupRoute returns the installed route for key, nil if none.
 func (m *Manager) lookupRoute(key string) *route {
 	m.mu.RLock()
@@ -79,12 +84,10 @@ func (m *Manager) score(r *route, sc *scratch, backends []string, all bool, now 
 		for i := range cands {
 			setScore(&out[cands[i].Index], float64(cands[i].Active))
 		}
-	case *p2c:
-		explainLoad(cands, s.cfg.Load(), &s.peers, out, true)
-	case *leastLoaded:
-		explainLoad(cands, s.cfg.Load(), &s.peers, out, false)
-	case *weightedRandom:
-		explainLoad(cands, s.cfg.Load(), &s.peers, out, false)
+	case loadReader:
+		_, isP2C := s.(*p2c)
+		ls := s.loadBase()
+		explainLoad(cands, ls.cfg.Load(), &ls.peers, out, isP2C)
 	}
 }
 

@@ -1,28 +1,20 @@
 package strategy
 
-import "sync/atomic"
-
 // leastLoaded puts the backend with the lowest load fraction first: what
 // the backends report plus this replica's placements since the report,
 // charged once per estimated replica (the load p2c computes, see
 // p2c_load.go). It is the choice when many replicas each see only part of
 // the players: the reports count everyone's. Saturated and draining
 // backends go after the others; ties are random.
-type leastLoaded struct {
-	rng   *lockedRand
-	cfg   atomic.Pointer[p2cSettings]
-	peers peerMemo
-}
+type leastLoaded struct{ loadStrategy }
 
 func newLeastLoaded(e Env) *leastLoaded {
-	s := &leastLoaded{rng: newLockedRand(e.Seed)}
-	s.configure(P2CConfig{})
+	s := &leastLoaded{}
+	s.init(e)
 	return s
 }
 
 func (*leastLoaded) Inputs() Inputs { return InputLoad }
-
-func (s *leastLoaded) configure(c P2CConfig) { s.cfg.Store(newP2CSettings(c)) }
 
 func (s *leastLoaded) Order(cands []Candidate, _ Intent, order []int) {
 	identity(order)

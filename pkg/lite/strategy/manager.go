@@ -33,6 +33,7 @@ type Manager struct {
 	routes    map[string]*route
 	backends  map[string]*backend
 	lastSweep time.Time
+	boundAt   int // len(backends) at which boundUnlistedLocked next looks (bound.go)
 }
 
 // route is one installed Route with its strategy instance.

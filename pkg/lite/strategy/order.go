@@ -148,7 +148,7 @@ func fillLatency(c *Candidate, b *backend, now time.Time) {
 		c.Latency, c.HasLatency, c.Samples = e.value, true, e.samples
 	}
 	fails, last := b.outcomes.share()
-	c.Penalty, c.LastFailed = FailurePenalty(fails), last
+	c.Failures, c.Penalty, c.LastFailed = fails, FailurePenalty(fails), last
 }
 
 // resolve finds the route and the state of each backend, creating state
@@ -199,6 +199,7 @@ func (m *Manager) createMissing(r *route, addrs []string, bs []*backend, now tim
 		b.lastUsed.Store(now.UnixNano())
 		bs[i] = b
 	}
+	m.boundUnlistedLocked(bs)
 	m.sweepLocked(now, false)
 	m.mu.Unlock()
 	m.wake()

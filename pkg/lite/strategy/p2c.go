@@ -26,11 +26,22 @@ const p2cStack = 32
 // Saturated and draining backends are filtered out rather than penalised;
 // if that leaves nobody, the pool widens step by step. Backends ramping up
 // after a reload or a recovery are sampled with a reduced weight.
-type p2c struct {
+type p2c struct{ loadStrategy }
+
+// loadStrategy is what the strategies reading load share: a seeded
+// source, the route's settings and its replica estimate.
+type loadStrategy struct {
 	rng   *lockedRand
 	cfg   atomic.Pointer[p2cSettings]
 	peers peerMemo
 }
+
+func (s *loadStrategy) init(e Env) {
+	s.rng = newLockedRand(e.Seed)
+	s.configure(P2CConfig{})
+}
+
+func (s *loadStrategy) configure(c P2CConfig) { s.cfg.Store(newP2CSettings(c)) }
 
 // p2cSettings is a P2CConfig with defaults applied, in the integer units
 // the hot path computes with.
@@ -51,14 +62,12 @@ type p2cEval struct {
 }
 
 func newP2C(e Env) *p2c {
-	s := &p2c{rng: newLockedRand(e.Seed)}
-	s.configure(P2CConfig{})
+	s := &p2c{}
+	s.init(e)
 	return s
 }
 
 func (*p2c) Inputs() Inputs { return InputLatency | InputLoad }
-
-func (s *p2c) configure(c P2CConfig) { s.cfg.Store(newP2CSettings(c)) }
 
 // newP2CSettings applies c's defaults and converts it to hot-path units;
 // least-loaded and weighted-random share it.

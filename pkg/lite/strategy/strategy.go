@@ -23,8 +23,8 @@ type Strategy interface {
 type Inputs uint8
 
 const (
-	// InputLatency asks for Latency, HasLatency, Samples, Penalty and
-	// LastFailed.
+	// InputLatency asks for Latency, HasLatency, Samples, Failures,
+	// Penalty and LastFailed.
 	InputLatency Inputs = 1 << iota
 	// InputReport asks for Online, Max, HasReport and HasPlayers.
 	InputReport
@@ -54,8 +54,10 @@ type Candidate struct {
 	// Samples counts the measurements behind Latency; it grows by one per
 	// measurement and restarts when the estimate fades.
 	Samples uint64
-	// Penalty is what the backend's recent failures add to its latency
-	// (see FailurePenalty); LastFailed says its newest probe or dial failed.
+	// Failures is the failed share (permille) of the backend's recent
+	// probes and attempts, Penalty what that adds to its latency (see
+	// FailurePenalty); LastFailed says its newest probe or dial failed.
+	Failures   int64
 	Penalty    time.Duration
 	LastFailed bool
 	// Online and Max come from the last status report; valid only when

@@ -1,29 +1,23 @@
 package strategy
 
-import "sync/atomic"
-
 // weightedRandom draws the first backend with a chance in proportion to
 // its headroom, the players it still has room for (capacity times one
 // minus its load, the load p2c computes), among the backends that are
 // neither saturated nor draining; when none has headroom left, in
 // proportion to capacity. Failover goes on by load, ties random. Like random it needs
 // no coordination between replicas, and unlike it a backend twice the
-// size gets twice the players.
-type weightedRandom struct {
-	rng   *lockedRand
-	cfg   atomic.Pointer[p2cSettings]
-	peers peerMemo
-}
+// size gets twice the players. A backend's recent failure share lowers
+// its chance in proportion (down to a tenth).
+type weightedRandom struct{ loadStrategy }
 
 func newWeightedRandom(e Env) *weightedRandom {
-	s := &weightedRandom{rng: newLockedRand(e.Seed)}
-	s.configure(P2CConfig{})
+	s := &weightedRandom{}
+	s.init(e)
 	return s
 }
 
-func (*weightedRandom) Inputs() Inputs { return InputLoad }
-
-func (s *weightedRandom) configure(c P2CConfig) { s.cfg.Store(newP2CSettings(c)) }
+// Inputs asks for latency too, for the failure share only.
+func (*weightedRandom) Inputs() Inputs { return InputLoad | InputLatency }
 
 func (s *weightedRandom) Order(cands []Candidate, _ Intent, order []int) {
 	identity(order)
@@ -33,6 +27,10 @@ func (s *weightedRandom) Order(cands []Candidate, _ Intent, order []int) {
 	var buf [p2cStack]p2cEval
 	ev := evalBuffer(&buf, len(cands))
 	tier, _ := evaluate(cands, s.cfg.Load(), &s.peers, ev)
+	for i := range ev {
+		// A backend whose recent attempts failed is drawn that much less.
+		ev[i].weight = ev[i].weight * (1000 - min(cands[i].Failures, 900)) / 1000
+	}
 	total := headroomWeights(ev, tier)
 	first := 0
 	if total > 0 {

@@ -36,13 +36,13 @@ func TestAddressSprayCannotResetAFloodersQuota(t *testing.T) {
 	b := newBackend(t, statusJSON("s", 0, 1))
 	quota := "    connections: {enabled: true, ops: 0.01, burst: 2, maxEntries: 8}"
 	p := startProxy(t, fill(abuseConfig, "b", b.addr, "quota", quota), proxyOpts{now: newManualClock().Now})
-	flood := func() bool { // reports whether the flooder got in
+	flood := func() bool { // reports whether the flooder got past accept
+		refused := p.Admission().Stats().RateLimited
 		c := dialAs(t, p.addr, "203.0.113.5:1")
-		defer c.Close()
-		hs := handshake(765, "a.example.com", wire.IntentLogin)
-		c.send(hs, loginStart("Flood"))
-		_, _, err := c.frame()
-		return err == nil
+		c.send([]byte{0x00, 0x00, 0x00}) // garbage: it pays the connections quota
+		c.expectClosed()
+		waitFor(t, "flood connection released", 5*time.Second, func() bool { return p.Admission().Stats().Open == 0 })
+		return p.Admission().Stats().RateLimited == refused
 	}
 	// Each call is one more connection from the flooder: two fit the burst, the third not.
 	for i, want := range []bool{true, true, false} {

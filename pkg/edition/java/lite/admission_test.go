@@ -1,6 +1,7 @@
 package lite_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -111,17 +112,80 @@ func TestAdmissionAtAcceptClosesBeforeTheHandshake(t *testing.T) {
 	}
 }
 
-func TestConnectionsQuotaAtAccept(t *testing.T) {
+// TestConnectionsQuotaChargesOnlyConnectionsWithoutAHandshake: pings and logins pay
+// their own quotas, not the accept-time budget; garbage pays it, and a login refused
+// at accept once the block has spent it gets a Disconnect saying when to retry.
+func TestConnectionsQuotaChargesOnlyConnectionsWithoutAHandshake(t *testing.T) {
 	b := newBackend(t, statusJSON("q", 0, 10))
 	clk := newManualClock()
 	yaml := strings.Replace(quotaConfig, "connections: {enabled: false}", "connections: {enabled: true, ops: 0.01, burst: 2}", 1)
 	p := startProxy(t, fill(yaml, "b", b.addr, "extra", ""), proxyOpts{now: clk.Now})
-	loginAndLeave(dialAs(t, p.addr, "203.0.113.5:1"), "a.example.com")
+	for i := range 2 { // with the ping below, more than the burst: none pays it
+		loginAndLeave(dialAs(t, p.addr, fmt.Sprintf("203.0.113.5:%d", i+1)), "a.example.com")
+	}
 	if _, err := dialAs(t, p.addr, "203.0.113.6:1").status(765, "a.example.com"); err != nil {
 		t.Fatal(err)
 	}
-	dialAs(t, p.addr, "203.0.113.7:1").expectClosed() // third from the /24, any intent
+	for i := range 2 { // garbage pays at close
+		c := dialAs(t, p.addr, fmt.Sprintf("203.0.113.7:%d", i+1))
+		c.send([]byte{0x00, 0x00, 0x00})
+		c.expectClosed()
+	}
+	waitFor(t, "garbage paid", 5*time.Second, func() bool { return p.Admission().Stats().Open == 0 })
+	c := dialAs(t, p.addr, "203.0.113.8:1") // the /24 has spent its burst
+	c.send(handshake(765, "a.example.com", wire.IntentLogin), loginStart("Steve"))
+	if text := c.disconnectText(); !strings.Contains(text, "connecting too often. Try again in 100 seconds") {
+		t.Fatalf("login refused at accept got %q", text)
+	}
+	c.expectClosed()
 	loginAndLeave(dialAs(t, p.addr, "192.0.2.1:1"), "a.example.com")
+	admissionSettled(t, p)
+}
+
+// TestRefreshingTheServerListNeverLocksOutAJoin is the issue's case: with the default
+// quotas, a player who pings 30 times in a row can still join at once.
+func TestRefreshingTheServerListNeverLocksOutAJoin(t *testing.T) {
+	b := newBackend(t, statusJSON("q", 0, 10))
+	p := startProxy(t, fill(`
+config:
+  proxyProtocol: true
+  lite:
+    enabled: true
+    routes:
+      - host: '*'
+        backend: {{b}}
+`, "b", b.addr), proxyOpts{now: newManualClock().Now})
+	answered := 0
+	for i := range 30 {
+		if _, err := dialAs(t, p.addr, fmt.Sprintf("203.0.113.5:%d", i+1)).status(765, "play.example.com"); err == nil {
+			answered++
+		}
+	}
+	if answered != 10 {
+		t.Fatalf("%d of 30 pings answered, want the status burst of 10", answered)
+	}
+	loginAndLeave(dialAs(t, p.addr, "203.0.113.5:100"), "play.example.com")
+	admissionSettled(t, p)
+}
+
+// TestLegacyPingsPayTheStatusQuota: a 0xFE ping is a ping: the status quota (burst 1
+// in quotaConfig) refuses the second one.
+func TestLegacyPingsPayTheStatusQuota(t *testing.T) {
+	b := newBackend(t, statusJSON("q", 0, 10))
+	p := startProxy(t, fill(quotaConfig, "b", b.addr, "extra", ""), proxyOpts{now: newManualClock().Now})
+	legacy := func(port int) (answered bool) {
+		c := dialAs(t, p.addr, fmt.Sprintf("203.0.113.5:%d", port))
+		c.send([]byte{0xFE, 0x01})
+		b, err := c.br.ReadByte()
+		return err == nil && b == 0xFF
+	}
+	if !legacy(1) {
+		t.Fatal("first legacy ping not answered")
+	}
+	if legacy(2) {
+		t.Fatal("second legacy ping answered past the status quota")
+	}
+	loginAndLeave(dialAs(t, p.addr, "203.0.113.5:3"), "play.example.com")
 	admissionSettled(t, p)
 }
 

@@ -15,9 +15,28 @@ import (
 	"go.minekube.com/gate/pkg/edition/java/lite/config"
 )
 
-// quotaDisconnect is the Login Disconnect a player gets when the logins quota refuses
-// them: a bare close would show as a generic I/O error in the client.
-var quotaDisconnect = disconnectFrame(nil, "You are connecting too often. Wait a moment and try again.")
+// maxRefusalReplies bounds the refused connections whose handshake is read (within
+// refusalReadTimeout) to tell a player why with a Login Disconnect: under a flood,
+// refusing must stay cheaper than serving, so past it a refusal is a bare close.
+const (
+	maxRefusalReplies  = 64
+	refusalReadTimeout = 2 * time.Second
+)
+
+// refusalDisconnect is the Login Disconnect for a login refused by a limit: the reason
+// and when to try again (a bare close shows as a generic I/O error in the client).
+func refusalDisconnect(err error, wait time.Duration) []byte {
+	var msg string
+	switch {
+	case errors.Is(err, admission.ErrRateLimited):
+		msg = fmt.Sprintf("You are connecting too often. Try again in %d seconds.", max(1, int((wait+time.Second-1)/time.Second)))
+	case errors.Is(err, admission.ErrTooManyFromAddr):
+		msg = "Too many connections from your address. Close one of them and try again."
+	default:
+		msg = "The server is handling too many connections. Try again in a few seconds."
+	}
+	return disconnectFrame(nil, msg)
+}
 
 // admissionState is what admission holds for one connection until it closes.
 type admissionState struct {
@@ -54,6 +73,7 @@ func (s *session) admit() error {
 	}
 	t, err := s.l.adm.Admit(s.admitted.player)
 	if err != nil {
+		s.replyRefusal(err)
 		return reject(ReasonAdmission, "admit %s: %w", s.clientAddr, err)
 	}
 	s.admitted.ticket = t
@@ -134,12 +154,16 @@ func looksLikeProxyHeader(b []byte) bool {
 // trusted reports whether the socket peer may send a PROXY header. A trusted peer
 // that sends none is a load balancer or tunnel, not a player, so per-address quotas
 // do not apply to it.
-func (s *session) trusted() bool {
+func (s *session) trusted() bool { return s.peerIn(s.snap.cfg.ProxyProtocolTrustedProxies) }
+
+// peerIn reports whether the socket peer (not an address a PROXY header names) is
+// inside one of prefixes.
+func (s *session) peerIn(prefixes []netip.Prefix) bool {
 	ip := addrOf(s.client.RemoteAddr())
 	if !ip.IsValid() {
 		return false
 	}
-	for _, p := range s.snap.cfg.ProxyProtocolTrustedProxies {
+	for _, p := range prefixes {
 		if p.Contains(ip) {
 			return true
 		}
@@ -163,9 +187,12 @@ func addrOf(a net.Addr) netip.Addr {
 	return ap.Addr().Unmap()
 }
 
-// admitIntent charges the status or logins quota once the handshake is known. A
-// refused login gets a Disconnect text; a refused ping is just closed.
+// admitIntent charges the status or logins quota once the handshake is known (a
+// legacy ping is a status ping), instead of the connections quota: the connection is
+// exempt from paying that at close. A refused login gets a Disconnect text saying
+// when to retry; a refused ping is just closed.
 func (s *session) admitIntent() error {
+	s.admitted.ticket.Exempt()
 	in := admission.IntentStatus
 	if s.hs.IsLogin() {
 		in = admission.IntentLogin
@@ -175,10 +202,35 @@ func (s *session) admitIntent() error {
 		return nil
 	}
 	if in == admission.IntentLogin {
-		_ = s.client.SetWriteDeadline(time.Now().Add(s.snap.cfg.ConnectionTimeout))
-		_, _ = s.client.Write(quotaDisconnect)
+		s.sendDisconnect(refusalDisconnect(err, s.l.adm.RetryAfter(s.admitted.player, err)))
 	}
 	return reject(ReasonAdmission, "admit %s intent %d: %w", s.clientAddr, s.hs.Intent, err)
+}
+
+// replyRefusal tells a player refused at accept by a limit why, if the connection
+// turns out to be a login: it reads the handshake within refusalReadTimeout, at most
+// maxRefusalReplies connections at a time. A deny-list refusal is closed silently.
+func (s *session) replyRefusal(err error) {
+	if errors.Is(err, admission.ErrDenied) {
+		return
+	}
+	select {
+	case s.l.refusing <- struct{}{}:
+		defer func() { <-s.l.refusing }()
+	default:
+		return
+	}
+	_ = s.client.SetReadDeadline(earliest(time.Now().Add(refusalReadTimeout), s.admitted.handshakeBy))
+	if legacy, herr := s.readHandshake(); herr != nil || legacy || !s.hs.IsLogin() {
+		return
+	}
+	s.sendDisconnect(refusalDisconnect(err, s.l.adm.RetryAfter(s.admitted.player, err)))
+}
+
+// sendDisconnect writes a Login Disconnect frame under a write deadline.
+func (s *session) sendDisconnect(frame []byte) {
+	_ = s.client.SetWriteDeadline(time.Now().Add(s.snap.cfg.ConnectionTimeout))
+	_, _ = s.client.Write(frame)
 }
 
 // releaseAdmission gives back whatever admission reserved for this connection.

@@ -36,11 +36,12 @@ var longAgo = time.Unix(1, 0)
 type firstBytes struct {
 	b     []byte
 	after time.Duration
+	pool  *handshakeBufs // where b goes back
 }
 
-func (f firstBytes) release(p *handshakeBufs) {
-	if cap(f.b) == handshakeBufSize {
-		p.pool.Put((*[handshakeBufSize]byte)(f.b[:handshakeBufSize]))
+func (f firstBytes) release() {
+	if f.pool != nil && cap(f.b) == handshakeBufSize {
+		f.pool.pool.Put((*[handshakeBufSize]byte)(f.b[:handshakeBufSize]))
 	}
 }
 
@@ -60,11 +61,11 @@ func (s *session) await(backend net.Conn, addr string, deadline time.Time) (firs
 	n, rerr := backend.Read(buf)
 	perr := p.stop(s.admitted.handshakeBy)
 	_ = backend.SetReadDeadline(time.Time{})
-	first := firstBytes{b: buf[:n], after: time.Since(start)}
+	first := firstBytes{b: buf[:n], after: time.Since(start), pool: &s.l.hsBufs}
 	if n > 0 {
 		return first, nil
 	}
-	first.release(&s.l.hsBufs)
+	first.release()
 	switch {
 	case p.clientErr != nil:
 		return firstBytes{}, fmt.Errorf("%w: %w", errClientLeft, perr)

@@ -18,6 +18,10 @@ import (
 // dial connects to a backend address ("host:port", or "host" resolved like the vanilla
 // client: _minecraft._tcp SRV record, else wire.DefaultPort). ctx carries the deadline.
 func (l *Lite) dial(ctx context.Context, addr string) (net.Conn, error) {
+	snap := l.snap.Load()
+	if !snap.literal[addr] {
+		return l.dialExpanded(ctx, snap, addr)
+	}
 	target, err := l.resolve(ctx, addr)
 	if errors.Is(err, errBackendPort) {
 		// A `$n` port the player's host filled badly, or one left literal: the
@@ -33,6 +37,34 @@ func (l *Lite) dial(ctx context.Context, addr string) (net.Conn, error) {
 			return nil, fmt.Errorf("dial %s: %w: %w", addr, errProxyFull, err)
 		}
 		return nil, fmt.Errorf("dial %s: %w", addr, err)
+	}
+	return c, nil
+}
+
+// dialExpanded dials an address a template expanded from a player's captures: every
+// lookup for it within templateResolveTimeout, a failed one remembered for
+// resolveFailTTL, and only to an address the dial guard allows (dialguard.go).
+func (l *Lite) dialExpanded(ctx context.Context, snap *snapshot, addr string) (net.Conn, error) {
+	if err := l.guard.failedRecently(addr); err != nil {
+		return nil, err
+	}
+	rctx, cancel := context.WithTimeout(ctx, templateResolveTimeout)
+	defer cancel()
+	target, err := l.resolve(rctx, addr)
+	if errors.Is(err, errBackendPort) {
+		l.log.Error(err, "backend skipped: unusable address after $n expansion", "backend", addr)
+	}
+	if err != nil {
+		l.guard.remember(addr)
+		return nil, err
+	}
+	host, _ := splitBackend(target)
+	if target, err = l.guard.target(rctx, addr, target, snap.literalHosts[host]); err != nil {
+		return nil, err
+	}
+	c, err := l.dialer.DialContext(ctx, "tcp", target)
+	if err != nil {
+		return nil, fmt.Errorf("dial %s (%s): %w", addr, target, err)
 	}
 	return c, nil
 }

@@ -8,6 +8,7 @@ import (
 
 	"go.minekube.com/gate/pkg/edition/java/lite/status"
 	"go.minekube.com/gate/pkg/edition/java/lite/wire"
+	"go.minekube.com/gate/pkg/lite/logging"
 )
 
 // legacyQuiet is how long a legacy (0xFE) pinger may pause before we take what it sent
@@ -30,19 +31,22 @@ func (s *session) serveLegacy(ctx context.Context) error {
 	s.ev.VHost, s.ev.Protocol, s.ev.Intent = host, ping.Protocol, wire.IntentStatus
 	m, ok := s.snap.table.Match(host)
 	if !ok {
-		return reject(ReasonNoRoute, "no route for legacy ping host %q", host)
+		return reject(ReasonNoRoute, "no route for legacy ping host %s", logging.Clip(host))
 	}
 	rt := s.snap.routes[m.Route]
 	s.ev.Route = rt.key
 	s.emit(EventRouted)
+	if err := s.admitIntent(); err != nil { // the status quota, as for any ping
+		return err
+	}
 	port := wire.DefaultPort
 	if ping.Port > 0 && ping.Port <= 0xFFFF {
 		port = uint16(ping.Port)
 	}
 	// Backends are asked with a modern handshake; -1 is the protocol pingers send when
 	// they do not speak a particular version, and servers answer it with their own.
-	hs := wire.Handshake{Protocol: -1, Address: ping.Host, Port: port, Intent: wire.IntentStatus}
-	body, src := s.statusBody(ctx, s.statusQuery(rt, m, hs, host))
+	hs := wire.Handshake{Protocol: -1, Address: s.forwardAddress(rt, ping.Host), Port: port, Intent: wire.IntentStatus}
+	body, src := s.statusBody(ctx, s.statusQuery(rt, m, hs))
 	if body == nil {
 		return reject(ReasonUnavailable, "no status available for legacy ping")
 	}

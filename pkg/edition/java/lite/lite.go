@@ -59,9 +59,15 @@ type Lite struct {
 	connIDs  atomic.Uint64
 	mgr      *strategy.Manager
 	cache    *status.Cache
+	// protocols are the versions each route's real clients use (status cache keys).
+	protocols *status.Protocols
 	// adm holds quotas and open-connection counts; it outlives reloads.
 	adm *admission.Controller
-	rel relay.Relay // joined sessions' bytes; its poller runs only while sessions park
+	// guard checks where template-expanded backends may be dialled.
+	guard dialGuard
+	// refusing counts the refused connections being told why (admit.go).
+	refusing chan struct{}
+	rel      relay.Relay // joined sessions' bytes; its poller runs only while sessions park
 	// hsBufs lends the buffers a connection's first bytes are read into.
 	hsBufs handshakeBufs
 
@@ -86,13 +92,15 @@ func New(cfg *config.Config, o Options) (*Lite, error) {
 		o.Resolver = net.DefaultResolver
 	}
 	l := &Lite{
-		log:      o.Log,
-		resolver: o.Resolver,
-		dialer:   o.Dialer,
-		obs:      o.Observer,
-		cache:    status.NewCache(status.Options{Now: o.Now}),
-		conns:    make(map[net.Conn]struct{}),
-		adm:      admission.New(admissionConfig(cfg), admission.Options{Now: o.Now}),
+		log:       o.Log,
+		resolver:  o.Resolver,
+		dialer:    o.Dialer,
+		obs:       o.Observer,
+		cache:     status.NewCache(status.Options{Now: o.Now}),
+		protocols: status.NewProtocols(0),
+		conns:     make(map[net.Conn]struct{}),
+		adm:       admission.New(admissionConfig(cfg), admission.Options{Now: o.Now}),
+		refusing:  make(chan struct{}, maxRefusalReplies),
 	}
 	l.mgr = strategy.NewManager(strategy.Options{
 		Seed:   o.Seed,
@@ -100,6 +108,10 @@ func New(cfg *config.Config, o Options) (*Lite, error) {
 		Log:    o.Log.WithName("strategy"),
 		Prober: prober{l: l},
 	})
+	l.guard.hosts = net.DefaultResolver
+	if h, ok := o.Resolver.(HostResolver); ok {
+		l.guard.hosts = h
+	}
 	if err := l.Reload(cfg); err != nil {
 		return nil, err
 	}
@@ -154,6 +166,7 @@ func (l *Lite) Serve(ctx context.Context, ln net.Listener) error {
 		<-ctx.Done()
 		_ = ln.Close()
 	})
+	l.guard.setOwn(ln.Addr().String(), l.snap.Load().cfg.API.Bind)
 	l.checkFDLimit()
 	l.log.Info("listening", "bind", ln.Addr().String(), "routes", len(l.snap.Load().routes))
 	l.ready.Store(true)

@@ -70,7 +70,7 @@ func (s *session) join(ctx context.Context, backend net.Conn, first firstBytes, 
 	_ = s.client.SetWriteDeadline(time.Now().Add(s.snap.cfg.ConnectionTimeout))
 	_, werr := s.client.Write(first.b)
 	down := int64(len(first.b))
-	first.release(&s.l.hsBufs)
+	first.release()
 	// The handshake and what followed it were sent before relaying; the buffer is
 	// not needed any more, and an idle session should not keep it.
 	up := int64(s.releaseBuf())
@@ -84,8 +84,10 @@ func (s *session) join(ctx context.Context, backend net.Conn, first firstBytes, 
 	dur := time.Since(s.start)
 	s.ev.Reason, s.ev.Duration, s.ev.BytesUp, s.ev.BytesDown = reason, dur, up, down
 	s.emit(EventEnded)
-	s.l.log.Info("session ended", s.logKV("reason", reason, "duration", dur.Round(time.Millisecond),
-		"bytesUp", up, "bytesDown", down)...)
+	if s.logSession() {
+		s.l.log.Info("session ended", s.logKV("reason", reason, "duration", dur.Round(time.Millisecond),
+			"bytesUp", up, "bytesDown", down)...)
+	}
 	return nil
 }
 

@@ -29,6 +29,12 @@ type snapshot struct {
 	unknownHost []byte
 	// proxyProtocolBackends are backends that expect a PROXY header (probes send one too).
 	proxyProtocolBackends map[string]bool
+	// literal holds every backend address written without $n; any other address a
+	// session dials was expanded from a player's captures (dialguard.go).
+	literal map[string]bool
+	// literalHosts holds the host parts that templates write out ('10.0.0.5:$1'):
+	// the operator named them, so the guard's address classes do not apply.
+	literalHosts map[string]bool
 }
 
 // compiledRoute is one config route with everything the hot path needs precomputed.
@@ -56,6 +62,8 @@ func compile(cfg *config.Config) (*snapshot, error) {
 		table:                 table,
 		unknownHost:           disconnectFrame(cfg.Lite.Disconnect.UnknownHost, defaultUnknownHost),
 		proxyProtocolBackends: make(map[string]bool),
+		literal:               make(map[string]bool),
+		literalHosts:          make(map[string]bool),
 	}
 	globalUnavailable := cfg.Lite.Disconnect.Unavailable
 	for _, r := range cfg.Lite.Routes {
@@ -82,7 +90,11 @@ func compile(cfg *config.Config) (*snapshot, error) {
 			}
 		}
 		for _, b := range r.Backend {
+			if host, _ := splitBackend(b); !strings.Contains(host, "$") {
+				s.literalHosts[host] = true
+			}
 			if route.MaxParam(b) == 0 {
+				s.literal[b] = true
 				cr.static = append(cr.static, b)
 				if r.ProxyProtocol {
 					s.proxyProtocolBackends[b] = true

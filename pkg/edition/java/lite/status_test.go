@@ -52,20 +52,39 @@ func TestStatusFromBackendThenCache(t *testing.T) {
 	}
 }
 
-func TestStatusCacheKeyedByProtocolAndHost(t *testing.T) {
+// TestStatusCacheKeysCannotBeMultiplied: protocol numbers the route has not seen a
+// login use share one key, and so do the hosts one wildcard pattern matches; a
+// protocol learned from a login gets its own key, asked with that protocol.
+func TestStatusCacheKeysCannotBeMultiplied(t *testing.T) {
 	b := newBackend(t, statusJSON("Hello", 3, 100))
 	p := startProxy(t, fill(statusConfig, "b", b.addr))
-	for _, q := range []struct {
-		proto int32
-		host  string
-	}{{765, "a.example.com"}, {765, "a.example.com"}, {767, "a.example.com"}, {765, "b.example.com"}, {765, "B.example.com."}} {
-		if _, err := dialProxy(t, p.addr).status(q.proto, q.host); err != nil {
+	ping := func(proto int32, host string) {
+		t.Helper()
+		if _, err := dialProxy(t, p.addr).status(proto, host); err != nil {
 			t.Fatal(err)
 		}
 	}
-	// a/765 (cached once), a/767, b/765 (the upper-case trailing-dot host is the same key).
+	for i, host := range []string{"a.example.com", "b.example.com", "B.example.com.", "zz.example.com"} {
+		ping(765+int32(i), host)
+		ping(100000+int32(i), host)
+	}
+	if n := b.StatusRequests(); n != 1 {
+		t.Fatalf("8 pings with new protocols and hosts cost %d fetches, want 1", n)
+	}
+	if got := b.StatusHandshake().Protocol; got != -1 {
+		t.Fatalf("shared key fetched with protocol %d, want -1 (no client's choice)", got)
+	}
+	c := dialProxy(t, p.addr)
+	c.send(handshake(767, "a.example.com", wire.IntentLogin), loginStart("Steve"))
+	b.next(t)
+	ping(767, "q.example.com")
+	ping(767, "r.example.com")
+	if n := b.StatusRequests(); n != 2 || b.StatusHandshake().Protocol != 767 {
+		t.Fatalf("after a 767 login: %d fetches (want 2), last asked with %d (want 767)", n, b.StatusHandshake().Protocol)
+	}
+	ping(765, "example.com") // the route's other pattern: its own key
 	if n := b.StatusRequests(); n != 3 {
-		t.Fatalf("backend got %d requests, want 3", n)
+		t.Fatalf("%d fetches, want 3", n)
 	}
 }
 

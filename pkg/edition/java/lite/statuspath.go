@@ -19,8 +19,8 @@ import (
 const maxStatusFrame = 64
 
 // statusQuery carries one status request through the status path: the route and the
-// matched backends ($n filled), the handshake the backends are asked with, and the cleaned host the
-// answer is cached under. It also holds what a fetch needs from the session (config
+// matched backends ($n filled), the handshake the backends are asked with, and the host
+// pattern that matched, which the answer is cached under (status.Protocols.KeyFor). It also holds what a fetch needs from the session (config
 // snapshot, the addresses a PROXY header names), because a fetch may outlive the
 // session: the cache shares it between concurrent pings. It is passed by value and
 // kept within 128 bytes, so the fetch closure copies it instead of allocating it.
@@ -33,9 +33,9 @@ type statusQuery struct {
 	client, local net.Addr
 }
 
-// statusQuery starts a status query for the handshake hs, matched to rt as m under host.
-func (s *session) statusQuery(rt *compiledRoute, m route.Match, hs wire.Handshake, host string) statusQuery {
-	return statusQuery{snap: s.snap, rt: rt, backends: m.Backends, hs: hs, host: host, client: s.clientAddr, local: s.client.LocalAddr()}
+// statusQuery starts a status query for the handshake hs, matched to rt as m.
+func (s *session) statusQuery(rt *compiledRoute, m route.Match, hs wire.Handshake) statusQuery {
+	return statusQuery{snap: s.snap, rt: rt, backends: m.Backends, hs: hs, host: m.Pattern, client: s.clientAddr, local: s.client.LocalAddr()}
 }
 
 // serveStatus runs the status state for one client: at most one Status Request answered
@@ -48,6 +48,9 @@ func (s *session) serveStatus(ctx context.Context, q statusQuery) error {
 		id, payload, n, err := wire.ParseFrame(pending, maxStatusFrame)
 		if errors.Is(err, wire.ErrIncomplete) {
 			pending, err = s.readMore(pending)
+			if err != nil && answered {
+				return nil // answered: a client that leaves without a Ping is no failure
+			}
 			if err != nil {
 				return fmt.Errorf("read status frame: %w", err)
 			}
@@ -100,11 +103,13 @@ func (s *session) readMore(pending []byte) ([]byte, error) {
 // a cached answer or a fresh one from the backend; then the route's fallback; then the
 // last good answer if it is recent; else nil (the caller closes).
 func (s *session) statusBody(ctx context.Context, q statusQuery) ([]byte, string) {
-	rt, hs := q.rt, q.hs
+	rt, clientProtocol := q.rt, q.hs.Protocol
 	s.order = s.l.mgr.AppendOrder(s.orderBuf[:0], rt.key, q.backends, strategy.IntentStatus)
 	order := s.order
+	var key status.Key
 	for _, addr := range order {
-		key := status.Key{Route: rt.key, Backend: addr, Protocol: hs.Protocol, Host: q.host}
+		key = s.l.protocols.KeyFor(rt.key, addr, q.host, clientProtocol)
+		q.hs.Protocol = s.l.protocols.FetchProtocol(rt.key, key.Protocol)
 		body, hit, err := s.l.cache.Get(ctx, key, rt.cfg.CachePingTTL, func() ([]byte, error) {
 			return s.l.fetchStatus(q, addr)
 		})
@@ -120,10 +125,12 @@ func (s *session) statusBody(ctx context.Context, q statusQuery) ([]byte, string
 		s.l.log.V(1).Info("backend status failed", s.logKV("backend", addr, "err", err.Error())...)
 	}
 	if rt.fallback != nil {
-		return rt.fallback.Render(hs.Protocol), SourceFallback
+		return rt.fallback.Render(clientProtocol), SourceFallback
 	}
-	if body, ok := s.l.cache.LastGood(rt.key, hs.Protocol, q.host); ok {
-		return body, SourceLastGood
+	for _, v := range []int32{key.Protocol, status.UnknownProtocol} {
+		if body, ok := s.l.cache.LastGood(rt.key, v, q.host); ok {
+			return body, SourceLastGood
+		}
 	}
 	return nil, ""
 }
@@ -166,7 +173,11 @@ func (l *Lite) fetchStatus(q statusQuery, addr string) ([]byte, error) {
 	}
 	hs.Intent = wire.IntentStatus
 	body, rtt, err := exchangeStatus(c, deadline, pre, hs)
-	l.mgr.ObserveStatus(addr, reportOf(body, rtt), err)
+	rep := reportOf(body, rtt)
+	l.mgr.ObserveStatus(addr, rep, err)
+	if err == nil {
+		l.protocols.Reported(rt.key, rep.Protocol)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("status from %s: %w", addr, err)
 	}

@@ -53,19 +53,57 @@ func newBucketTable(l Limit) *bucketTable {
 func (t *bucketTable) allow(key netip.Prefix, now time.Time) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	return t.limiterLocked(key, now).AllowN(now, 1)
+}
+
+// peek reports whether key's bucket holds a token at now, taking nothing and
+// inserting nothing: a key the table does not hold would get a full bucket, or share
+// the overflow bucket when the table is full.
+func (t *bucketTable) peek(key netip.Prefix, now time.Time) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	lim := t.overflow
+	if b, ok := t.entries[key]; ok {
+		lim = b.lim
+	} else if len(t.entries) < t.max {
+		return true
+	}
+	// rate.Limiter admits a token less than a nanosecond of refill away, which float
+	// rounding can leave just under 1.
+	return lim.TokensAt(now) >= 1-1e-9
+}
+
+// wait is how long until key's bucket holds a whole token (0 if it does now).
+func (t *bucketTable) wait(key netip.Prefix, now time.Time) time.Duration {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	lim := t.overflow
+	if b, ok := t.entries[key]; ok {
+		lim = b.lim
+	}
+	missing := 1 - lim.TokensAt(now)
+	if missing <= 0 || t.limit <= 0 {
+		return 0
+	}
+	return time.Duration(missing / float64(t.limit) * float64(time.Second))
+}
+
+// limiterLocked returns key's limiter, making it the most recently used, or
+// inserting it, or the overflow limiter when there is no room.
+func (t *bucketTable) limiterLocked(key netip.Prefix, now time.Time) *rate.Limiter {
 	if b, ok := t.entries[key]; ok {
 		t.moveToFront(b)
-		return b.lim.AllowN(now, 1)
+		return b.lim
 	}
 	b := t.room(now)
 	if b == nil {
 		t.overflowed++
-		return t.overflow.AllowN(now, 1)
+		return t.overflow
 	}
 	b.key = key
 	t.entries[key] = b
 	t.pushFront(b)
-	return b.lim.AllowN(now, 1)
+	return b.lim
 }
 
 // room returns an unlinked bucket for a new key: a new one while the table has space,

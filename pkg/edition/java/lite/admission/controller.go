@@ -137,6 +137,7 @@ func carry(t *bucketTable, l Limit, now time.Time) *bucketTable {
 func (c *Controller) Admit(addr netip.Addr) (Ticket, error) {
 	p := c.pol.Load()
 	known := addr.IsValid()
+	t := Ticket{c: c}
 	if known {
 		if p.deny.contains(addr) {
 			return Ticket{}, c.refuse(refusedDenied, errDenyList)
@@ -144,11 +145,15 @@ func (c *Controller) Admit(addr netip.Addr) (Ticket, error) {
 		if !p.allow.empty() && !p.allow.contains(addr) {
 			return Ticket{}, c.refuse(refusedDenied, errNotAllowed)
 		}
-		if p.connections != nil && !p.connections.allow(blockKey(addr), c.now()) {
-			return Ticket{}, c.refuse(refusedRate, errConnRate)
+		if p.connections != nil {
+			// Checked now, paid on Release unless the handshake exempts it (Ticket.Exempt).
+			t.block = blockKey(addr)
+			if !p.connections.peek(t.block, c.now()) {
+				return Ticket{}, c.refuse(refusedRate, errConnRate)
+			}
+			t.owes = true
 		}
 	}
-	t := Ticket{c: c}
 	if known && p.maxPerAddr > 0 {
 		key := hostKey(addr)
 		if !c.perAddr.acquire(key, p.maxPerAddr) {
@@ -187,6 +192,29 @@ func (c *Controller) AdmitIntent(addr netip.Addr, in Intent) error {
 		return c.refuse(refusedRate, refusal)
 	}
 	return nil
+}
+
+// RetryAfter is when addr may try again after refusal err (from Admit or
+// AdmitIntent): the time until its bucket holds a token for a rate refusal, 0 when
+// it cannot be known (a cap frees up when other connections close).
+func (c *Controller) RetryAfter(addr netip.Addr, err error) time.Duration {
+	if !addr.IsValid() {
+		return 0
+	}
+	p := c.pol.Load()
+	var t *bucketTable
+	switch err {
+	case errConnRate:
+		t = p.connections
+	case errStatusRate:
+		t = p.status
+	case errLoginRate:
+		t = p.logins
+	}
+	if t == nil {
+		return 0
+	}
+	return t.wait(blockKey(addr), c.now())
 }
 
 func (c *Controller) refuse(kind int, err error) error {

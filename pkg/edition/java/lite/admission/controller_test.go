@@ -214,12 +214,13 @@ func TestUpdateKeepsState(t *testing.T) {
 	cfg := Config{Connections: limit(1, 2), MaxConnections: 10}
 	c := New(cfg, Options{Now: clk.Now})
 	a := addr(t, "192.0.2.1")
-	held, err := c.Admit(a)
+	held, err := c.Admit(a) // open across every reload; it pays its token when released
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := admitN(t, c, a, 2); got != 1 {
-		t.Fatalf("burst 2: %d of 2 more refused, want 1", got)
+	held.Exempt()
+	if got := admitN(t, c, a, 3); got != 1 {
+		t.Fatalf("burst 2: %d of 3 refused, want 1", got)
 	}
 
 	c.Update(cfg) // a reload with the same quota must not hand out a fresh burst
@@ -242,6 +243,44 @@ func TestUpdateKeepsState(t *testing.T) {
 	held.Release()
 	if st := c.Stats(); st.Open != 0 {
 		t.Fatalf("after release: %+v", st)
+	}
+}
+
+// TestConnectionTokenIsPaidUnlessExempt: the connections quota is checked at accept
+// and paid when the connection ends, unless its handshake turned out to be a ping or
+// a login (Exempt), which their own quotas charge. A player's pings never drain the
+// budget of the join that follows; silent or garbage connections do.
+func TestConnectionTokenIsPaidUnlessExempt(t *testing.T) {
+	clk := newClock()
+	c := New(Config{Connections: limit(1, 3), Logins: limit(1, 3), Status: limit(5, 10)}, Options{Now: clk.Now})
+	a := addr(t, "192.0.2.1")
+	for i := range 30 { // a player refreshing the server list
+		tk, err := c.Admit(a)
+		if err != nil {
+			t.Fatalf("ping %d refused at accept: %v", i, err)
+		}
+		tk.Exempt()
+		_ = c.AdmitIntent(a, IntentStatus) // the status quota refuses some; that is its job
+		tk.Release()
+	}
+	tk, err := c.Admit(a)
+	if err != nil {
+		t.Fatalf("join after 30 pings refused at accept: %v", err)
+	}
+	tk.Exempt()
+	if err := c.AdmitIntent(a, IntentLogin); err != nil {
+		t.Fatalf("join after 30 pings refused: %v", err)
+	}
+	tk.Release()
+	if got := admitN(t, c, a, 4); got != 1 { // garbage: 3 paid, the 4th refused
+		t.Fatalf("%d of 4 unexempted connections refused, want 1", got)
+	}
+	if err := c.AdmitIntent(a, IntentLogin); err != nil {
+		t.Fatal("the logins budget is its own")
+	}
+	_, err = c.Admit(a)
+	if wait := c.RetryAfter(a, err); !errors.Is(err, ErrRateLimited) || wait <= 0 || wait > time.Second {
+		t.Fatalf("refusal %v, retry after %v; want rate limited, within 1s", err, wait)
 	}
 }
 

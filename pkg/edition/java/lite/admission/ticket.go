@@ -11,13 +11,30 @@ type Ticket struct {
 	c       *Controller
 	addr    netip.Prefix
 	perAddr bool
+	// owes is set while the connection is to pay a connections-quota token on
+	// Release (addr's block, see Exempt).
+	owes  bool
+	block netip.Prefix
 }
+
+// Exempt spares the connection the connections-quota token it pays on Release: it
+// turned out to be a status ping or a login, which the status and logins quotas
+// charge instead. So a player's pings never use up the budget their join needs,
+// while connections that never send a usable handshake (garbage, silence, unknown
+// hosts) pay, and once a block has paid its burst, Admit refuses it at accept. Safe
+// on the zero Ticket and more than once.
+func (t *Ticket) Exempt() { t.owes = false }
 
 // Release gives the place back. It is safe to call on the zero Ticket and more than
 // once: only the first call counts.
 func (t *Ticket) Release() {
 	if t.c == nil {
 		return
+	}
+	if t.owes {
+		if p := t.c.pol.Load(); p.connections != nil {
+			p.connections.allow(t.block, t.c.now())
+		}
 	}
 	if t.perAddr {
 		t.c.perAddr.release(t.addr)

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"net/netip"
 	"time"
 
 	"go.minekube.com/gate/pkg/edition/java/lite/route"
@@ -23,6 +24,17 @@ type Lite struct {
 	// ShutdownGrace is how long shutdown waits for open sessions before
 	// closing them. Default 10s; 0 closes them at once; never negative.
 	ShutdownGrace time.Duration
+	// TCPShieldTrustedProxies are the peers whose TCPShield RealIP block is
+	// passed through on tcpShieldRealIP routes: fronts that write the block
+	// themselves (TCPShield's edge). From any other peer the proxy removes a
+	// block the client sent and writes its own. Default: none. It is not
+	// proxyProtocolTrustedProxies, whose default trusts private networks: a
+	// plain L4 front forwards the player's handshake, block and all.
+	TCPShieldTrustedProxies []netip.Prefix
+	// SessionLogEvery writes the per-session INFO line ("session ended") for
+	// one session in N: 1 logs every session, 0 none. Default 1; never
+	// negative. Errors and debug lines are not affected.
+	SessionLogEvery int
 	// FirstResponseTimeout is how long a login waits for the backend's first
 	// byte after the handshake went out; without one the attempt fails and
 	// the next backend gets the same bytes. Default 3s; must be positive.
@@ -35,7 +47,7 @@ const DefaultFirstResponseTimeout = 3 * time.Second
 
 func defaultLite() Lite {
 	return Lite{HealthCheck: HealthCheck{}.WithDefaults(), ShutdownGrace: 10 * time.Second,
-		FirstResponseTimeout: DefaultFirstResponseTimeout}
+		SessionLogEvery: 1, FirstResponseTimeout: DefaultFirstResponseTimeout}
 }
 
 // Specs returns the routes as route specs, ready for route.Compile.
@@ -62,6 +74,10 @@ func (d *decoder) decodeLite(e entry, l *Lite) {
 		"routes":      func(f entry) { routes = &f },
 		"healthCheck": func(f entry) { health = &f },
 		"disconnect":  func(f entry) { disconnect = &f },
+		"tcpShieldTrustedProxies": func(f entry) {
+			l.TCPShieldTrustedProxies = d.prefixList(f)
+		},
+		"sessionLogEvery": func(f entry) { d.intField(f, 0, &l.SessionLogEvery) },
 		"shutdownGrace": func(f entry) {
 			var v time.Duration
 			if !d.duration(f, &v) {

@@ -10,15 +10,16 @@ import "time"
 // that sent no PROXY header the player is unknown and only maxConnections
 // applies, so a tunnel or load balancer is not throttled as one player.
 type Quota struct {
-	// Connections limits new connections of any kind, checked at accept.
-	// Default: enabled, 5/s, burst 10, 1000 entries.
+	// Connections limits new connections, checked at accept and paid when a
+	// connection ends without a status or login handshake (those pay Status
+	// or Logins instead). Default: enabled, 5/s, burst 10, 1000 entries.
 	Connections QuotaSettings
 	// Logins limits login attempts, checked after the handshake; a refused
 	// player gets a Disconnect text. Default: enabled, 0.4/s, burst 3, 1000 entries.
 	Logins QuotaSettings
-	// Status limits status pings, checked after the handshake; a refused ping
-	// is closed. Default: disabled (the connections quota already bounds
-	// them); when enabled without values: 5/s, burst 10, 1000 entries.
+	// Status limits status pings (legacy ones too), checked after the
+	// handshake; a refused ping is closed. Default: enabled, 5/s, burst 10,
+	// 1000 entries.
 	Status QuotaSettings
 	// MaxConnections caps the client connections open at once (handshakes,
 	// pings and player sessions together); more are closed at accept. A
@@ -53,7 +54,7 @@ func defaultQuota() Quota {
 	return Quota{
 		Connections: QuotaSettings{Enabled: true, OPS: 5, Burst: 10, MaxEntries: 1000},
 		Logins:      QuotaSettings{Enabled: true, OPS: 0.4, Burst: 3, MaxEntries: 1000},
-		Status:      QuotaSettings{Enabled: false, OPS: 5, Burst: 10, MaxEntries: 1000},
+		Status:      QuotaSettings{Enabled: true, OPS: 5, Burst: 10, MaxEntries: 1000},
 
 		MaxConnections:      10000,
 		MaxConnectionsPerIP: 32,

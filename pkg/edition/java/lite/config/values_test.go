@@ -50,7 +50,7 @@ func TestDefaults(t *testing.T) {
 	}
 	if cfg.Quota.Connections != (QuotaSettings{Enabled: true, OPS: 5, Burst: 10, MaxEntries: 1000}) ||
 		cfg.Quota.Logins != (QuotaSettings{Enabled: true, OPS: 0.4, Burst: 3, MaxEntries: 1000}) ||
-		cfg.Quota.Status.Enabled {
+		cfg.Quota.Status != (QuotaSettings{Enabled: true, OPS: 5, Burst: 10, MaxEntries: 1000}) {
 		t.Fatalf("quota defaults: %+v", cfg.Quota)
 	}
 	if !slices.Equal(cfg.ProxyProtocolTrustedProxies, DefaultTrustedProxies()) {

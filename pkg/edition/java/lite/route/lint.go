@@ -88,6 +88,32 @@ func unmatchable(text string) string {
 	return ""
 }
 
+// onlyCaptures reports a template whose host part (before a ":port") holds nothing
+// but `$n` references, dots and dashes: the player writes the whole host.
+func onlyCaptures(backend string) bool {
+	host := backend
+	if i := strings.LastIndexByte(host, ':'); i >= 0 && !strings.HasSuffix(host, "]") {
+		host = host[:i]
+	}
+	rest := strings.TrimFunc(stripParams(host), func(r rune) bool { return r == '.' || r == '-' })
+	return rest == "" && hasParam(host)
+}
+
+// stripParams removes every `$n` reference from s.
+func stripParams(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '$' {
+			if _, end := param(s, i+1); end > i+1 {
+				i = end - 1
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
 // lintBackends reports `$n` references that some host of the route cannot fill.
 func lintBackends(ri int, spec Spec) []Finding {
 	var out []Finding
@@ -99,6 +125,11 @@ func lintBackends(ri int, spec Spec) []Finding {
 		need := MaxParam(b)
 		if need == 0 {
 			continue
+		}
+		if onlyCaptures(b) {
+			out = append(out, Finding{Route: ri, Host: -1, Backend: bi,
+				Msg: fmt.Sprintf("backend %q: its host is nothing but captures, so players choose where the proxy dials "+
+					"(only loopback, link-local and the proxy's own addresses are refused when dialling); write the domain out, e.g. '$1.internal.example.com:25565'", b)})
 		}
 		for hi, h := range spec.Hosts {
 			if have := Wildcards(h); need > have {

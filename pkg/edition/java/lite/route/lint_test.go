@@ -20,6 +20,16 @@ func TestLint(t *testing.T) {
 			},
 		},
 		{
+			name: "template host made only of captures",
+			specs: []Spec{
+				{Hosts: []string{"*.*.dyn.example.com"}, Backends: []string{"$1.$2:25565", "$1-$2.svc:25565", "$2", "[$1]:25565"}},
+			},
+			want: []Finding{
+				{Route: 0, Host: -1, Backend: 0, Msg: capturesOnly("$1.$2:25565")},
+				{Route: 0, Host: -1, Backend: 2, Msg: capturesOnly("$2")},
+			},
+		},
+		{
 			name: "host after a catch-all",
 			specs: []Spec{
 				{Hosts: []string{"*"}, Backends: []string{"a:1"}},
@@ -37,6 +47,7 @@ func TestLint(t *testing.T) {
 				{Hosts: []string{"*"}, Backends: []string{"b:1"}},
 			},
 			want: []Finding{
+				{Route: 0, Host: -1, Backend: 0, Msg: capturesOnly("$1:1")},
 				{Route: 1, Host: 0, Backend: -1, Msg: `duplicate host "*": route 0 host 0 has it already`},
 			},
 		},
@@ -114,4 +125,9 @@ func TestFindingString(t *testing.T) {
 	if got, want := f.String(), "route 2 host -1 backend 1: x"; got != want {
 		t.Fatalf("String = %q, want %q", got, want)
 	}
+}
+
+func capturesOnly(b string) string {
+	return "backend \"" + b + "\": its host is nothing but captures, so players choose where the proxy dials " +
+		"(only loopback, link-local and the proxy's own addresses are refused when dialling); write the domain out, e.g. '$1.internal.example.com:25565'"
 }

@@ -14,7 +14,20 @@ import (
 const (
 	DefaultMaxEntries  = 10000
 	DefaultLastGoodFor = 5 * time.Minute
+	// DefaultMaxBytes bounds the memory held by responses: 16 MiB, over a hundred of
+	// the largest answers the protocol allows (wire.MaxStatusJSON), thousands of
+	// typical ones.
+	DefaultMaxBytes = 16 << 20
+	// DefaultMissRate and DefaultMissBurst bound how many fetches the misses of one
+	// route may start: a burst of 20, then 10 a second. Clients choose the keys, so
+	// without it every new key would be one backend fetch.
+	DefaultMissRate  = 10
+	DefaultMissBurst = 20
 )
+
+// entryOverhead is what an entry costs besides its JSON and key strings (the entry,
+// its list element, map slots), counted against MaxBytes.
+const entryOverhead = 256
 
 var (
 	// ErrClosed is returned by Get on a miss after Close was called.
@@ -25,6 +38,9 @@ var (
 	// ErrFetchPanic wraps a panic raised by a fetch function. The fetch runs on a goroutine
 	// owned by the cache, where an unrecovered panic would take the whole proxy down.
 	ErrFetchPanic = errors.New("status fetch panicked")
+	// ErrMissLimited is returned by Get on a miss when the route's miss budget
+	// (MissRate, MissBurst) is spent: no fetch was started.
+	ErrMissLimited = errors.New("status cache: too many misses for this route")
 )
 
 // Key identifies one cached response.
@@ -46,6 +62,16 @@ type Options struct {
 	// LastGoodFor is how long after its fetch a response may still be returned by LastGood.
 	// Default 5m; zero means the default, negative disables LastGood.
 	LastGoodFor time.Duration
+	// MaxBytes bounds the bytes held by responses (JSON, key and bookkeeping); the oldest
+	// fetches are evicted first. A response larger than MaxBytes is served but not kept.
+	// Default DefaultMaxBytes; zero or negative means the default.
+	MaxBytes int64
+	// MissRate (fetches a second) and MissBurst limit the fetches the misses of one
+	// route (Key.Route) may start; a miss over the limit gets ErrMissLimited. Misses
+	// that join a fetch in flight cost nothing. Defaults DefaultMissRate and
+	// DefaultMissBurst; zero means the default, a negative MissRate turns the limit off.
+	MissRate  float64
+	MissBurst int
 }
 
 // groupKey is a Key without the backend: LastGood answers for a route from any backend.
@@ -59,6 +85,7 @@ type groupKey struct {
 type entry struct {
 	key     Key
 	json    []byte
+	size    int64 // counted against maxBytes
 	fetched time.Time
 	expires time.Time // past this, neither Get nor LastGood can use the entry
 	elem    *list.Element
@@ -70,8 +97,13 @@ type Cache struct {
 	now         func() time.Time
 	max         int
 	lastGoodFor time.Duration // <= 0: LastGood disabled
+	maxBytes    int64
+	missRate    float64 // < 0: misses are not limited
+	missBurst   float64
 
 	mu      sync.Mutex
+	bytes   int64                          // held by entries, as entry.size counts
+	misses  map[string]*missBucket         // by Key.Route
 	groups  map[groupKey]map[string]*entry // backend -> entry
 	order   list.List                      // of *entry, oldest fetch first
 	n       int
@@ -86,8 +118,21 @@ func NewCache(o Options) *Cache {
 		now:         o.Now,
 		max:         o.MaxEntries,
 		lastGoodFor: o.LastGoodFor,
+		maxBytes:    o.MaxBytes,
+		missRate:    o.MissRate,
+		missBurst:   float64(o.MissBurst),
 		groups:      make(map[groupKey]map[string]*entry),
 		flights:     make(map[Key]*flight),
+		misses:      make(map[string]*missBucket),
+	}
+	if c.maxBytes <= 0 {
+		c.maxBytes = DefaultMaxBytes
+	}
+	if c.missRate == 0 {
+		c.missRate = DefaultMissRate
+	}
+	if c.missBurst <= 0 {
+		c.missBurst = DefaultMissBurst
 	}
 	if c.now == nil {
 		c.now = time.Now
@@ -122,7 +167,7 @@ func (c *Cache) Get(ctx context.Context, k Key, ttl time.Duration, fetch func() 
 		c.mu.Unlock()
 		return nil, false, err
 	}
-	f, err := c.joinLocked(k, ttl, fetch)
+	f, err := c.joinLocked(k, ttl, fetch, now)
 	c.mu.Unlock()
 	if err != nil {
 		return nil, false, err
@@ -167,6 +212,13 @@ func (c *Cache) Len() int {
 	return c.n
 }
 
+// Bytes returns what the held responses count against MaxBytes.
+func (c *Cache) Bytes() int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.bytes
+}
+
 // Close makes later misses fail with ErrClosed and waits for fetches in flight to return.
 // Hits are still served. Close is idempotent.
 func (c *Cache) Close() {
@@ -176,13 +228,17 @@ func (c *Cache) Close() {
 	c.wg.Wait()
 }
 
-// joinLocked returns the flight for k, starting one if none is running.
-func (c *Cache) joinLocked(k Key, ttl time.Duration, fetch func() ([]byte, error)) (*flight, error) {
+// joinLocked returns the flight for k, starting one if none is running and the
+// route's miss budget allows it.
+func (c *Cache) joinLocked(k Key, ttl time.Duration, fetch func() ([]byte, error), now time.Time) (*flight, error) {
 	if f, ok := c.flights[k]; ok {
 		return f, nil
 	}
 	if c.closed {
 		return nil, ErrClosed
+	}
+	if !c.allowMissLocked(k.Route, now) {
+		return nil, ErrMissLimited
 	}
 	f := &flight{done: make(chan struct{})}
 	c.flights[k] = f
@@ -220,11 +276,12 @@ func (c *Cache) storeLocked(k Key, ttl time.Duration, b []byte, now time.Time) {
 		c.removeLocked(old)
 	}
 	keep := max(ttl, c.lastGoodFor)
-	if keep <= 0 {
+	size := int64(len(b)+len(k.Route)+len(k.Backend)+len(k.Host)) + entryOverhead
+	if keep <= 0 || size > c.maxBytes {
 		return
 	}
-	c.evictLocked(now)
-	e := &entry{key: k, json: b, fetched: now, expires: now.Add(keep)}
+	c.evictLocked(now, size)
+	e := &entry{key: k, json: b, size: size, fetched: now, expires: now.Add(keep)}
 	e.elem = c.order.PushBack(e)
 	gk := groupKey{route: k.Route, protocol: k.Protocol, host: k.Host}
 	g := c.groups[gk]
@@ -234,15 +291,17 @@ func (c *Cache) storeLocked(k Key, ttl time.Duration, b []byte, now time.Time) {
 	}
 	g[k.Backend] = e
 	c.n++
+	c.bytes += size
 }
 
-// evictLocked makes room for one entry. It walks from the oldest fetch, dropping expired
-// entries, and drops the oldest live ones only while the cache is full: under a key spray the
-// newest responses win, which are the ones clients are most likely to ask for again.
-func (c *Cache) evictLocked(now time.Time) {
+// evictLocked makes room for one entry of size bytes. It walks from the oldest fetch,
+// dropping expired entries, and drops the oldest live ones only while the cache is full
+// (in entries or in bytes): under a key spray the newest responses win, which are the
+// ones clients are most likely to ask for again.
+func (c *Cache) evictLocked(now time.Time, size int64) {
 	for front := c.order.Front(); front != nil; front = c.order.Front() {
 		e := front.Value.(*entry)
-		if now.Before(e.expires) && c.n < c.max {
+		if now.Before(e.expires) && c.n < c.max && c.bytes+size <= c.maxBytes {
 			return
 		}
 		c.removeLocked(e)
@@ -259,6 +318,7 @@ func (c *Cache) removeLocked(e *entry) {
 		}
 	}
 	c.n--
+	c.bytes -= e.size
 }
 
 // cloneResponse validates and copies a fetched body so the cache never aliases fetch's buffer.

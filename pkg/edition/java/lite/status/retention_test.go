@@ -1,8 +1,11 @@
 package status
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 	"time"
 )
@@ -63,7 +66,7 @@ func TestLastGood(t *testing.T) {
 func TestMaxEntriesBoundsKeySpray(t *testing.T) {
 	const maxEntries = 100
 	clk := newFakeClock()
-	c := NewCache(Options{Now: clk.Now, MaxEntries: maxEntries})
+	c := NewCache(Options{Now: clk.Now, MaxEntries: maxEntries, MissRate: -1})
 	defer c.Close()
 	rng := rand.New(rand.NewPCG(1, 2))
 	f := &counter{body: `{}`}
@@ -126,5 +129,80 @@ func assertConsistent(t *testing.T, c *Cache) {
 	}
 	if inGroups != c.n || c.order.Len() != c.n {
 		t.Errorf("n = %d, order = %d, groups hold %d", c.n, c.order.Len(), inGroups)
+	}
+	var bytes int64
+	for e := c.order.Front(); e != nil; e = e.Next() {
+		bytes += e.Value.(*entry).size
+	}
+	if bytes != c.bytes || c.bytes > c.maxBytes {
+		t.Errorf("bytes = %d, entries hold %d, max %d", c.bytes, bytes, c.maxBytes)
+	}
+}
+
+// TestMaxBytesBoundsLargeResponses: 100 KiB answers under many keys (a server with a big
+// favicon, sprayed with client-chosen keys) hold at most MaxBytes, the newest kept.
+func TestMaxBytesBoundsLargeResponses(t *testing.T) {
+	const maxBytes = 1 << 20
+	clk := newFakeClock()
+	c := NewCache(Options{Now: clk.Now, MaxBytes: maxBytes, MissRate: -1})
+	defer c.Close()
+	f := &counter{body: strings.Repeat("x", 100<<10)}
+	var last Key
+	for i := range 200 {
+		last = Key{Route: "lobby", Backend: "10.0.0.1:25565", Protocol: int32(i), Host: "play.example.com"}
+		clk.Advance(time.Millisecond)
+		mustGet(t, c, last, time.Minute, f.fetch)
+		if c.Bytes() > maxBytes {
+			t.Fatalf("after %d keys Bytes = %d, want <= %d", i+1, c.Bytes(), maxBytes)
+		}
+	}
+	assertConsistent(t, c)
+	if n := c.Len(); n != maxBytes/(100<<10+entryOverhead+40) {
+		t.Errorf("Len = %d, want as many 100 KiB answers as fit in 1 MiB", n)
+	}
+	if _, hit := mustGet(t, c, last, time.Minute, f.fetch); !hit {
+		t.Error("newest key was evicted")
+	}
+	// An answer bigger than the whole budget is served but not kept.
+	huge := &counter{body: strings.Repeat("y", maxBytes)}
+	big := Key{Route: "lobby", Backend: "10.0.0.1:25565", Protocol: 1, Host: "huge"}
+	mustGet(t, c, big, time.Minute, huge.fetch)
+	if _, hit := mustGet(t, c, big, time.Minute, huge.fetch); hit || huge.calls.Load() != 2 {
+		t.Errorf("oversized answer was cached (hit=%v, fetches %d)", hit, huge.calls.Load())
+	}
+}
+
+// TestMissesPerRouteAreRateLimited: new keys cost at most MissBurst fetches at once and
+// MissRate a second after; a miss over the limit starts no fetch; another route has
+// its own budget; hits are never limited.
+func TestMissesPerRouteAreRateLimited(t *testing.T) {
+	clk := newFakeClock()
+	c := NewCache(Options{Now: clk.Now, MissRate: 2, MissBurst: 5})
+	defer c.Close()
+	f := &counter{body: `{}`}
+	key := func(route string, i int) Key {
+		return Key{Route: route, Backend: "10.0.0.1:25565", Protocol: int32(i), Host: "h"}
+	}
+	refused := 0
+	for i := range 100 {
+		if _, _, err := c.Get(context.Background(), key("lobby", i), time.Minute, f.fetch); errors.Is(err, ErrMissLimited) {
+			refused++
+		} else if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if f.calls.Load() != 5 || refused != 95 {
+		t.Fatalf("%d fetches, %d refused; want 5 and 95", f.calls.Load(), refused)
+	}
+	if _, hit := mustGet(t, c, key("lobby", 0), time.Minute, f.fetch); !hit {
+		t.Fatal("a cached key was refused")
+	}
+	mustGet(t, c, key("other", 0), time.Minute, f.fetch)
+	clk.Advance(time.Second)
+	for i := range 3 {
+		_, _, _ = c.Get(context.Background(), key("lobby", 1000+i), time.Minute, f.fetch)
+	}
+	if got := f.calls.Load(); got != 5+1+2 {
+		t.Fatalf("%d fetches after a second, want 8 (2 refilled)", got)
 	}
 }

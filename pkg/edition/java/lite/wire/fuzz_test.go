@@ -3,6 +3,7 @@ package wire_test
 import (
 	"bytes"
 	"errors"
+	"net/netip"
 	"strconv"
 	"strings"
 	"testing"
@@ -155,16 +156,50 @@ func FuzzAddRealIP(f *testing.F) {
 				t.Fatalf("AddRealIP(%q) = %q changed an address that has a block", addr, got)
 			}
 			return
-		case got != host+"///"+client+"///"+strconv.FormatInt(unix, 10)+suffix:
+		case got != strings.TrimRight(host, "/")+"///"+client+"///"+strconv.FormatInt(unix, 10)+suffix:
 			t.Fatalf("AddRealIP(%q, %q, %d) = %q: block not between host and suffix", addr, client, unix, got)
 		}
 		if again := wire.AddRealIP(got, "198.51.100.1:1", unix+1); again != got {
 			t.Fatalf("second AddRealIP(%q) = %q appended another block", got, again)
 		}
-		if !strings.HasSuffix(host, "/") {
-			if h, _ := wire.SplitAddress(got); h != host {
-				t.Fatalf("SplitAddress(%q) host %q, want %q", got, h, host)
+		if h, _ := wire.SplitAddress(got); h != strings.TrimRight(host, "/") {
+			t.Fatalf("SplitAddress(%q) host %q, want %q", got, h, host)
+		}
+	})
+}
+
+// FuzzRealIPRewrite is the rewrite for a client that is not a trusted TCPShield
+// front: whatever blocks the client hid in its address, the result carries exactly
+// one, the proxy's, and every NUL field without "///" (Forge markers) survives in order.
+func FuzzRealIPRewrite(f *testing.F) {
+	for _, s := range []string{
+		"mc.example.com", "mc.example.com\x00FML2\x00", "Play.example.com///6.6.6.6:1234///1700000000///sig",
+		"mc.example.com///6.6.6.6:1234///1700000000\x00FML3\x00", "mc.example.com\x00FML2\x00///6.6.6.6:1///1",
+		"a//\x00///\x00b", "////", "\x00\x00", "",
+	} {
+		f.Add(s, byte(7), uint16(51234), int64(1700000000))
+	}
+	f.Fuzz(func(t *testing.T, addr string, last byte, port uint16, unix int64) {
+		client := netip.AddrPortFrom(netip.AddrFrom4([4]byte{203, 0, 113, last}), port).String()
+		got := wire.AddRealIP(wire.StripRealIP(addr), client, unix)
+		block := "///" + client + "///" + strconv.FormatInt(unix, 10)
+		if strings.Count(got, "///") != 2 || !strings.Contains(got, block) {
+			t.Fatalf("rewrite of %q = %q: want exactly the proxy's block %q", addr, got, block)
+		}
+		head, rest, hasNUL := strings.Cut(addr, "\x00")
+		if i := strings.Index(head, "///"); i >= 0 {
+			head = head[:i]
+		}
+		want := strings.TrimRight(head, "/") + block
+		if hasNUL {
+			for field := range strings.SplitSeq(rest, "\x00") {
+				if !strings.Contains(field, "///") {
+					want += "\x00" + field
+				}
 			}
+		}
+		if got != want {
+			t.Fatalf("rewrite of %q = %q, want %q", addr, got, want)
 		}
 	})
 }

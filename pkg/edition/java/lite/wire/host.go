@@ -25,15 +25,44 @@ func SplitAddress(addr string) (host, suffix string) {
 // TCPShield-aware backend sees the player's address: "///client///unix" goes right after
 // the host, before any NUL suffix (Forge markers). client is the player's "ip:port"
 // (IPv6 in brackets), unix the time in seconds. An address that already carries a block
-// (any "///", as SplitAddress cuts) is returned as it is: a block is never appended twice.
-// The block is unsigned (TCPShield's key is theirs), so the backend must accept unsigned
-// blocks, and only from the proxy.
+// (any "///", as SplitAddress cuts) is returned as it is: a block is never appended
+// twice. That keeps the block of a trusted front (TCPShield itself); an address from
+// anyone else must go through StripRealIP first, or the player names their own IP.
 func AddRealIP(addr, client string, unix int64) string {
 	host, suffix := SplitAddress(addr)
 	if strings.Contains(suffix, "///") {
 		return addr
 	}
-	return host + "///" + client + "///" + strconv.FormatInt(unix, 10) + suffix
+	return strings.TrimRight(host, "/") + "///" + client + "///" + strconv.FormatInt(unix, 10) + suffix
+}
+
+// StripRealIP removes every RealIP block from a server address, so that AddRealIP
+// then writes the only one: the host part is cut at its first "///", and any
+// NUL-separated field that contains "///" is dropped (a backend plugin that splits the
+// whole address at "///" would read a block hidden after a Forge marker). Every other
+// field, Forge/FML markers and Floodgate data included, is kept in order. An address
+// without "///" is returned as it is.
+func StripRealIP(addr string) string {
+	if !strings.Contains(addr, "///") {
+		return addr
+	}
+	head, rest, hasNUL := strings.Cut(addr, "\x00")
+	if i := strings.Index(head, "///"); i >= 0 {
+		head = head[:i]
+	}
+	if !hasNUL {
+		return head
+	}
+	var b strings.Builder
+	b.Grow(len(addr))
+	b.WriteString(head)
+	for field := range strings.SplitSeq(rest, "\x00") {
+		if !strings.Contains(field, "///") {
+			b.WriteByte(0)
+			b.WriteString(field)
+		}
+	}
+	return b.String()
 }
 
 // CleanHost returns the routing key of a handshake's server address:
