@@ -2,8 +2,6 @@ package plan
 
 import (
 	"bytes"
-	"os"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -97,17 +95,5 @@ func TestFaultTablesGolden(t *testing.T) {
 	if err := WriteFaultTable(&buf, flap); err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join("testdata", "faults.golden")
-	if *update {
-		if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("read golden (run with -update to create): %v", err)
-	}
-	if !bytes.Equal(buf.Bytes(), want) {
-		t.Fatalf("fault tables differ from %s (run with -update if intended):\n%s", path, buf.String())
-	}
+	checkGolden(t, "faults.golden", buf.Bytes())
 }

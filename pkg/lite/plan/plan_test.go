@@ -59,20 +59,7 @@ func render(t *testing.T, o Options) []byte {
 func TestGoldenPlans(t *testing.T) {
 	for _, tt := range goldenPlans {
 		t.Run(tt.name, func(t *testing.T) {
-			got := render(t, tt.o)
-			path := filepath.Join("testdata", tt.name+".golden")
-			if *update {
-				if err := os.WriteFile(path, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("read golden (run with -update to create): %v", err)
-			}
-			if !bytes.Equal(got, want) {
-				t.Fatalf("plan differs from %s (run with -update if intended):\n%s", path, got)
-			}
+			checkGolden(t, tt.name+".golden", render(t, tt.o))
 		})
 	}
 }
@@ -173,5 +160,23 @@ func TestInvalidOptions(t *testing.T) {
 				t.Fatalf("Run error = %v, want ErrInvalid", err)
 			}
 		})
+	}
+}
+
+// checkGolden compares got with testdata/name, rewriting it with -update.
+func checkGolden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("read golden (run with -update to create): %v", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatalf("output differs from %s (run with -update if intended):\n%s", path, got)
 	}
 }

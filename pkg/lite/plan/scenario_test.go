@@ -3,8 +3,6 @@ package plan
 import (
 	"bytes"
 	"errors"
-	"os"
-	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -137,19 +135,7 @@ func TestScenariosGolden(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	path := filepath.Join("testdata", "scenarios.golden")
-	if *update {
-		if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("read golden (run with -update to create): %v", err)
-	}
-	if !bytes.Equal(buf.Bytes(), want) {
-		t.Fatalf("scenarios differ from %s (run with -update if intended):\n%s", path, buf.Bytes())
-	}
+	checkGolden(t, "scenarios.golden", buf.Bytes())
 }
 
 func TestScenarioSameSeedSameBytes(t *testing.T) {

@@ -39,39 +39,48 @@ func healthYAML(strat strategy.Name, dial string, backends ...string) string {
 	return fill(healthConfig, "dial", dial, "backends", strings.Join(backends, ", "), "strategy", string(strat))
 }
 
-// dials counts the proxy's dials per backend (EventDial), black-holed ones included,
-// and the failed ones apart.
-type dials struct {
-	mu        sync.Mutex
-	n, failed map[string]int
+// counts counts events of one kind under the keys the test picks for each.
+type counts struct {
+	kind lite.EventKind
+	keys func(e *lite.Event) []string
+	mu   sync.Mutex
+	n    map[string]int
 }
 
-func (d *dials) Observe(e *lite.Event) {
-	if e.Kind != lite.EventDial {
+func (c *counts) Observe(e *lite.Event) {
+	if e.Kind != c.kind {
 		return
 	}
-	d.mu.Lock()
-	if d.n == nil {
-		d.n, d.failed = map[string]int{}, map[string]int{}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.n == nil {
+		c.n = map[string]int{}
 	}
-	d.n[e.Backend]++
-	if e.Err != nil {
-		d.failed[e.Backend]++
+	for _, k := range c.keys(e) {
+		c.n[k]++
 	}
-	d.mu.Unlock()
 }
 
-func (d *dials) of(addr string) int {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return d.n[addr]
+func (c *counts) of(key string) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.n[key]
 }
 
-func (d *dials) failedOf(addr string) int {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return d.failed[addr]
+// dials counts the proxy's dials per backend (EventDial), black-holed ones included;
+// failedOf counts the failed ones.
+type dials struct{ counts }
+
+func newDials() *dials {
+	return &dials{counts{kind: lite.EventDial, keys: func(e *lite.Event) []string {
+		if e.Err != nil {
+			return []string{e.Backend, "failed " + e.Backend}
+		}
+		return []string{e.Backend}
+	}}}
 }
+
+func (d *dials) failedOf(addr string) int { return d.of("failed " + addr) }
 
 // faultyAddr starts a backend with fault f and returns where to dial it.
 func faultyAddr(t *testing.T, f mctest.Fault) string {
@@ -96,8 +105,8 @@ func TestLoginFailsOverInvisiblyOnEveryFault(t *testing.T) {
 		t.Run(f.String(), func(t *testing.T) {
 			bad := faultyAddr(t, f)
 			good := newBackend(t, statusJSON("good", 0, 10))
-			var d dials
-			p := startProxy(t, healthYAML(strategy.Sequential, "300ms", bad, good.addr), proxyOpts{obs: &d})
+			d := newDials()
+			p := startProxy(t, healthYAML(strategy.Sequential, "300ms", bad, good.addr), proxyOpts{obs: d})
 			for range 2 * strategy.EjectFailures {
 				c := dialProxy(t, p.addr)
 				c.login("play.example.com")
@@ -172,9 +181,9 @@ func (d *emfileDialer) DialContext(context.Context, string, string) (net.Conn, e
 func TestProxyOutOfFDsIsNotTheBackendsFault(t *testing.T) {
 	good := newBackend(t, statusJSON("good", 0, 10))
 	other := newBackend(t, statusJSON("other", 0, 10))
-	var reasons rejectCounts
+	reasons := &counts{kind: lite.EventRejected, keys: func(e *lite.Event) []string { return []string{e.Reason} }}
 	p := startProxy(t, healthYAML(strategy.RoundRobin, "300ms", good.addr, other.addr),
-		proxyOpts{dialer: &emfileDialer{}, obs: &reasons})
+		proxyOpts{dialer: &emfileDialer{}, obs: reasons})
 	for range 2 * strategy.EjectFailures {
 		c := dialProxy(t, p.addr)
 		c.send(handshake(765, "play.example.com", wire.IntentLogin), loginStart("Steve"))
@@ -188,34 +197,10 @@ func TestProxyOutOfFDsIsNotTheBackendsFault(t *testing.T) {
 			t.Fatalf("backend %s ejected for the proxy's own EMFILE", addr)
 		}
 	}
-	waitFor(t, "proxy-full rejectCounts counted", 5*time.Second, func() bool {
-		return reasons.count(lite.ReasonProxyFull) == 2*strategy.EjectFailures
+	waitFor(t, "proxy-full rejections counted", 5*time.Second, func() bool {
+		return reasons.of(lite.ReasonProxyFull) == 2*strategy.EjectFailures
 	})
 	admissionSettled(t, p)
-}
-
-// rejectCounts counts EventRejected by reason.
-type rejectCounts struct {
-	mu sync.Mutex
-	n  map[string]int
-}
-
-func (r *rejectCounts) Observe(e *lite.Event) {
-	if e.Kind != lite.EventRejected {
-		return
-	}
-	r.mu.Lock()
-	if r.n == nil {
-		r.n = map[string]int{}
-	}
-	r.n[e.Reason]++
-	r.mu.Unlock()
-}
-
-func (r *rejectCounts) count(reason string) int {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.n[reason]
 }
 
 // With one backend of three dead, each strategy shares the players between the two
@@ -260,8 +245,8 @@ func TestDyingBackendCostIsBoundedAtLoginRate(t *testing.T) {
 			t.Run(fmt.Sprintf("%s/%s", f, name), func(t *testing.T) {
 				bad := faultyAddr(t, f)
 				a, c := newBackend(t, statusJSON("a", 0, 10)), newBackend(t, statusJSON("c", 0, 10))
-				var d dials
-				p := startProxy(t, healthYAML(name, "300ms", a.addr, bad, c.addr), proxyOpts{obs: &d})
+				d := newDials()
+				p := startProxy(t, healthYAML(name, "300ms", a.addr, bad, c.addr), proxyOpts{obs: d})
 				worst := loginsAtRate(t, p.addr, rate, logins)
 				if n := d.of(bad); n > strategy.EjectFailures {
 					t.Errorf("%d logins at %d/s paid %d attempts to the %s backend, want at most %d", logins, rate, n, f, strategy.EjectFailures)
@@ -338,7 +323,7 @@ func TestFlappingBackendCostsNoPlayerAnError(t *testing.T) {
 				var proxies []*proxy
 				ds := make([]*dials, replicas)
 				for i := range replicas {
-					ds[i] = &dials{}
+					ds[i] = newDials()
 					proxies = append(proxies, startProxy(t, healthYAML(name, "300ms", a.addr, flap, c.addr),
 						proxyOpts{obs: ds[i], seed: uint64(i + 1)}))
 				}

@@ -151,9 +151,12 @@ func why(v strategy.Verdict) string {
 	case strategy.ReasonDown:
 		s = "demoted: active health checks failing"
 	case strategy.ReasonAwaitingProbe:
-		s = "demoted: ejection over, waiting for a probe to pass"
+		s = "demoted: ejection over, waiting for probes to pass"
+	case strategy.ReasonBusy:
+		s = fmt.Sprintf("demoted for now: %d attempts in flight, as many as it may have (suspect, new or on probation: 1)",
+			v.State.Unsettled)
 	case strategy.ReasonEjected:
-		s = fmt.Sprintf("demoted: ejected after %d dial failures in a row until %s",
+		s = fmt.Sprintf("demoted: ejected after %d failures until %s",
 			strategy.EjectFailures, v.State.EjectedUntil.UTC().Format(time.TimeOnly))
 	default:
 		s = "demoted: " + v.Reason.String()

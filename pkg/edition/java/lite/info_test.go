@@ -47,9 +47,9 @@ func TestWhy(t *testing.T) {
 		{"healthy", strategy.ReasonHealthy, false, true, "eligible: healthy"},
 		{"unmeasured", strategy.ReasonUnmeasured, false, true, "eligible: not measured yet, tried like a healthy one"},
 		{"down", strategy.ReasonDown, false, false, "demoted: active health checks failing"},
-		{"ejected", strategy.ReasonEjected, false, false, "demoted: ejected after 3 dial failures in a row until 12:00:30"},
+		{"ejected", strategy.ReasonEjected, false, false, "demoted: ejected after 3 failures until 12:00:30"},
 		{"ejection over, probe pending", strategy.ReasonAwaitingProbe, false, false,
-			"demoted: ejection over, waiting for a probe to pass"},
+			"demoted: ejection over, waiting for probes to pass"},
 		{"panic tries every backend", strategy.ReasonDown, true, true,
 			"eligible (panic): fewer than half of the route's backends are usable, so all are tried; demoted: active health checks failing"},
 	}
