@@ -7,6 +7,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"go.minekube.com/gate/internal/mctest"
 )
 
 func TestPassiveEjectionNeedsThreeConsecutiveFailures(t *testing.T) {
@@ -235,8 +237,8 @@ func TestActiveHealthCheckRiseAndFall(t *testing.T) {
 		}
 		return Report{}, fmt.Errorf("probe %s: %w", addr, errRefused)
 	}}
-	var logs logLines
-	m := NewManager(Options{Seed: 1, Now: clk.Now, Prober: p, Log: logs.logger()})
+	var logs mctest.Logs
+	m := NewManager(Options{Seed: 1, Now: clk.Now, Prober: p, Log: logs.Logger(1)})
 	bs := []string{"a", "b"}
 	hc := HealthCheck{Enabled: true, Interval: 10 * time.Second, Rise: 2, Fall: 3}
 	m.SetRoutes([]Route{{Key: "r", Backends: bs, Health: hc}})
@@ -266,7 +268,7 @@ func TestActiveHealthCheckRiseAndFall(t *testing.T) {
 			t.Fatalf("after %d passing checks health %q, want %q", i+1, got, want)
 		}
 	}
-	if d, u := logs.count("backend down"), logs.count("backend up"); d != 1 || u != 1 {
+	if d, u := logs.Count("backend down"), logs.Count("backend up"); d != 1 || u != 1 {
 		t.Fatalf("logged down %d times and up %d times, want once each", d, u)
 	}
 }
@@ -296,9 +298,9 @@ func TestPanicModeTriesEveryBackendInStrategyOrder(t *testing.T) {
 }
 
 func TestStateChangesAreLoggedOnce(t *testing.T) {
-	var logs logLines
+	var logs mctest.Logs
 	clk := newClock()
-	m := NewManager(Options{Seed: 1, Now: clk.Now, Log: logs.logger()})
+	m := NewManager(Options{Seed: 1, Now: clk.Now, Log: logs.Logger(1)})
 	bs := []string{"dead", "b", "c"}
 	m.SetRoutes([]Route{{Key: "r", Backends: bs}})
 	for range 100 {
@@ -320,7 +322,7 @@ func TestStateChangesAreLoggedOnce(t *testing.T) {
 		"recovered":       1,
 	}
 	for msg, want := range checks {
-		if got := logs.count(msg); got != want {
+		if got := logs.Count(msg); got != want {
 			t.Errorf("%q logged %d times, want %d", msg, got, want)
 		}
 	}

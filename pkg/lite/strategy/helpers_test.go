@@ -4,13 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/go-logr/logr"
-	"github.com/go-logr/logr/funcr"
 
 	"go.minekube.com/gate/internal/mctest"
 )
@@ -20,33 +16,6 @@ var epoch = time.Date(2025, 1, 1, 12, 0, 0, 0, time.UTC)
 
 // newClock is a virtual clock that moves only when a test advances it.
 func newClock() *mctest.Clock { return mctest.NewClock(epoch) }
-
-// logLines collects log messages so tests can count state-change lines.
-type logLines struct {
-	mu    sync.Mutex
-	lines []string
-}
-
-func (l *logLines) logger() logr.Logger {
-	return funcr.New(func(prefix, args string) {
-		l.mu.Lock()
-		l.lines = append(l.lines, args)
-		l.mu.Unlock()
-	}, funcr.Options{Verbosity: 1})
-}
-
-// count returns how many lines contain substr.
-func (l *logLines) count(substr string) int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	n := 0
-	for _, s := range l.lines {
-		if strings.Contains(s, substr) {
-			n++
-		}
-	}
-	return n
-}
 
 // scriptProber answers probes from a per-address function and counts them.
 type scriptProber struct {

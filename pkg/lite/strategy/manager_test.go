@@ -4,6 +4,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"go.minekube.com/gate/internal/mctest"
 )
 
 func TestReloadKeepsRemainingBackendsAndDropsTheRest(t *testing.T) {
@@ -159,8 +161,8 @@ func TestFaultyCustomStrategyFallsBackToConfigOrder(t *testing.T) {
 }
 
 func TestUnknownStrategyFallsBackToSequential(t *testing.T) {
-	var logs logLines
-	m := NewManager(Options{Seed: 1, Log: logs.logger()})
+	var logs mctest.Logs
+	m := NewManager(Options{Seed: 1, Log: logs.Logger(1)})
 	bs := []string{"a", "b"}
 	m.SetRoutes([]Route{{Key: "r", Strategy: "round_robin", Backends: bs}})
 	for range 3 {
@@ -168,8 +170,8 @@ func TestUnknownStrategyFallsBackToSequential(t *testing.T) {
 			t.Fatalf("Order = %v, want sequential %v", got, bs)
 		}
 	}
-	if logs.count("falls back to sequential") != 1 {
-		t.Fatalf("want one error line for the unknown strategy, got %v", logs.lines)
+	if logs.Count("falls back to sequential") != 1 {
+		t.Fatalf("want one error line for the unknown strategy, got %v", logs.Find(""))
 	}
 }
 

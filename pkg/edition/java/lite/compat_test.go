@@ -3,13 +3,9 @@ package lite_test
 import (
 	"net"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
-
-	"github.com/go-logr/logr"
-	"github.com/go-logr/logr/funcr"
 
 	"go.minekube.com/gate/internal/mctest"
 	"go.minekube.com/gate/pkg/edition/java/lite"
@@ -120,38 +116,11 @@ config:
 	}
 }
 
-// logLines is a logger that keeps every line, for tests about what is logged.
-type logLines struct {
-	mu    sync.Mutex
-	lines []string
-}
-
-func (l *logLines) logger() logr.Logger {
-	return funcr.New(func(prefix, args string) {
-		l.mu.Lock()
-		l.lines = append(l.lines, args)
-		l.mu.Unlock()
-	}, funcr.Options{})
-}
-
-// find returns the lines containing s.
-func (l *logLines) find(s string) []string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	var out []string
-	for _, line := range l.lines {
-		if strings.Contains(line, s) {
-			out = append(out, line)
-		}
-	}
-	return out
-}
-
 // Shutdown logs one line when it starts (cause, live sessions, grace) and one
 // when done (ended by themselves, closed at the end of the grace).
 func TestShutdownLogsStartAndEnd(t *testing.T) {
 	b := newBackend(t, "")
-	var logs logLines
+	var logs mctest.Logs
 	rec := &endRecorder{}
 	p := startProxy(t, fill(`
 config:
@@ -161,7 +130,7 @@ config:
     routes:
       - host: '*'
         backend: {{b}}
-`, "b", b.addr), proxyOpts{log: logs.logger(), obs: rec})
+`, "b", b.addr), proxyOpts{log: logs.Logger(0), obs: rec})
 	leaving, staying := dialProxy(t, p.addr), dialProxy(t, p.addr)
 	leaving.login("a.example.com")
 	staying.login("b.example.com")
@@ -174,11 +143,11 @@ config:
 	if err := <-stopped; err != nil {
 		t.Fatal(err)
 	}
-	start := logs.find(`"msg"="shutting down`)
+	start := logs.Find(`"msg"="shutting down`)
 	if len(start) != 1 || !strings.Contains(start[0], `"sessions"=2`) || !strings.Contains(start[0], `"grace"="2s"`) || !strings.Contains(start[0], `"cause"="context canceled"`) {
 		t.Fatalf("start lines %q", start)
 	}
-	done := logs.find(`"msg"="shutdown complete"`)
+	done := logs.Find(`"msg"="shutdown complete"`)
 	if len(done) != 1 || !strings.Contains(done[0], `"endedByThemselves"=1 "closedAtGraceEnd"=1`) {
 		t.Fatalf("done lines %q", done)
 	}
@@ -199,7 +168,7 @@ func TestBackendTemplateInPort(t *testing.T) {
 	b := newBackend(t, "")
 	_, port, _ := net.SplitHostPort(b.addr)
 	spare := newBackend(t, "")
-	var logs logLines
+	var logs mctest.Logs
 	p := startProxy(t, fill(`
 config:
   connectionTimeout: 1s
@@ -212,7 +181,7 @@ config:
         backend: ['$1:$2', '{{spare}}']
       - host: '*.example.com'
         backend: ['127.0.0.1:$1', '{{spare}}']
-`, "spare", spare.addr), proxyOpts{log: logs.logger()})
+`, "spare", spare.addr), proxyOpts{log: logs.Logger(0)})
 
 	for name, host := range map[string]string{
 		"port from two captures":      "p" + port[:2] + "-" + port[2:] + ".example.com",
@@ -229,7 +198,7 @@ config:
 	t.Run("port out of range after expansion fails over", func(t *testing.T) {
 		dialProxy(t, p.addr).login("99999.example.com")
 		spare.next(t)
-		lines := logs.find("backend skipped: unusable address after $n expansion")
+		lines := logs.Find("backend skipped: unusable address after $n expansion")
 		if len(lines) == 0 || !strings.Contains(lines[0], `"backend"="127.0.0.1:99999"`) || !strings.Contains(lines[0], "port is not a number in 1-65535") {
 			t.Fatalf("log lines %q", lines)
 		}
@@ -240,7 +209,7 @@ config:
 // dialled (its log line names it) and the next one serves the player.
 func TestBackendTemplateBeyondCapturesStaysLiteral(t *testing.T) {
 	spare := newBackend(t, "")
-	var logs logLines
+	var logs mctest.Logs
 	p := startProxy(t, fill(`
 config:
   lite:
@@ -248,10 +217,10 @@ config:
     routes:
       - host: play.example.com
         backend: ['127.0.0.1:$1', '{{spare}}']
-`, "spare", spare.addr), proxyOpts{log: logs.logger()})
+`, "spare", spare.addr), proxyOpts{log: logs.Logger(0)})
 	dialProxy(t, p.addr).login("play.example.com")
 	spare.next(t)
-	if lines := logs.find(`"backend"="127.0.0.1:$1"`); len(lines) == 0 {
-		t.Fatalf("no log line names the literal backend: %q", logs.find("backend"))
+	if lines := logs.Find(`"backend"="127.0.0.1:$1"`); len(lines) == 0 {
+		t.Fatalf("no log line names the literal backend: %q", logs.Find("backend"))
 	}
 }

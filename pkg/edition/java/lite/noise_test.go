@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"go.minekube.com/gate/internal/mctest"
+
 	"go.minekube.com/gate/pkg/edition/java/lite/wire"
 	"go.minekube.com/gate/pkg/lite/logging"
 )
@@ -24,16 +26,16 @@ config:
 // log line of bounded size, and its NUL bytes are escaped.
 func TestHugeHostCannotInflateLogLines(t *testing.T) {
 	b := newBackend(t, "")
-	var log logLines
+	var log mctest.Logs
 	p := startProxy(t, fill(noiseConfig, "b", b.addr, "every", "1"),
-		proxyOpts{log: log.logger()})
+		proxyOpts{log: log.Logger(0)})
 	host := strings.Repeat("x", 7990) + "\x00FML3\x00"
 	c := dialProxy(t, p.addr)
 	c.send(handshake(765, host, wire.IntentLogin), loginStart("Steve"))
 	b.next(t)
 	_ = c.Close()
-	waitFor(t, "session ended line", 5*time.Second, func() bool { return len(log.find("session ended")) == 1 })
-	line := log.find("session ended")[0]
+	waitFor(t, "session ended line", 5*time.Second, func() bool { return len(log.Find("session ended")) == 1 })
+	line := log.Find("session ended")[0]
 	if len(line) > 600 || !strings.Contains(line, logging.Clip(strings.Repeat("x", 7990))) {
 		t.Fatalf("session line of %d bytes: %s", len(line), line)
 	}
@@ -48,17 +50,17 @@ func TestSessionLogEvery(t *testing.T) {
 	}{{"0", 4, 0}, {"2", 4, 2}, {"1", 3, 3}} {
 		t.Run("every "+c.every, func(t *testing.T) {
 			b := newBackend(t, "")
-			var log logLines
+			var log mctest.Logs
 			rec := &recorder{}
 			p := startProxy(t, fill(noiseConfig, "b", b.addr, "every", c.every),
-				proxyOpts{obs: rec, log: log.logger()})
+				proxyOpts{obs: rec, log: log.Logger(0)})
 			for range c.sessions {
 				cl := dialProxy(t, p.addr)
 				cl.login("mc.example.com")
 				_ = cl.Close()
 			}
 			waitFor(t, "sessions closed", 5*time.Second, func() bool { return len(rec.closed()) == c.sessions })
-			if got := len(log.find("session ended")); got != c.wantLogged {
+			if got := len(log.Find("session ended")); got != c.wantLogged {
 				t.Fatalf("%d session lines, want %d", got, c.wantLogged)
 			}
 		})
