@@ -35,7 +35,8 @@ config:
 // protocol numbers and 10,000 with unique hosts against one route, while a normal
 // player keeps pinging. It reports the backend fetches the flood cost, the heap growth
 // it left behind (after GC, cache still full) and the normal pinger's p99 before,
-// during and after the flood (during, the flood's own clients share the CPU). The backend's answer is 100 KiB, a server with a large favicon.
+// during and after the flood (during, the flood's own clients share the CPU). The
+// backend's answer is 100 KiB, a server with a large favicon.
 // The clock is frozen so no entry expires during the run. Run with -benchtime=1x.
 func BenchmarkStatusFlood(b *testing.B) {
 	body := statusJSONFavicon(100 << 10)

@@ -201,16 +201,17 @@ func TestSlowReaderMemoryStaysBounded(t *testing.T) {
 		t.Logf("player stalled after %d bytes", got)
 		_ = c.Close()
 		<-done
-		// The relay notices the player left only once the backend takes bytes again (see
-		// TestPlayerLeavingAStalledBackendIsReleased), so the backend recovers here.
+		// The backend recovers here, so this test measures memory, not the stall bound
+		// (TestPlayerLeavingAStalledBackendIsReleased covers that).
 		stall.close()
 		admissionSettled(t, p)
 	})
 }
 
 // A player who leaves while the backend has stopped reading: the upward copy is parked
-// writing to the backend, so nothing reads the player's FIN and the session (two
-// sockets, a goroutine pair, the admission slot) stays until the backend reads again.
+// writing to the backend, so the player's FIN queues behind its own unsent bytes. The
+// relay's stall bound (relay.StallGrace) must end the session, both sockets and the
+// admission slot, within about a second, not when the backend reads again.
 func TestPlayerLeavingAStalledBackendIsReleased(t *testing.T) {
 	stall := newFaultyBackend(t, mctest.FaultStall)
 	p := startProxy(t, fill(sessionConfig, "a", stall.addr, "b", refusedAddr(t)))
