@@ -31,15 +31,15 @@ func BenchmarkAdmit(b *testing.B) {
 			}
 			l := &Lite{log: logr.Discard(), adm: admission.New(admissionConfig(cfg), admission.Options{})}
 			snap := &snapshot{cfg: cfg}
-			conn := &scriptedConn{data: data, chunk: len(data), remote: remote}
+			c := &scriptedConn{data: data, chunk: len(data), remote: remote}
 			b.ReportAllocs()
 			for b.Loop() {
-				conn.pos = 0
-				s := session{l: l, snap: snap, client: conn, clientAddr: remote, start: time.Now()}
+				c.pos = 0
+				s := session{conn: conn{l: l, client: c, clientAddr: remote, start: time.Now()}, snap: snap}
 				if err := s.admit(); err != nil {
 					b.Fatal(err)
 				}
-				s.releaseAdmission()
+				s.ticket.Release()
 			}
 		})
 	}

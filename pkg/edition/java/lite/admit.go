@@ -38,12 +38,13 @@ func refusalDisconnect(err error, wait time.Duration) []byte {
 	return disconnectFrame(nil, msg)
 }
 
-// admissionState is what admission holds for one connection until it closes.
+// admissionState is what admission decided for a connection that the handshake still
+// needs; the ticket it granted is the connection's (conn.ticket), as it is given back
+// only at the end.
 type admissionState struct {
 	// player is the address quotas are charged to; the zero Addr when the player is
 	// unknown (a trusted proxy that sent no PROXY header).
 	player netip.Addr
-	ticket admission.Ticket
 	// handshakeBy is when the whole handshake must have arrived.
 	handshakeBy time.Time
 }
@@ -76,7 +77,7 @@ func (s *session) admit() error {
 		s.replyRefusal(err)
 		return reject(ReasonAdmission, "admit %s: %w", s.clientAddr, err)
 	}
-	s.admitted.ticket = t
+	s.ticket = t
 
 	if len(s.buf) == 0 {
 		if err := s.readFirst(); err != nil {
@@ -192,7 +193,7 @@ func addrOf(a net.Addr) netip.Addr {
 // exempt from paying that at close. A refused login gets a Disconnect text saying
 // when to retry; a refused ping is just closed.
 func (s *session) admitIntent() error {
-	s.admitted.ticket.Exempt()
+	s.ticket.Exempt()
 	in := admission.IntentStatus
 	if s.hs.IsLogin() {
 		in = admission.IntentLogin
@@ -232,9 +233,6 @@ func (s *session) sendDisconnect(frame []byte) {
 	_ = s.client.SetWriteDeadline(time.Now().Add(s.snap.cfg.ConnectionTimeout))
 	_, _ = s.client.Write(frame)
 }
-
-// releaseAdmission gives back whatever admission reserved for this connection.
-func (s *session) releaseAdmission() { s.admitted.ticket.Release() }
 
 // Admission exposes the instance's admission controller (for metrics and tests).
 func (l *Lite) Admission() *admission.Controller { return l.adm }

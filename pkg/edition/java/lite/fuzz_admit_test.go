@@ -89,14 +89,14 @@ func FuzzAdmitProxyHeader(f *testing.F) {
 		if trustedPeer {
 			remote = &net.TCPAddr{IP: net.IPv4(10, 9, 8, 7), Port: 5555}
 		}
-		conn := &scriptedConn{data: data, chunk: int(chunk) + 1, remote: remote}
+		c := &scriptedConn{data: data, chunk: int(chunk) + 1, remote: remote}
 		adm := admission.New(admissionConfig(cfg), admission.Options{})
 		l := &Lite{log: logr.Discard(), adm: adm}
-		s := &session{l: l, snap: &snapshot{cfg: cfg}, client: conn, clientAddr: remote, start: time.Now()}
+		s := &session{conn: conn{l: l, client: c, clientAddr: remote, start: time.Now()}, snap: &snapshot{cfg: cfg}}
 
 		err := s.admit()
 		defer func() {
-			s.releaseAdmission()
+			s.ticket.Release()
 			if st := adm.Stats(); st.Open != 0 || st.OpenAddrs != 0 {
 				t.Fatalf("counts after release: %+v", st)
 			}
@@ -107,19 +107,19 @@ func FuzzAdmitProxyHeader(f *testing.F) {
 			}
 			return
 		}
-		checkAdmitted(t, s, conn, trustedPeer)
+		checkAdmitted(t, s, c, trustedPeer)
 	})
 }
 
 // checkAdmitted checks what admit left for the handshake reader.
-func checkAdmitted(t *testing.T, s *session, conn *scriptedConn, trustedPeer bool) {
+func checkAdmitted(t *testing.T, s *session, sc *scriptedConn, trustedPeer bool) {
 	t.Helper()
-	data, remote := conn.data, conn.remote
-	consumed := conn.pos - len(s.buf)
+	data, remote := sc.data, sc.remote
+	consumed := sc.pos - len(s.buf)
 	if len(data) == 0 {
 		t.Fatal("admitted a client that sent nothing")
 	}
-	if consumed < 0 || !bytes.Equal(s.buf, data[consumed:conn.pos]) {
+	if consumed < 0 || !bytes.Equal(s.buf, data[consumed:sc.pos]) {
 		t.Fatalf("buffer %x is not the bytes after the header (consumed %d of %x)", s.buf, consumed, data)
 	}
 	if !trustedPeer && (consumed != 0 || s.clientAddr != remote) {

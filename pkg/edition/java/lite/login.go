@@ -62,40 +62,24 @@ func (s *session) serveLogin(ctx context.Context, rt *compiledRoute, m route.Mat
 }
 
 // join hands the player to the backend that answered: its first bytes go to the
-// player, then the relay runs the session (see startRelay) until it ends.
+// player, then the relay runs the session until it ends. From here on the session is
+// a relayed (relay.go), and s is not used again.
 func (s *session) join(ctx context.Context, backend net.Conn, first firstBytes, lease *strategy.Lease) error {
-	s.joined = true
 	s.emit(EventJoined)
 	_ = s.client.SetWriteDeadline(time.Now().Add(s.snap.cfg.ConnectionTimeout))
 	_, werr := s.client.Write(first.b)
-	down := int64(len(first.b))
+	j := &relayed{conn: s.conn, ctx: ctx, backend: backend, lease: lease,
+		down: int64(len(first.b)), logEnd: s.logSession()}
 	first.release()
 	// The handshake and what followed it were sent before relaying; the buffer is
 	// not needed any more, and an idle session should not keep it.
-	up := int64(s.releaseBuf())
-	ended := func(u, d int64, reason string) {
-		up, down = up+u, down+d
-		dur := time.Since(s.start)
-		s.ev.Reason, s.ev.Duration, s.ev.BytesUp, s.ev.BytesDown = reason, dur, up, down
-		s.emit(EventEnded)
-		if s.logSession() {
-			s.l.log.Info("session ended", s.logKV("reason", reason, "duration", dur.Round(time.Millisecond),
-				"bytesUp", up, "bytesDown", down)...)
-		}
-		lease.Release()
-	}
+	j.up = int64(s.releaseBuf())
 	if werr != nil {
 		_ = backend.Close()
-		ended(0, 0, ReasonClientClosed)
-		return nil
+		j.finish(0, 0, ReasonClientClosed)
+		return handedOff{}
 	}
-	// Hand-off to the relay: the session keeps no goroutine while it idles. The
-	// end-of-session bookkeeping (ended) runs once, in the relay's completion, and
-	// session.close ends the connection there.
-	s.startRelay(ctx, backend, func(u, d int64, reason string) {
-		ended(u, d, reason)
-		s.close(ctx, nil)
-	})
+	j.handOff()
 	return handedOff{}
 }
 

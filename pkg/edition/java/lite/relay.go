@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"go.minekube.com/gate/pkg/edition/java/lite/relay"
+	"go.minekube.com/gate/pkg/lite/strategy"
 )
 
 // handedOff is what the login path returns once the session belongs to the relay:
@@ -17,21 +18,53 @@ type handedOff struct{}
 
 func (handedOff) Error() string { return "session handed to the relay" }
 
-// startRelay hands a joined session to the relay (package relay) and returns at once.
-// The session's part is around it: the handshake deadline is cleared first, and once
-// the relay is done the backend is closed and ended gets the byte counts (up = client
-// to backend) and why it ended. ended runs once, on a relay goroutine. Shutdown
-// reaches the session through the relay's Abort, which ends the pipe (this then
-// closes both sockets), so neither socket stays in the instance's tracking set: that
-// map entry would be per idle session.
-func (s *session) startRelay(ctx context.Context, backend net.Conn, ended func(up, down int64, reason string)) {
+// relayed is a joined session while the relay has it: the connection and what its end
+// needs, nothing of the handshake. It is what an idle player costs the Go heap, next to
+// the relay's own link and the two sockets, so it holds no closure and no buffer.
+type relayed struct {
+	conn
+	ctx     context.Context // Serve's: a session ended by shutdown is counted as such
+	backend net.Conn
+	lease   *strategy.Lease
+	// up and down count the bytes sent before the relay started (the replayed
+	// handshake and what followed it; the backend's first bytes).
+	up, down int64
+	logEnd   bool // this session writes the INFO line at its end (sessionLogEvery)
+}
+
+// handOff gives the session to the relay (package relay) and returns at once. The
+// handshake deadline is cleared first; relayDone ends the session. Shutdown reaches it
+// through the relay's Abort, which ends the pipe (relayDone then closes both
+// sockets), so neither socket stays in the instance's tracking set: that map entry
+// would be per idle session.
+func (j *relayed) handOff() {
 	// The handshake deadline must not cut a session that lasts hours.
-	_ = s.client.SetDeadline(time.Time{})
-	s.l.rel.Start(s.client, backend, relay.Options{}, func(r relay.Result) {
-		_ = backend.Close()
-		ended(r.Up, r.Down, endReason(ctx, r))
-	})
-	s.l.track(s.client, false) // after Start: a drain before it still closes the client
+	_ = j.client.SetDeadline(time.Time{})
+	j.l.rel.Start(j.client, j.backend, relay.Options{}, j.relayDone)
+	j.l.track(j.client, false) // after Start: a drain before it still closes the client
+}
+
+// relayDone is the relay's completion: it runs once, on a relay goroutine, when both
+// directions have ended.
+func (j *relayed) relayDone(r relay.Result) {
+	_ = j.backend.Close()
+	j.finish(r.Up, r.Down, endReason(j.ctx, r))
+}
+
+// finish is the end of a joined session, exactly once: EventEnded with the session's
+// length and bytes (up = client to backend), the sampled INFO line and the backend's
+// lease; then the connection ends.
+func (j *relayed) finish(up, down int64, reason string) {
+	up, down = j.up+up, j.down+down
+	dur := time.Since(j.start)
+	j.ev.Reason, j.ev.Duration, j.ev.BytesUp, j.ev.BytesDown = reason, dur, up, down
+	j.emit(EventEnded)
+	if j.logEnd {
+		j.l.log.Info("session ended", j.logKV("reason", reason, "duration", dur.Round(time.Millisecond),
+			"bytesUp", up, "bytesDown", down)...)
+	}
+	j.lease.Release()
+	j.end()
 }
 
 // endReason names why a relayed session ended: shutdown, an error of the side that

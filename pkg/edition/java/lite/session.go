@@ -8,19 +8,34 @@ import (
 	"net"
 	"time"
 
+	"go.minekube.com/gate/pkg/edition/java/lite/admission"
 	"go.minekube.com/gate/pkg/edition/java/lite/wire"
 	"go.minekube.com/gate/pkg/lite/logging"
 )
 
-// session is one client connection from accept to close. It carries the config
-// snapshot it started with, so a reload never changes its rules mid-flight.
-type session struct {
+// conn is what a connection holds from accept to its end: the socket, the admission
+// ticket, and the context its events share. A joined session keeps only this and its
+// relay state (relayed, login.go); the handshake's scratch in session is garbage once
+// the relay has the session. Every byte here is paid by every idle player.
+type conn struct {
 	l      *Lite
-	snap   *snapshot
 	client net.Conn
 	// clientAddr is the player's address: from a trusted PROXY header, else the socket's.
 	clientAddr net.Addr
 	start      time.Time
+	// ticket is what admission granted this connection (see admit), given back at its end.
+	ticket admission.Ticket
+	// ev carries the fields every event of this connection shares; it is reused for
+	// each event so observing costs no allocation.
+	ev Event
+}
+
+// session is one client connection from accept until it joins a backend or closes:
+// conn plus the scratch of its handshake. It carries the config snapshot it started
+// with, so a reload never changes its rules mid-flight.
+type session struct {
+	conn
+	snap *snapshot
 
 	buf []byte // bytes read from the client so far
 	hs  wire.Handshake
@@ -30,11 +45,7 @@ type session struct {
 	order    []string
 	orderBuf [4]string
 
-	// ev carries the fields every event of this connection shares; it is reused for
-	// each event so observing costs no allocation.
-	ev     Event
-	joined bool
-	// admitted is what admission granted this connection (see admit); not to be
+	// admitted is what admission decided for this connection (see admit); not to be
 	// confused with s.l.adm, the instance's controller that grants it.
 	admitted admissionState
 }
@@ -57,9 +68,9 @@ func reject(reason string, format string, args ...any) error {
 // handle is the whole life of one client connection: run is the path it takes, and
 // close reports how it ended and frees what the connection held. A joined session is
 // handed to the relay instead (login.go): handle returns, and the relay's completion
-// calls close once the session is over.
+// ends the connection once the session is over.
 func (l *Lite) handle(ctx context.Context, c net.Conn) {
-	s := &session{l: l, snap: l.snap.Load(), client: c, clientAddr: c.RemoteAddr(), start: time.Now()}
+	s := &session{conn: conn{l: l, client: c, clientAddr: c.RemoteAddr(), start: time.Now()}, snap: l.snap.Load()}
 	s.ev.ConnID = l.connIDs.Add(1)
 	s.emit(EventAccepted)
 	err := s.run(ctx)
@@ -69,11 +80,10 @@ func (l *Lite) handle(ctx context.Context, c net.Conn) {
 	s.close(ctx, err)
 }
 
-// close is the end of every connection, exactly once: one EventRejected if it never
-// reached a backend, then always one EventClosed; then it frees the admission ticket,
-// the buffer and the socket and tells Serve (acceptLoop started it) it is over.
+// close ends a connection that never joined a backend: one EventRejected if it failed,
+// then the buffer goes back and the connection ends (conn.end).
 func (s *session) close(ctx context.Context, err error) {
-	if err != nil && !s.joined {
+	if err != nil {
 		s.ev.Reason, s.ev.Err = rejectReason(ctx, err), err
 		s.emit(EventRejected)
 		if _, ok := errors.AsType[*rejection](err); ok || isClientNoise(err) {
@@ -82,13 +92,20 @@ func (s *session) close(ctx context.Context, err error) {
 			s.l.log.Error(err, "connection failed", s.logKV()...)
 		}
 	}
-	s.emit(EventClosed)
-	s.releaseAdmission()
 	s.releaseBuf()
-	_ = s.client.Close()
-	s.l.track(s.client, false)
-	s.l.live.Add(-1)
-	s.l.sessions.Done()
+	s.end()
+}
+
+// end is the end of every connection, exactly once, joined or not: one EventClosed,
+// then it frees the admission ticket and the socket and tells Serve (acceptLoop
+// started it) it is over.
+func (c *conn) end() {
+	c.emit(EventClosed)
+	c.ticket.Release()
+	_ = c.client.Close()
+	c.l.track(c.client, false)
+	c.l.live.Add(-1)
+	c.l.sessions.Done()
 }
 
 // rejectReason classifies why a connection ended before reaching a backend.
@@ -107,26 +124,26 @@ func rejectReason(ctx context.Context, err error) string {
 }
 
 // emit delivers one event to the instance's observer.
-func (s *session) emit(kind EventKind) {
-	if s.l.obs == nil {
+func (c *conn) emit(kind EventKind) {
+	if c.l.obs == nil {
 		return
 	}
-	s.ev.Kind, s.ev.Time, s.ev.Client = kind, time.Now(), s.clientAddr
-	s.l.obs.Observe(&s.ev)
-	s.ev.next()
+	c.ev.Kind, c.ev.Time, c.ev.Client = kind, time.Now(), c.clientAddr
+	c.l.obs.Observe(&c.ev)
+	c.ev.next()
 }
 
 // logKV is the session's structured context for a log line, plus extra pairs.
-func (s *session) logKV(extra ...any) []any {
-	kv := []any{"client", s.clientAddr.String()}
-	if s.ev.VHost != "" {
-		kv = append(kv, "vhost", logging.Clip(s.ev.VHost), "protocol", s.ev.Protocol)
+func (c *conn) logKV(extra ...any) []any {
+	kv := []any{"client", c.clientAddr.String()}
+	if c.ev.VHost != "" {
+		kv = append(kv, "vhost", logging.Clip(c.ev.VHost), "protocol", c.ev.Protocol)
 	}
-	if s.ev.Route != "" {
-		kv = append(kv, "route", s.ev.Route)
+	if c.ev.Route != "" {
+		kv = append(kv, "route", c.ev.Route)
 	}
-	if s.ev.Backend != "" {
-		kv = append(kv, "backend", s.ev.Backend)
+	if c.ev.Backend != "" {
+		kv = append(kv, "backend", c.ev.Backend)
 	}
 	return append(kv, extra...)
 }
