@@ -14,7 +14,7 @@ import (
 // parkEvents is what a parked direction waits for: data, the peer's FIN, or an error
 // (EPOLLERR and EPOLLHUP are always reported). Edge-triggered, so a socket stays
 // registered across bursts without an epoll_ctl per burst; an edge that arrives while
-// the direction is being served is remembered (parking.pending) rather than lost.
+// the direction is being served is remembered (servingPending) rather than lost.
 const parkEvents = syscall.EPOLLIN | syscall.EPOLLRDHUP | (syscall.EPOLLET & 0xffffffff) // EPOLLET is negative in syscall
 
 // poller watches the sockets of parked directions with one epoll instance and serves
