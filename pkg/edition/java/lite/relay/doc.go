@@ -16,11 +16,12 @@
 // sits in one of the relay's epoll instances (edge-triggered, one per GOMAXPROCS), and
 // each edge is served on the poller's goroutine (a packet) or by a short-lived worker
 // (a longer burst, a destination that cannot take it, or several sockets ready at
-// once), after which the direction parks again. An idle session is its two sockets and
-// one allocation; no goroutine. When one direction ends with an error (or Abort runs)
-// the other stops parking and a worker waits like any reader, so the deadline reaches
-// it. After a clean end the other keeps parking for the linger: the peer's FIN wakes
-// it, and a timer stops it at the deadline.
+// once), after which the direction parks again. An idle session is its two sockets,
+// its link (both directions' state, within 512 bytes), a bound callback per direction
+// and a raw conn per socket; no goroutine. When one direction ends with an error (or
+// Abort runs) the other stops parking and a worker waits like any reader, so the
+// deadline reaches it. After a clean end the other keeps parking for the linger: the
+// peer's FIN wakes it, and a timer stops it at the deadline.
 //
 // The states (state.go) and what each event does to them, as next state / action:
 //

@@ -26,11 +26,6 @@ type parking struct {
 	state parkState
 	// srcGone: the poller saw the source hang up or fail (names a stall's error).
 	srcGone atomic.Bool
-
-	// ctlOp and ctlOK carry an epoll_ctl through Control without a closure per call.
-	ctlOp int32
-	ctlOK bool
-	ctlFn func(fd uintptr)
 }
 
 // linkPark is what a link's directions share in the poller: the poller and the shard
@@ -48,8 +43,8 @@ const inlineSteps = 2
 // start parks both directions in one of the relay's pollers between TCP sockets;
 // anything else (wrapped conns, no poller, NoPark) runs each on a worker.
 func (r *Relay) start(l *link, o Options) {
-	c, cok := l.up.src.(*net.TCPConn)
-	b, bok := l.up.dst.(*net.TCPConn)
+	c, cok := l.client.(*net.TCPConn)
+	b, bok := l.backend.(*net.TCPConn)
 	if !cok || !bok || o.NoPark {
 		l.up.runBlocking()
 		l.down.runBlocking()
@@ -88,7 +83,6 @@ func (d *dir) prepare(p *poller, stallBound bool) {
 	if stallBound {
 		pk.sp.stall = pk
 	}
-	pk.ctlFn = func(fd uintptr) { pk.ctlOK = pk.d.l.park.p.ctl(int(pk.ctlOp), fd, pk.id) == nil }
 	d.parks = true
 	d.l.r.parked.Add(1)
 	pk.id = p.watch(pk) // after the writes above: the poller reads them through it
@@ -137,9 +131,7 @@ func (pk *parking) onLocked(ev parkEvent) parkAction {
 // control runs one epoll_ctl on the source socket; false if it is closed or refused.
 // The caller holds pk.mu.
 func (pk *parking) control(op int) bool {
-	pk.ctlOp, pk.ctlOK = int32(op), false
-	err := pk.sp.srcRaw.Control(pk.ctlFn)
-	return err == nil && pk.ctlOK
+	return pk.d.l.park.p.control(pk.sp.srcRaw, op, pk.id) == nil
 }
 
 // hangup is what epoll reports when the peer closed (FIN), reset or failed.

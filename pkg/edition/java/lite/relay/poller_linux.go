@@ -14,7 +14,7 @@ import (
 // parkEvents is what a parked direction waits for: data, the peer's FIN, or an error
 // (EPOLLERR and EPOLLHUP are always reported). Edge-triggered, so a socket stays
 // registered across bursts without an epoll_ctl per burst; an edge that arrives while
-// the direction is being served is remembered (parking.pending) rather than lost.
+// the direction is being served is remembered (servingPending) rather than lost.
 const parkEvents = syscall.EPOLLIN | syscall.EPOLLRDHUP | (syscall.EPOLLET & 0xffffffff) // EPOLLET is negative in syscall
 
 // poller watches the sockets of parked directions with one epoll instance and serves
@@ -36,6 +36,16 @@ type poller struct {
 	watches []watch
 	free    []uint32
 	refs    int
+
+	// ctlMu serialises control, whose callback (ctlFn, bound once per poller) takes
+	// its arguments from the fields below: a callback per direction would be an
+	// allocation that every idle session keeps. The kernel serialises epoll_ctl calls
+	// on one epoll instance anyway.
+	ctlMu  sync.Mutex
+	ctlOp  int
+	ctlID  uint64
+	ctlErr error
+	ctlFn  func(fd uintptr)
 }
 
 type watch struct {
@@ -125,6 +135,7 @@ func startPoller() (*poller, error) {
 		return nil, fmt.Errorf("create relay poller: %w", err)
 	}
 	p := &poller{epfd: epfd, file: file, raw: raw, exited: make(chan struct{})}
+	p.ctlFn = p.ctl
 	go p.run()
 	return p, nil
 }
@@ -194,12 +205,24 @@ func (p *poller) forget(id uint64) {
 	}
 }
 
-// ctl adds or removes fd. It runs inside the connection's Control, so the
-// descriptor cannot be closed (and its number reused) while epoll_ctl looks at it.
-func (p *poller) ctl(op int, fd uintptr, id uint64) error {
-	ev := syscall.EpollEvent{Events: uint32(parkEvents), Fd: int32(uint32(id)), Pad: int32(uint32(id >> 32))}
-	if err := syscall.EpollCtl(p.epfd, op, int(fd), &ev); err != nil {
-		return os.NewSyscallError("epoll_ctl", err)
+// control adds (EPOLL_CTL_ADD) or removes (EPOLL_CTL_DEL) the socket behind raw,
+// events for it carrying id. It runs epoll_ctl inside the socket's Control, so the
+// descriptor cannot be closed (and its number reused) meanwhile; a closed socket is an
+// error.
+func (p *poller) control(raw syscall.RawConn, op int, id uint64) error {
+	p.ctlMu.Lock()
+	defer p.ctlMu.Unlock()
+	p.ctlOp, p.ctlID, p.ctlErr = op, id, nil
+	if err := raw.Control(p.ctlFn); err != nil {
+		return err
 	}
-	return nil
+	return p.ctlErr
+}
+
+// ctl is control's callback, under ctlMu.
+func (p *poller) ctl(fd uintptr) {
+	ev := syscall.EpollEvent{Events: uint32(parkEvents), Fd: int32(uint32(p.ctlID)), Pad: int32(uint32(p.ctlID >> 32))}
+	if err := syscall.EpollCtl(p.epfd, p.ctlOp, int(fd), &ev); err != nil {
+		p.ctlErr = os.NewSyscallError("epoll_ctl", err)
+	}
 }

@@ -135,9 +135,9 @@ func (r *Relay) Pipe(client, backend net.Conn, o Options) Result {
 // once. Start closes neither connection; done may.
 func (r *Relay) Start(client, backend net.Conn, o Options, done func(Result)) {
 	r.sessions.Add(1)
-	l := &link{r: r, done: done}
-	l.up = dir{l: l, side: Client, dst: backend, src: client}
-	l.down = dir{l: l, side: Backend, dst: client, src: backend}
+	l := &link{r: r, client: client, backend: backend, done: done}
+	l.up = dir{l: l, side: Client}
+	l.down = dir{l: l, side: Backend}
 	l.left.Store(2)
 	r.mu.Lock()
 	l.next = r.live
@@ -161,16 +161,21 @@ func (r *Relay) Abort() {
 	r.mu.Unlock()
 	past := time.Unix(1, 0)
 	for _, l := range links {
-		_ = l.up.src.SetDeadline(past)
-		_ = l.down.src.SetDeadline(past)
+		_ = l.client.SetDeadline(past)
+		_ = l.backend.SetDeadline(past)
 		l.up.stopParking(past)
 		l.down.stopParking(past)
 	}
 }
 
-// link is one pipe in progress: its two directions and what happens once both ended.
+// link is one pipe in progress: its two connections, its two directions and what
+// happens once both ended. Every idle session keeps one, so every byte of it counts:
+// link_size_linux_test.go keeps it out of the size classes that carry a malloc header.
 type link struct {
-	r        *Relay
+	r *Relay
+	// client and backend are the pipe's connections; each dir picks from them.
+	client, backend net.Conn
+
 	up, down dir
 	first    atomic.Int32 // the Side whose direction ended first
 	left     atomic.Int32 // directions not yet finished
@@ -182,17 +187,33 @@ type link struct {
 	prev, next *link
 }
 
-// dir is one direction of a link: src is read, dst written.
+// dir is one direction of a link: src is read, dst written. Both are the link's,
+// picked by side rather than stored again.
 type dir struct {
-	l        *link
-	dst, src net.Conn
-	n        int64
-	err      error
-	side     Side // whose bytes these are: Client for up
+	l    *link
+	n    int64
+	err  error
+	side Side // whose bytes these are: Client for up
 	// pk is the direction's parking state (Linux), inside the link so a session is
 	// one allocation; parks says whether it is in use.
 	parks bool
 	pk    parking
+}
+
+// src is the connection the direction reads: the player's for up.
+func (d *dir) src() net.Conn {
+	if d.side == Client {
+		return d.l.client
+	}
+	return d.l.backend
+}
+
+// dst is the connection the direction writes: the backend's for up.
+func (d *dir) dst() net.Conn {
+	if d.side == Client {
+		return d.l.backend
+	}
+	return d.l.client
 }
 
 func (d *dir) other() *dir {
@@ -207,7 +228,7 @@ func (d *dir) runBlocking() {
 	d.l.r.workers.Add(1)
 	go func() {
 		defer d.l.r.workers.Add(-1)
-		n, err := half(d.dst, d.src)
+		n, err := half(d.dst(), d.src())
 		d.finish(n, err, false)
 	}()
 }
@@ -222,7 +243,7 @@ func (d *dir) finish(n int64, err error, onPoller bool) {
 	d.n, d.err = n, err
 	l := d.l
 	first := l.first.CompareAndSwap(0, int32(d.side))
-	linger := endHalf(d.dst, d.src, err)
+	linger := endHalf(d.dst(), d.src(), err)
 	if o := d.other(); first && err == nil && o.parks {
 		l.linger = time.AfterFunc(time.Until(linger), func() { o.stopParking(linger) })
 	} else {

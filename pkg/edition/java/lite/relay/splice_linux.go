@@ -47,11 +47,14 @@ type splicer struct {
 	written int64
 	// stall, when set, bounds a flush that has to wait for dst (see StallGrace).
 	stall staller
-	// The callbacks are bound once so the per-chunk loop allocates nothing.
-	fillFn, flushFn func(fd uintptr) bool
+	// ioFn is sp.io, bound once so the per-chunk loop allocates nothing: one callback
+	// for both sockets (flushing says which job it does), as each bound method value
+	// is an allocation that every idle session keeps.
+	ioFn func(fd uintptr) bool
 
-	ready   bool // the last fill found data (or EOF, or an error)
-	flushed bool // the last flush emptied the pipe (or failed)
+	flushing bool // ioFn flushes the pipe into dst; else it fills it from src
+	ready    bool // the last fill found data (or EOF, or an error)
+	flushed  bool // the last flush emptied the pipe (or failed)
 	// noWait makes fill and flush return at EAGAIN instead of waiting for the poller.
 	noWait bool
 	// now marks a step that must not block at all (it runs on the relay poller's
@@ -77,7 +80,7 @@ func (sp *splicer) init(dst, src *net.TCPConn, srcRaw, dstRaw syscall.RawConn, p
 		}
 	}
 	sp.dst, sp.pool, sp.srcRaw, sp.dstRaw = dst, pool, srcRaw, dstRaw
-	sp.fillFn, sp.flushFn = sp.fill, sp.flush
+	sp.ioFn = sp.io
 	return nil
 }
 
@@ -129,7 +132,7 @@ func (sp *splicer) step(wait bool) (stepResult, error) {
 	}
 	sp.n, sp.err, sp.ready = 0, nil, false
 	sp.noWait = !wait
-	err := sp.srcRaw.Read(sp.fillFn)
+	err := sp.readSrc()
 	sp.noWait = false
 	if err == nil && !sp.ready {
 		return stepIdle, nil
@@ -152,7 +155,7 @@ func (sp *splicer) step(wait bool) (stepResult, error) {
 
 // flushWaiting empties the pipe into dst, waiting for dst to be writable.
 func (sp *splicer) flushWaiting() (stepResult, error) {
-	err := sp.dstRaw.Write(sp.flushFn)
+	err := sp.writeDst()
 	if sp.armed {
 		sp.armed, sp.stalled = false, err != nil
 		sp.stall.disarmStall()
@@ -174,7 +177,7 @@ func (sp *splicer) stepNow() (stepResult, error) {
 	sp.n, sp.err, sp.ready, sp.flushed, sp.handoff = 0, nil, false, false, false
 	sp.now, sp.noWait = true, true
 	defer func() { sp.now, sp.noWait = false, false }()
-	err := sp.srcRaw.Read(sp.fillFn)
+	err := sp.readSrc()
 	switch {
 	case err != nil:
 		return stepFailed, err
@@ -187,7 +190,7 @@ func (sp *splicer) stepNow() (stepResult, error) {
 	case sp.n == 0:
 		return stepEOF, nil
 	}
-	if err := sp.dstRaw.Write(sp.flushFn); err != nil {
+	if err := sp.writeDst(); err != nil {
 		return stepFailed, err
 	}
 	switch {
@@ -199,9 +202,30 @@ func (sp *splicer) stepNow() (stepResult, error) {
 	return stepMoved, nil
 }
 
-// fill runs inside the poller's read loop: returning false parks the goroutine until
-// the socket is readable again (never under noWait: ready then tells). The pipe is borrowed here and given back on EAGAIN, so
-// a direction waiting for data holds no pipe.
+// readSrc runs fill in src's read loop: it returns once fill returned true.
+func (sp *splicer) readSrc() error {
+	sp.flushing = false
+	return sp.srcRaw.Read(sp.ioFn)
+}
+
+// writeDst runs flush in dst's write loop: it returns once flush returned true.
+func (sp *splicer) writeDst() error {
+	sp.flushing = true
+	return sp.dstRaw.Write(sp.ioFn)
+}
+
+// io is the callback both loops run (see ioFn).
+func (sp *splicer) io(fd uintptr) bool {
+	if sp.flushing {
+		return sp.flush(fd)
+	}
+	return sp.fill(fd)
+}
+
+// fill runs inside the runtime poller's read loop: returning false parks the goroutine
+// until the socket is readable again (never under noWait: ready then tells). The pipe
+// is borrowed here and given back on EAGAIN, so a direction waiting for data holds no
+// pipe.
 func (sp *splicer) fill(fd uintptr) bool {
 	if sp.pipe == nil && !sp.borrow() {
 		if sp.now {
@@ -228,7 +252,7 @@ func (sp *splicer) fill(fd uintptr) bool {
 	}
 }
 
-// flush runs inside the poller's write loop: false waits for dst to be writable.
+// flush runs inside the runtime poller's write loop: false waits for dst to be writable.
 func (sp *splicer) flush(fd uintptr) bool {
 	for sp.pipe.buffered > 0 {
 		n, err := syscall.Splice(sp.pipe.r, nil, int(fd), nil, sp.pipe.buffered, spliceFlags)

@@ -1,0 +1,57 @@
+//go:build linux
+
+package relay
+
+import (
+	"net"
+	"runtime"
+	"testing"
+	"unsafe"
+)
+
+// TestLinkFitsSizeClass keeps a link within 512 bytes. Every idle session keeps one,
+// and since Go 1.22 an object with pointers larger than 512 bytes carries an 8-byte
+// malloc header, so a 513-byte link would take the 640-byte size class: 128 bytes more
+// per idle player. A field that crosses the line has to pay for itself elsewhere in the
+// link (dir, parking and splicer are all inside it).
+func TestLinkFitsSizeClass(t *testing.T) {
+	const sizeClass = 512 // the largest class without a malloc header
+	if n := unsafe.Sizeof(link{}); n > sizeClass {
+		t.Fatalf("link is %d bytes (dir %d, parking %d, splicer %d), over the %d-byte size class",
+			n, unsafe.Sizeof(dir{}), unsafe.Sizeof(parking{}), unsafe.Sizeof(splicer{}), sizeClass)
+	}
+}
+
+// TestStartAllocations pins what Start allocates for a pipe that parks, all of which
+// its idle session keeps: the link, one bound callback per direction (the splicer's
+// ioFn) and one raw conn per socket (SyscallConn). Callbacks bound per direction or
+// per call would show here.
+func TestStartAllocations(t *testing.T) {
+	const runs, want = 50, 5
+	var r Relay
+	done := func(Result) {}
+	pairs := make([][2]*net.TCPConn, 2*runtime.GOMAXPROCS(0)+runs+1)
+	for i := range pairs {
+		client, _ := tcpPair(t)
+		backend, _ := tcpPair(t)
+		pairs[i] = [2]*net.TCPConn{client, backend}
+	}
+	next := 0
+	start := func() {
+		r.Start(pairs[next][0], pairs[next][1], Options{}, done)
+		next++
+	}
+	for range 2 * runtime.GOMAXPROCS(0) { // every poller shard started once
+		start()
+	}
+	allocs := testing.AllocsPerRun(runs, start)
+	parked := r.Stats().Parked
+	r.Abort()
+	waitCond(t, "the pipes to end", func() bool { return r.Stats().Sessions == 0 })
+	if parked != 2*len(pairs) {
+		t.Fatalf("%d directions parked, want %d", parked, 2*len(pairs))
+	}
+	if allocs > want {
+		t.Errorf("Start allocates %v objects, want at most %d", allocs, want)
+	}
+}
