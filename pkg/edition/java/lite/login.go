@@ -68,8 +68,9 @@ func (s *session) join(ctx context.Context, backend net.Conn, first firstBytes, 
 	s.emit(EventJoined)
 	_ = s.client.SetWriteDeadline(time.Now().Add(s.snap.cfg.ConnectionTimeout))
 	_, werr := s.client.Write(first.b)
-	j := &relayed{conn: s.conn, ctx: ctx, backend: backend, lease: lease,
+	j := &relayed{conn: s.conn, evCtx: s.ev.context(), ctx: ctx, backend: backend, lease: lease,
 		down: int64(len(first.b)), logEnd: s.logSession()}
+	j.ev = nil // s's: it would keep the whole session alive
 	first.release()
 	// The handshake and what followed it were sent before relaying; the buffer is
 	// not needed any more, and an idle session should not keep it.

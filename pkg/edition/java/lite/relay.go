@@ -23,6 +23,7 @@ func (handedOff) Error() string { return "session handed to the relay" }
 // the relay's own link and the two sockets, so it holds no closure and no buffer.
 type relayed struct {
 	conn
+	evCtx   eventContext    // the events' context; conn.ev is nil until finish
 	ctx     context.Context // Serve's: a session ended by shutdown is counted as such
 	backend net.Conn
 	lease   *strategy.Lease
@@ -55,6 +56,8 @@ func (j *relayed) relayDone(r relay.Result) {
 // length and bytes (up = client to backend), the sampled INFO line and the backend's
 // lease; then the connection ends.
 func (j *relayed) finish(up, down int64, reason string) {
+	ev := j.evCtx.event()
+	j.ev = &ev
 	up, down = j.up+up, j.down+down
 	dur := time.Since(j.start)
 	j.ev.Reason, j.ev.Duration, j.ev.BytesUp, j.ev.BytesDown = reason, dur, up, down

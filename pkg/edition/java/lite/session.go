@@ -26,8 +26,10 @@ type conn struct {
 	// ticket is what admission granted this connection (see admit), given back at its end.
 	ticket admission.Ticket
 	// ev carries the fields every event of this connection shares; it is reused for
-	// each event so observing costs no allocation.
-	ev Event
+	// each event so observing costs no allocation. It points into the session while
+	// the handshake runs; a joined session has none while it idles (relayed.evCtx)
+	// and gets its own for its last events.
+	ev *Event
 }
 
 // session is one client connection from accept until it joins a backend or closes:
@@ -48,6 +50,8 @@ type session struct {
 	// admitted is what admission decided for this connection (see admit); not to be
 	// confused with s.l.adm, the instance's controller that grants it.
 	admitted admissionState
+
+	event Event // what conn.ev points to
 }
 
 // rejection is a connection closed on purpose (bad input, no route, all backends
@@ -71,6 +75,7 @@ func reject(reason string, format string, args ...any) error {
 // ends the connection once the session is over.
 func (l *Lite) handle(ctx context.Context, c net.Conn) {
 	s := &session{conn: conn{l: l, client: c, clientAddr: c.RemoteAddr(), start: time.Now()}, snap: l.snap.Load()}
+	s.ev = &s.event
 	s.ev.ConnID = l.connIDs.Add(1)
 	s.emit(EventAccepted)
 	err := s.run(ctx)
@@ -129,7 +134,7 @@ func (c *conn) emit(kind EventKind) {
 		return
 	}
 	c.ev.Kind, c.ev.Time, c.ev.Client = kind, time.Now(), c.clientAddr
-	c.l.obs.Observe(&c.ev)
+	c.l.obs.Observe(c.ev)
 	c.ev.next()
 }
 

@@ -137,7 +137,7 @@ func carry(t *bucketTable, l Limit, now time.Time) *bucketTable {
 func (c *Controller) Admit(addr netip.Addr) (Ticket, error) {
 	p := c.pol.Load()
 	known := addr.IsValid()
-	t := Ticket{c: c}
+	t := Ticket{c: c, addr: addr}
 	if known {
 		if p.deny.contains(addr) {
 			return Ticket{}, c.refuse(refusedDenied, errDenyList)
@@ -147,8 +147,7 @@ func (c *Controller) Admit(addr netip.Addr) (Ticket, error) {
 		}
 		if p.connections != nil {
 			// Checked now, paid on Release unless the handshake exempts it (Ticket.Exempt).
-			t.block = blockKey(addr)
-			if !p.connections.peek(t.block, c.now()) {
+			if !p.connections.peek(blockKey(addr), c.now()) {
 				return Ticket{}, c.refuse(refusedRate, errConnRate)
 			}
 			t.owes = true
@@ -159,12 +158,12 @@ func (c *Controller) Admit(addr netip.Addr) (Ticket, error) {
 		if !c.perAddr.acquire(key, p.maxPerAddr) {
 			return Ticket{}, c.refuse(refusedPerAddr, errPerAddrCap)
 		}
-		t.addr, t.perAddr = key, true
+		t.perAddr = true
 	}
 	if n := c.open.Add(1); p.maxOpen > 0 && n > int64(p.maxOpen) {
 		c.open.Add(-1)
 		if t.perAddr {
-			c.perAddr.release(t.addr)
+			c.perAddr.release(hostKey(addr))
 		}
 		return Ticket{}, c.refuse(refusedBusy, errGlobalCap)
 	}

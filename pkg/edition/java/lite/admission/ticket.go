@@ -7,14 +7,18 @@ import (
 
 // Ticket is one admitted connection's place in the open-connection counts. The zero
 // Ticket holds nothing. It is owned by one connection and not safe for concurrent use.
+//
+// A joined player keeps its Ticket for as long as it stays, so it holds the address
+// once and derives its keys (blockKey, hostKey: pure functions of the address) when
+// it needs them.
 type Ticket struct {
-	c       *Controller
-	addr    netip.Prefix
+	c    *Controller
+	addr netip.Addr
+	// perAddr is set while the connection holds a place in the per-address counts.
 	perAddr bool
 	// owes is set while the connection is to pay a connections-quota token on
 	// Release (addr's block, see Exempt).
-	owes  bool
-	block netip.Prefix
+	owes bool
 }
 
 // Exempt spares the connection the connections-quota token it pays on Release: it
@@ -33,11 +37,11 @@ func (t *Ticket) Release() {
 	}
 	if t.owes {
 		if p := t.c.pol.Load(); p.connections != nil {
-			p.connections.allow(t.block, t.c.now())
+			p.connections.allow(blockKey(t.addr), t.c.now())
 		}
 	}
 	if t.perAddr {
-		t.c.perAddr.release(t.addr)
+		t.c.perAddr.release(hostKey(t.addr))
 	}
 	t.c.open.Add(-1)
 	*t = Ticket{}
