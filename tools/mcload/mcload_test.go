@@ -7,6 +7,7 @@ import (
 	"errors"
 	"flag"
 	"io"
+	"math"
 	"net"
 	"os"
 	"strings"
@@ -159,12 +160,16 @@ func TestThroughputAccounting(t *testing.T) {
 func TestHoldCountsDescriptorsPerSession(t *testing.T) {
 	addr := startBackend(t)
 	// Sampling this very process: each session is a client socket and the backend's
-	// accepted socket, so exactly two descriptors.
-	res, err := hold(context.Background(), testTarget(addr, os.Getpid()), 40, 4, 50*time.Millisecond)
+	// accepted socket, so two descriptors. The count is process-wide, and a descriptor
+	// that is not the test's (the runtime's, the test framework's, a late close of an
+	// earlier test) may come or go between the samples: one of those is tolerated,
+	// a session costing one or three is not.
+	const n = 40
+	res, err := hold(context.Background(), testTarget(addr, os.Getpid()), n, 4, 50*time.Millisecond)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Sessions != 40 || res.Errors != 0 || res.FDsPerSession != 2 {
+	if res.Sessions != n || res.Errors != 0 || math.Abs(res.FDsPerSession-2) > 1.5/n {
 		t.Fatalf("hold result %+v", res)
 	}
 	// The backend closes its ends as it reads each EOF; wait for all of them.
@@ -178,7 +183,7 @@ func TestHoldCountsDescriptorsPerSession(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if u.FDs == res.Before.FDs {
+		if u.FDs <= res.Before.FDs { // at most where it started (see above)
 			break
 		}
 		select {
