@@ -254,6 +254,14 @@ config:
 				a.kill()
 				b.kill()
 			}
+			// A load-reading strategy counts a backend it has no status report of yet as
+			// half full (strategy.LoadNeutral), so c loses every pair until the probe the
+			// reload starts at once has answered; how soon that is depends on the machine.
+			// What follows is about the players after it.
+			waitFor(t, "the new backend's first status report", 5*time.Second, func() bool {
+				vs := p.Manager().Explain("*", []string{c.addr}, strategy.IntentLogin)
+				return len(vs) == 1 && (vs[0].Load == nil || vs[0].Load.Source != strategy.LoadNeutral)
+			})
 			for i := 0; i < 60 && c.Logins() == 0; i++ {
 				cl := dialProxy(t, p.addr)
 				cl.send(handshake(765, "x.example.com", 2), loginStart("p"))
