@@ -50,3 +50,24 @@ func TestPlayerAddressesSpreadOverBlocks(t *testing.T) {
 		t.Fatalf("%d players over %d /24 blocks, want %d", 2*playerBlocks, len(seen), playerBlocks)
 	}
 }
+
+// The heap check allows for the soak's own records: a long run keeps every
+// connection's duration in this same process, and that must not read as the proxy
+// failing to return to its baseline, while heap beyond it still does.
+func TestHeapCheckAllowsForTheSoaksOwnRecords(t *testing.T) {
+	const records = 1 << 20 // 8 MiB of durations, more than heapSlack
+	report := func(heapAfter uint64) *Report {
+		r := &Report{Kinds: []*kindStats{{Name: "garbage", held: make([]time.Duration, 0, records)}},
+			Legit: &playerStats{Served: 1}}
+		r.PID = "self"
+		r.Baseline.HeapInuse, r.Settled.HeapInuse = 1<<20, heapAfter
+		r.check()
+		return r
+	}
+	if r := report(1<<20 + heapSlack + 8*records); len(r.Problems) != 0 {
+		t.Fatalf("records and slack only: problems %v", r.Problems)
+	}
+	if r := report(1<<20 + heapSlack + 8*records + 1<<20); len(r.Problems) != 1 || !strings.Contains(r.Problems[0], "soak's own records") {
+		t.Fatalf("1 MiB beyond records and slack: problems %v, want the heap finding", r.Problems)
+	}
+}
