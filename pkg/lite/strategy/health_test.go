@@ -327,3 +327,40 @@ func TestStateChangesAreLoggedOnce(t *testing.T) {
 		}
 	}
 }
+
+// A login burst on a single-backend route fills its attempts in flight (busy), which
+// demotes it and puts the ordering in panic mode; that is not a health event and logs
+// nothing, however many logins the burst has. A backend that is ejected still logs.
+func TestBusyBackendIsNoPanicInTheLog(t *testing.T) {
+	var logs mctest.Logs
+	m := NewManager(Options{Seed: 1, Now: newClock().Now, Log: logs.Logger(1)})
+	bs := []string{"only"}
+	m.SetRoutes([]Route{{Key: "r", Backends: bs}})
+	first := m.Reserve("only")
+	first.Settle(time.Millisecond, nil)
+	first.Release()
+	var held []*Lease
+	for range 50 {
+		if got := m.Order("r", bs, IntentLogin); !slices.Equal(got, bs) {
+			t.Fatalf("Order = %v, want the one backend", got)
+		}
+		l := m.Reserve("only")
+		held = append(held, l)
+		if len(held) > MaxUnsettled+1 { // logins joining while others arrive
+			held[0].Settle(time.Millisecond, nil)
+			held[0].Release()
+			held = held[1:]
+		}
+	}
+	for _, l := range held {
+		l.Release()
+	}
+	if n := logs.Count("panic mode"); n != 0 {
+		t.Fatalf("a busy backend logged panic mode %d times", n)
+	}
+	fail(m, "only", EjectFailures)
+	m.Order("r", bs, IntentLogin)
+	if n := logs.Count("panic mode"); n != 1 {
+		t.Fatalf("an ejected backend logged panic mode %d times, want 1", n)
+	}
+}

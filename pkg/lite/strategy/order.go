@@ -65,9 +65,12 @@ func (m *Manager) AppendOrder(dst []string, routeKey string, backends []string, 
 		strat, inputs = r.strat, r.inputs
 	}
 
-	panicMode, usable := m.markUsable(sc, now)
-	if r != nil && r.panicked.Load() != panicMode {
-		m.logPanic(r, panicMode, usable, len(backends))
+	panicMode, healthy := m.markUsable(sc, now)
+	// The log follows health, not the ordering: a backend that is only busy (a login
+	// burst) is healthy, and a single-backend route would otherwise log entering and
+	// leaving panic mode with every few logins of a burst.
+	if unhealthy := healthy*2 < len(backends); r != nil && r.panicked.Load() != unhealthy {
+		m.logPanic(r, unhealthy, healthy, len(backends))
 	}
 	cands := m.gather(sc, backends, panicMode, inputs, now)
 	order := sc.order[:len(cands)]
@@ -90,16 +93,21 @@ func (m *Manager) AppendOrder(dst []string, routeKey string, backends []string, 
 
 // markUsable sets sc.why for each backend (nil entries of sc.bs have no
 // state yet) and reports panic mode, fewer than half usable, when health is
-// more likely wrong than the backends, and how many are usable.
-func (m *Manager) markUsable(sc *scratch, now time.Time) (panicMode bool, usable int) {
+// more likely wrong than the backends, and how many are healthy (usable, or
+// only busy).
+func (m *Manager) markUsable(sc *scratch, now time.Time) (panicMode bool, healthy int) {
 	probing, nowNS := m.probing.Load(), now.UnixNano()
+	usable := 0
 	for i, b := range sc.bs {
 		sc.why[i] = b.reason(nowNS, probing)
 		if sc.why[i].Usable() {
 			usable++
 		}
+		if sc.why[i].Usable() || sc.why[i] == ReasonBusy {
+			healthy++
+		}
 	}
-	return usable*2 < len(sc.bs), usable
+	return usable*2 < len(sc.bs), healthy
 }
 
 // gather fills the candidates the strategy orders: the usable backends,
@@ -256,14 +264,14 @@ func permutation(order []int, seen []bool) bool {
 	return true
 }
 
-// logPanic logs a route entering or leaving panic mode, once per change.
-func (m *Manager) logPanic(r *route, panicMode bool, usable, n int) {
+// logPanic logs a route entering or leaving panic mode for health, once per change.
+func (m *Manager) logPanic(r *route, panicMode bool, healthy, n int) {
 	if !r.panicked.CompareAndSwap(!panicMode, panicMode) {
 		return
 	}
 	if panicMode {
-		m.log.Info("too few healthy backends, trying all of them (panic mode)", "route", r.key, "usable", usable, "backends", n)
+		m.log.Info("too few healthy backends, trying all of them (panic mode)", "route", r.key, "healthy", healthy, "backends", n)
 	} else {
-		m.log.Info("enough healthy backends again, leaving panic mode", "route", r.key, "usable", usable, "backends", n)
+		m.log.Info("enough healthy backends again, leaving panic mode", "route", r.key, "healthy", healthy, "backends", n)
 	}
 }
