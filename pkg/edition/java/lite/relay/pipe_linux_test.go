@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"runtime"
+	"sync"
 	"testing"
 	"time"
 )
@@ -255,5 +256,56 @@ func TestPipeEndsWhenTheBackendStallsAndThePlayerLeaves(t *testing.T) {
 	<-flooded
 	if res.First != Client || !errors.Is(res.UpErr, ErrBackendStalled) {
 		t.Fatalf("result %+v; want the up direction ended by the stall bound", res)
+	}
+}
+
+// Shutdown's Abort can run while sessions are still being handed to the relay. It must
+// not touch a pipe whose directions Start is still readying (the race detector sees
+// it if it does), and a pipe it skipped for that reason aborts itself once started.
+func TestAbortDuringStartsIsSafe(t *testing.T) {
+	const pipes = 32
+	var r Relay
+	type pair struct{ client, backend *net.TCPConn }
+	ps := make([]pair, pipes)
+	for i := range ps {
+		_, c := tcpPair(t)
+		_, b := tcpPair(t)
+		ps[i] = pair{c, b}
+	}
+	var ended sync.WaitGroup
+	ended.Add(pipes)
+	begin := make(chan struct{})
+	var starts sync.WaitGroup
+	for i := range ps {
+		starts.Go(func() {
+			<-begin
+			r.Start(ps[i].client, ps[i].backend, Options{}, func(Result) { ended.Done() })
+		})
+	}
+	stop := make(chan struct{})
+	aborting := make(chan struct{})
+	go func() { // Aborts that overlap the Starts
+		defer close(aborting)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+				r.Abort()
+				runtime.Gosched()
+			}
+		}
+	}()
+	close(begin)
+	starts.Wait()
+	close(stop)
+	<-aborting
+	r.Abort() // for the pipes that registered after the last one
+	all := make(chan struct{})
+	go func() { ended.Wait(); close(all) }()
+	select {
+	case <-all:
+	case <-time.After(10 * time.Second):
+		t.Fatalf("%d pipes still running after Abort", r.Stats().Sessions)
 	}
 }

@@ -68,7 +68,13 @@ type shard struct {
 	p  *poller
 }
 
+// init sizes the shards once; Stats may ask before any pipe parked.
+func (ps *pollers) init() {
+	ps.once.Do(func() { ps.shards = make([]shard, max(1, runtime.GOMAXPROCS(0))) })
+}
+
 func (ps *pollers) running() int {
+	ps.init()
 	n := 0
 	for i := range ps.shards {
 		sh := &ps.shards[i]
@@ -84,7 +90,7 @@ func (ps *pollers) running() int {
 // acquire returns a running poller, the shards taken in turn, starting it if
 // needed. Every successful call must be paired with release.
 func (ps *pollers) acquire() (*poller, *shard, error) {
-	ps.once.Do(func() { ps.shards = make([]shard, max(1, runtime.GOMAXPROCS(0))) })
+	ps.init()
 	sh := &ps.shards[int(ps.next.Add(1))%len(ps.shards)]
 	sh.mu.Lock()
 	defer sh.mu.Unlock()

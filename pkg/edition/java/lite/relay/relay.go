@@ -87,6 +87,9 @@ type Relay struct {
 
 	mu   sync.Mutex
 	live *link // the pipes in progress, linked through link.prev/next, for Abort
+	// aborts counts Abort calls (under mu): a Start that overlapped one aborts its
+	// own pipe once it has started it, which Abort leaves alone until then.
+	aborts uint64
 }
 
 // Stats is a snapshot of a relay's work.
@@ -145,8 +148,18 @@ func (r *Relay) Start(client, backend net.Conn, o Options, done func(Result)) {
 		r.live.prev = l
 	}
 	r.live = l
+	gen := r.aborts
 	r.mu.Unlock()
 	r.start(l, o)
+	// Abort (shutdown) may have run while start readied the directions, which it
+	// must not touch meanwhile: whichever of the two comes second under mu aborts.
+	r.mu.Lock()
+	l.started = true
+	aborted := r.aborts != gen
+	r.mu.Unlock()
+	if aborted {
+		l.abort()
+	}
 }
 
 // Abort ends every pipe in progress now: both connections get a deadline in the
@@ -154,18 +167,27 @@ func (r *Relay) Start(client, backend net.Conn, o Options, done func(Result)) {
 // connections: a parked direction has no goroutine that a Close would reach.
 func (r *Relay) Abort() {
 	r.mu.Lock()
+	r.aborts++
 	var links []*link
 	for l := r.live; l != nil; l = l.next {
-		links = append(links, l)
+		if l.started { // the others abort themselves at the end of Start
+			links = append(links, l)
+		}
 	}
 	r.mu.Unlock()
-	past := time.Unix(1, 0)
 	for _, l := range links {
-		_ = l.client.SetDeadline(past)
-		_ = l.backend.SetDeadline(past)
-		l.up.stopParking(past)
-		l.down.stopParking(past)
+		l.abort()
 	}
+}
+
+// abort gives both connections a deadline in the past and wakes parked directions
+// to see it. Harmless on a pipe that already ended.
+func (l *link) abort() {
+	past := time.Unix(1, 0)
+	_ = l.client.SetDeadline(past)
+	_ = l.backend.SetDeadline(past)
+	l.up.stopParking(past)
+	l.down.stopParking(past)
 }
 
 // link is one pipe in progress: its two connections, its two directions and what
@@ -182,6 +204,7 @@ type link struct {
 	done     func(Result)
 	park     linkPark    // the poller both directions park in (Linux only)
 	linger   *time.Timer // stops the second direction's parking at the linger deadline
+	started  bool        // Start has readied both directions (under Relay.mu; see Abort)
 	// prev and next link the relay's pipes in progress (Relay.live), under Relay.mu:
 	// a list rather than a map, as every idle session pays for it.
 	prev, next *link
