@@ -13,6 +13,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"go.minekube.com/gate/internal/mctest"
 )
 
 // syncBuffer is a log sink written by many goroutines.
@@ -84,17 +86,7 @@ func startGate(t *testing.T, yaml string, token string) *running {
 // waitReady waits until p serves (listener bound, config loaded).
 func waitReady(t *testing.T, p interface{ Ready() bool }) {
 	t.Helper()
-	deadline := time.NewTimer(10 * time.Second)
-	defer deadline.Stop()
-	tick := time.NewTicker(time.Millisecond)
-	defer tick.Stop()
-	for !p.Ready() {
-		select {
-		case <-deadline.C:
-			t.Fatal("gate did not become ready within 10s")
-		case <-tick.C:
-		}
-	}
+	mctest.WaitFor(t, "gate to become ready", 10*time.Second, p.Ready)
 }
 
 // stop cancels serve and returns its exit code.
@@ -158,17 +150,7 @@ func (r *running) waitMetric(series, want string) {
 
 func waitUntil(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.NewTimer(10 * time.Second)
-	defer deadline.Stop()
-	tick := time.NewTicker(10 * time.Millisecond)
-	defer tick.Stop()
-	for !cond() {
-		select {
-		case <-tick.C:
-		case <-deadline.C:
-			t.Fatalf("timed out waiting for %s", what)
-		}
-	}
+	mctest.WaitFor(t, what, 10*time.Second, cond)
 }
 
 func gateYAML(host, backend string) string {

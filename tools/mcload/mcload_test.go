@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"go.minekube.com/gate/internal/mctest"
 	"go.minekube.com/gate/pkg/edition/java/lite/wire"
 )
 
@@ -174,24 +175,13 @@ func TestHoldCountsDescriptorsPerSession(t *testing.T) {
 	}
 	// The backend closes its ends as it reads each EOF; wait for all of them.
 	self := newSampler([]int{os.Getpid()})
-	deadline := time.NewTimer(5 * time.Second)
-	defer deadline.Stop()
-	tick := time.NewTicker(5 * time.Millisecond)
-	defer tick.Stop()
-	for {
+	mctest.WaitFor(t, "the sessions' descriptors to close", 5*time.Second, func() bool {
 		u, err := self.sample()
 		if err != nil {
 			t.Fatal(err)
 		}
-		if u.FDs <= res.Before.FDs { // at most where it started (see above)
-			break
-		}
-		select {
-		case <-deadline.C:
-			t.Fatalf("%d descriptors after closing, %d before", u.FDs, res.Before.FDs)
-		case <-tick.C:
-		}
-	}
+		return u.FDs <= res.Before.FDs // at most where it started (see above)
+	})
 }
 
 func TestRunRejectsBadUsage(t *testing.T) {

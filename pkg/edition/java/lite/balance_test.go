@@ -144,6 +144,7 @@ func TestLowestLatencyHoldsOnSpikyEqualBackends(t *testing.T) {
 	servers := []*loadServer{newLoadServer(t, 1000, "Lobby"), newLoadServer(t, 1000, "Lobby")}
 	for _, s := range servers {
 		report := s.statusFunc()
+		// The sleep is the fake server answering late (the noise under test), not synchronisation.
 		s.SetStatusFunc(func() string { time.Sleep(jitter()); return report() })
 	}
 	p := startProxy(t, routeConfig(strategy.LowestLatency, 100*time.Millisecond, quoted(servers...)...))

@@ -53,3 +53,16 @@ func TestEventNextKeepsConnectionFields(t *testing.T) {
 		}
 	}
 }
+
+// Observers is how an embedder combines its observer with the metrics one
+// (docs/lite/embedding.md): every observer sees every event, in order.
+func TestObserversFanOutInOrder(t *testing.T) {
+	var got []string
+	mark := func(name string) Observer {
+		return ObserverFunc(func(e *Event) { got = append(got, name+":"+e.Kind.String()) })
+	}
+	Observers{mark("metrics"), mark("mine")}.Observe(&Event{Kind: EventJoined})
+	if want := []string{"metrics:" + EventJoined.String(), "mine:" + EventJoined.String()}; !slices.Equal(got, want) {
+		t.Fatalf("observed %v, want %v", got, want)
+	}
+}

@@ -201,21 +201,17 @@ config:
 	}
 	forged := "mc.example.com///6.6.6.6:1234///1700000000///c2lnbmF0dXJl"
 
-	t.Run("untrusted: no block gets the client address", func(t *testing.T) {
-		c := dial(t, "127.0.0.2")
-		c.send(handshake(765, "mc.example.com\x00FML3\x00", wire.IntentLogin), loginStart("Steve"))
-		wantOwnBlock(t, b.next(t).Handshake.Address, c, "\x00FML3\x00")
-	})
-	t.Run("untrusted: forged block is replaced", func(t *testing.T) {
-		c := dial(t, "127.0.0.2")
-		c.send(handshake(765, forged+"\x00FML3\x00", wire.IntentLogin), loginStart("Steve"))
-		wantOwnBlock(t, b.next(t).Handshake.Address, c, "\x00FML3\x00")
-	})
-	t.Run("untrusted: block hidden after the forge marker is dropped", func(t *testing.T) {
-		c := dial(t, "127.0.0.2")
-		c.send(handshake(765, "mc.example.com\x00FML2\x00///6.6.6.6:1///1", wire.IntentLogin), loginStart("Steve"))
-		wantOwnBlock(t, b.next(t).Handshake.Address, c, "\x00FML2")
-	})
+	for _, tc := range []struct{ name, address, marker string }{
+		{"untrusted: no block gets the client address", "mc.example.com\x00FML3\x00", "\x00FML3\x00"},
+		{"untrusted: forged block is replaced", forged + "\x00FML3\x00", "\x00FML3\x00"},
+		{"untrusted: block hidden after the forge marker is dropped", "mc.example.com\x00FML2\x00///6.6.6.6:1///1", "\x00FML2"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := dial(t, "127.0.0.2")
+			c.send(handshake(765, tc.address, wire.IntentLogin), loginStart("Steve"))
+			wantOwnBlock(t, b.next(t).Handshake.Address, c, tc.marker)
+		})
+	}
 	t.Run("untrusted: forged block on a status ping is replaced", func(t *testing.T) {
 		c := dial(t, "127.0.0.2")
 		if _, err := c.status(765, forged); err != nil {

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 	"unsafe"
+
+	"go.minekube.com/gate/internal/mctest"
 )
 
 // tcpPair returns both ends of one loopback TCP connection.
@@ -79,19 +81,10 @@ func (p *splicedPath) wait(t testing.TB) spliceResult {
 	}
 }
 
+// waitCond polls cond until it holds, for at most 5s.
 func waitCond(t testing.TB, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.NewTimer(5 * time.Second)
-	defer deadline.Stop()
-	tick := time.NewTicker(time.Millisecond)
-	defer tick.Stop()
-	for !cond() {
-		select {
-		case <-deadline.C:
-			t.Fatalf("timed out waiting for %s", what)
-		case <-tick.C:
-		}
-	}
+	mctest.WaitFor(t, what, 5*time.Second, cond)
 }
 
 func seeded(seed uint64, n int) []byte {
