@@ -39,6 +39,9 @@ type Lite struct {
 	// byte after the handshake went out; without one the attempt fails and
 	// the next backend gets the same bytes. Default 3s; must be positive.
 	FirstResponseTimeout time.Duration
+	// Discovery finds routes in Kubernetes and Docker (`discovery`). Default:
+	// every source off.
+	Discovery Discovery
 }
 
 // DefaultFirstResponseTimeout is FirstResponseTimeout's default: a healthy server
