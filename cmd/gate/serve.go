@@ -19,6 +19,7 @@ import (
 	"go.minekube.com/gate/pkg/edition/java/lite/config"
 	"go.minekube.com/gate/pkg/edition/java/lite/reload"
 	"go.minekube.com/gate/pkg/lite/admin"
+	"go.minekube.com/gate/pkg/lite/discovery"
 	"go.minekube.com/gate/pkg/lite/logging"
 	"go.minekube.com/gate/pkg/lite/metrics"
 )
@@ -31,6 +32,10 @@ type app struct {
 
 	reloader *reload.Reloader
 	proxy    *lite.Lite
+	// routes merges the file's routes with the discovery sources' and applies
+	// them to proxy; a file reload goes through it too.
+	routes  *discovery.Merger
+	sources []discovery.Source
 	metrics  *metrics.Metrics
 	admin    *admin.Server // nil while the API is off
 	apiBind  string
@@ -141,6 +146,13 @@ func (a *app) start(ctx context.Context, cfg *config.Config) error {
 		return err
 	}
 	a.proxy = p
+	a.routes = discovery.NewMerger(discovery.MergerOptions{Apply: p.Reload, Log: a.log.WithName("discovery")})
+	if err := a.routes.SetFile(cfg); err != nil {
+		return err
+	}
+	if a.sources, err = newSources(cfg, a.log); err != nil {
+		return err
+	}
 	a.metrics.WatchBackends(p)
 	a.metrics.WatchRelay(p.RelayStats)
 	var lc net.ListenConfig
@@ -163,7 +175,7 @@ func (a *app) start(ctx context.Context, cfg *config.Config) error {
 	}
 	a.apiBind = cfg.API.Bind
 	a.admin = admin.New(admin.Options{Source: p, Token: token, Metrics: a.metrics.Handler(),
-		PublicMetrics: cfg.API.PublicMetrics, Log: a.log.WithName("admin")})
+		PublicMetrics: cfg.API.PublicMetrics, Sources: a.routes.Sources, Log: a.log.WithName("admin")})
 	return nil
 }
 
@@ -177,6 +189,13 @@ func (a *app) run(ctx context.Context) error {
 		wg.Go(func() {
 			if err := a.admin.Serve(side, a.apiLn); err != nil {
 				a.log.Error(err, "admin API stopped")
+			}
+		})
+	}
+	for _, src := range a.sources {
+		wg.Go(func() {
+			if err := src.Run(side, a.routes); err != nil {
+				a.log.Error(err, "route source stopped; its last known routes keep serving", "source", src.Name())
 			}
 		})
 	}
@@ -202,7 +221,7 @@ func (a *app) run(ctx context.Context) error {
 // apply is the reload step after validation: the proxy first (it can still
 // refuse), then the settings around it.
 func (a *app) apply(cfg *config.Config) error {
-	if err := a.proxy.Reload(cfg); err != nil {
+	if err := a.routes.SetFile(cfg); err != nil {
 		return err
 	}
 	a.setDebug(cfg.Debug)

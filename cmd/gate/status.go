@@ -51,6 +51,15 @@ func statusCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "gate lite status: %s%s: %v\n", c.URL, from, err)
 		return 1
 	}
+	// Sources are shown only when some are on: a file-only proxy's output
+	// stays the backend table alone.
+	if ss, err := c.Sources(ctx); err == nil && len(ss) > 0 {
+		if err := admin.WriteSources(stdout, ss, time.Now()); err != nil {
+			fmt.Fprintln(stderr, "gate lite status:", err)
+			return 1
+		}
+		fmt.Fprintln(stdout)
+	}
 	write := func() error { return admin.WriteTable(stdout, bs) }
 	if *balance {
 		routes, err := c.Routes(ctx)

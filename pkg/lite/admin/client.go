@@ -97,14 +97,18 @@ func (c *Client) get(ctx context.Context, path string, into any) error {
 	return nil
 }
 
-// WriteTable prints one line per backend: route, backend, state, active
+// WriteTable prints one line per backend: route, backend, where it came from, state, active
 // sessions, latency, load, score and whether (and why) new players can land on it.
 func WriteTable(w io.Writer, bs []Backend) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "ROUTE\tBACKEND\tSTATE\tACTIVE\tLATENCY\tLOAD\tSCORE\tELIGIBLE\tWHY")
+	fmt.Fprintln(tw, "ROUTE\tBACKEND\tORIGIN\tSTATE\tACTIVE\tLATENCY\tLOAD\tSCORE\tELIGIBLE\tWHY")
 	for _, b := range bs {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\n",
-			b.Route, b.Backend, b.State, b.Active, latencyCell(b.LatencyMs), loadCell(b.Load),
+		origin := b.Origin
+		if origin == "" {
+			origin = "-"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\n",
+			b.Route, b.Backend, origin, b.State, b.Active, latencyCell(b.LatencyMs), loadCell(b.Load),
 			scoreCell(b.Score), yesNo(b.Eligible), b.Why)
 	}
 	return tw.Flush()

@@ -17,6 +17,7 @@ import (
 	"github.com/go-logr/logr"
 
 	"go.minekube.com/gate/pkg/edition/java/lite/config"
+	"go.minekube.com/gate/pkg/lite/discovery"
 	"go.minekube.com/gate/pkg/lite/logging"
 )
 
@@ -53,6 +54,9 @@ type Options struct {
 	// PublicMetrics serves /metrics without the token, for scrapers that carry
 	// none (Kubernetes annotation-based discovery). Default false.
 	PublicMetrics bool
+	// Sources, when not nil, reports the discovery sources for
+	// /api/v1/sources (the discovery.Merger's Sources).
+	Sources func() []discovery.SourceStatus
 	// Log receives listener errors. The zero Logger discards.
 	Log logr.Logger
 }
@@ -77,6 +81,13 @@ func New(o Options) *Server {
 	})))
 	s.mux.Handle("GET "+PathBackends, s.auth(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		writeJSON(w, backendsView(boundBackends(w, s.o.Source.Backends())))
+	})))
+	s.mux.Handle("GET "+PathSources, s.auth(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		var ss []discovery.SourceStatus
+		if s.o.Sources != nil {
+			ss = s.o.Sources()
+		}
+		writeJSON(w, sourcesView(ss))
 	})))
 	if o.Metrics != nil {
 		h := o.Metrics

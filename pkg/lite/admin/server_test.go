@@ -28,20 +28,20 @@ func (f *fakeSource) Ready() bool { return f.ready.Load() }
 
 func (f *fakeSource) Routes() []lite.RouteInfo {
 	return []lite.RouteInfo{
-		{Key: "play.example.com", Hosts: []string{"play.example.com"}, Strategy: "least-connections",
+		{Key: "play.example.com", Origin: "config.yml:12", Hosts: []string{"play.example.com"}, Strategy: "least-connections",
 			Backends: []string{"10.0.0.1:25565", "10.0.0.2:25565"}, Fallback: true},
-		{Key: "*.dev.example.com", Hosts: []string{"*.dev.example.com"}, Strategy: "sequential",
+		{Key: "*.dev.example.com", Origin: "kubernetes games/dev", Hosts: []string{"*.dev.example.com"}, Strategy: "sequential",
 			Backends: []string{"$1.dev.svc:25565"}},
 	}
 }
 
 func (f *fakeSource) Backends() []lite.BackendInfo {
 	return []lite.BackendInfo{
-		{Route: "play.example.com", Backend: "10.0.0.1:25565", Known: true, Reason: "healthy", Eligible: true, Why: "eligible: healthy",
+		{Route: "play.example.com", Backend: "10.0.0.1:25565", Origin: "config.yml:12", Known: true, Reason: "healthy", Eligible: true, Why: "eligible: healthy",
 			State: strategy.BackendState{Addr: "10.0.0.1:25565", Active: 3, Health: strategy.HealthHealthy,
 				Latency: 12500 * time.Microsecond, HasLatency: true, ReportAt: reportAt,
 				Report: &strategy.Report{Online: 40, Max: 100, HasPlayers: true, Version: "Paper 1.20.4"}}},
-		{Route: "play.example.com", Backend: "10.0.0.2:25565", Known: true, Reason: "ejected",
+		{Route: "play.example.com", Backend: "10.0.0.2:25565", Origin: "config.yml:12", Known: true, Reason: "ejected",
 			Why: "demoted: ejected after 3 dial failures in a row until 12:00:30",
 			State: strategy.BackendState{Addr: "10.0.0.2:25565", Health: strategy.HealthEjected,
 				EjectedUntil: reportAt.Add(30 * time.Second)}},
@@ -143,6 +143,7 @@ func TestRoutesJSON(t *testing.T) {
 	want := `[
   {
     "key": "play.example.com",
+    "origin": "config.yml:12",
     "hosts": [
       "play.example.com"
     ],
@@ -155,6 +156,7 @@ func TestRoutesJSON(t *testing.T) {
   },
   {
     "key": "*.dev.example.com",
+    "origin": "kubernetes games/dev",
     "hosts": [
       "*.dev.example.com"
     ],
@@ -178,6 +180,7 @@ func TestBackendsJSON(t *testing.T) {
   {
     "route": "play.example.com",
     "backend": "10.0.0.1:25565",
+    "origin": "config.yml:12",
     "state": "healthy",
     "active": 3,
     "latencyMs": 12.5,
@@ -194,6 +197,7 @@ func TestBackendsJSON(t *testing.T) {
   {
     "route": "play.example.com",
     "backend": "10.0.0.2:25565",
+    "origin": "config.yml:12",
     "state": "ejected",
     "active": 0,
     "ejectedUntil": "2024-05-01T12:00:30Z",
@@ -305,11 +309,11 @@ func TestClientTable(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := strings.Join([]string{
-		"ROUTE              BACKEND            STATE     ACTIVE  LATENCY  LOAD    SCORE  ELIGIBLE  WHY",
-		"play.example.com   10.0.0.1:25565     healthy   3       12.5ms   40/100  -      yes       eligible: healthy",
-		"play.example.com   10.0.0.2:25565     ejected   0       -        -       -      no        demoted: ejected after 3 dial failures in a row until 12:00:30",
-		"*.dev.example.com  $1.dev.svc:25565   template  0       -        -       -      yes       template: each player's host fills in $n; state is kept per expanded address",
-		"*.dev.example.com  abc.dev.svc:25565  unknown   1       -        -       0.25   yes       eligible: not measured yet, tried like a healthy one",
+		"ROUTE              BACKEND            ORIGIN         STATE     ACTIVE  LATENCY  LOAD    SCORE  ELIGIBLE  WHY",
+		"play.example.com   10.0.0.1:25565     config.yml:12  healthy   3       12.5ms   40/100  -      yes       eligible: healthy",
+		"play.example.com   10.0.0.2:25565     config.yml:12  ejected   0       -        -       -      no        demoted: ejected after 3 dial failures in a row until 12:00:30",
+		"*.dev.example.com  $1.dev.svc:25565   -              template  0       -        -       -      yes       template: each player's host fills in $n; state is kept per expanded address",
+		"*.dev.example.com  abc.dev.svc:25565  -              unknown   1       -        -       0.25   yes       eligible: not measured yet, tried like a healthy one",
 		"",
 	}, "\n")
 	if out.String() != want {

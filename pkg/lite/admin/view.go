@@ -9,7 +9,10 @@ import (
 
 // Route is one route in /api/v1/routes.
 type Route struct {
-	Key      string   `json:"key"`
+	Key string `json:"key"`
+	// Origin names where the route came from: "<file>:<line>",
+	// "kubernetes <namespace>/<service>" or "docker <container>".
+	Origin   string   `json:"origin"`
 	Hosts    []string `json:"hosts"`
 	Strategy string   `json:"strategy"`
 	Backends []string `json:"backends"`
@@ -62,6 +65,9 @@ type Backend struct {
 	// Template is the $n template the address was expanded from; for the template
 	// row itself Template equals Backend.
 	Template string `json:"template,omitempty"`
+	// Origin names where the backend came from (its route's origin, or its
+	// container).
+	Origin string `json:"origin,omitempty"`
 	// State is healthy, unknown, ejected or down ("unknown" until the proxy has
 	// any state for it).
 	State  string `json:"state"`
@@ -108,7 +114,7 @@ type Source interface {
 func routesView(in []lite.RouteInfo) []Route {
 	out := make([]Route, 0, len(in))
 	for _, r := range in {
-		out = append(out, Route{Key: r.Key, Hosts: r.Hosts, Strategy: r.Strategy, Backends: r.Backends, Fallback: r.Fallback,
+		out = append(out, Route{Key: r.Key, Origin: r.Origin, Hosts: r.Hosts, Strategy: r.Strategy, Backends: r.Backends, Fallback: r.Fallback,
 			ScoreUnit: r.ScoreUnit, Decision: decisionView(r.Decision)})
 	}
 	return out
@@ -117,7 +123,7 @@ func routesView(in []lite.RouteInfo) []Route {
 func backendsView(in []lite.BackendInfo) []Backend {
 	out := make([]Backend, 0, len(in))
 	for _, bi := range in {
-		b := Backend{Route: bi.Route, Backend: bi.Backend, Template: bi.Template, State: "unknown",
+		b := Backend{Route: bi.Route, Backend: bi.Backend, Template: bi.Template, Origin: bi.Origin, State: "unknown",
 			Reason: bi.Reason, Eligible: bi.Eligible, Why: bi.Why}
 		if bi.Known {
 			st := bi.State

@@ -13,7 +13,10 @@ import (
 // RouteInfo describes one route of the config in force, for the admin API.
 type RouteInfo struct {
 	// Key is the route's identity (its hosts joined with ","), as in Event.Route.
-	Key      string
+	Key string
+	// Origin names where the route came from: "<file>:<line>",
+	// "kubernetes <namespace>/<service>", "docker <container>".
+	Origin   string
 	Hosts    []string
 	Strategy string
 	// Backends are as configured: templates keep their $n.
@@ -36,6 +39,9 @@ type BackendInfo struct {
 	// template, the expanded address (Template then names the template).
 	Backend  string
 	Template string
+	// Origin names where the backend came from (its route's origin, or the
+	// container behind it in a route several containers share).
+	Origin string
 	// Known is false while the strategy manager has no state for the backend yet
 	// (a new backend before its first player, or a template itself).
 	Known bool
@@ -67,6 +73,7 @@ func (l *Lite) Routes() []RouteInfo {
 	for _, r := range snap.routes {
 		ri := RouteInfo{
 			Key:       r.key,
+			Origin:    r.cfg.Origin,
 			Hosts:     append([]string(nil), r.cfg.Host...),
 			Strategy:  string(r.cfg.Strategy),
 			Backends:  append([]string(nil), r.cfg.Backend...),
@@ -114,17 +121,23 @@ func (l *Lite) Backends() []BackendInfo {
 func (l *Lite) routeBackends(r *compiledRoute, expanded []string) []BackendInfo {
 	verdicts := l.mgr.Explain(r.key, r.static, strategy.IntentLogin)
 	var out []BackendInfo
-	for _, b := range r.cfg.Backend {
+	for i, b := range r.cfg.Backend {
+		origin := r.cfg.Origin
+		if i < len(r.cfg.BackendOrigin) && r.cfg.BackendOrigin[i] != "" {
+			origin = r.cfg.BackendOrigin[i]
+		}
 		if route.MaxParam(b) == 0 {
 			out = append(out, render(r.key, "", verdicts[0]))
+			out[len(out)-1].Origin = origin
 			verdicts = verdicts[1:]
 			continue
 		}
-		out = append(out, BackendInfo{Route: r.key, Backend: b, Template: b, Eligible: true,
+		out = append(out, BackendInfo{Route: r.key, Backend: b, Template: b, Origin: origin, Eligible: true,
 			Why: "template: each player's host fills in $n; state is kept per expanded address"})
 		for _, addr := range expanded {
 			if templateMatches(b, addr) {
 				out = append(out, render(r.key, b, l.mgr.Explain(r.key, []string{addr}, strategy.IntentLogin)[0]))
+				out[len(out)-1].Origin = origin
 			}
 		}
 	}

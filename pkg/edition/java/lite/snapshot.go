@@ -39,7 +39,7 @@ type snapshot struct {
 
 // compiledRoute is one config route with everything the hot path needs precomputed.
 type compiledRoute struct {
-	key      string // stable identity across reloads: the route's host patterns
+	key      string // stable identity across reloads (config.Route.Key)
 	cfg      config.Route
 	fallback *status.Fallback
 	// unavailable is the complete Login Disconnect frame sent when every backend failed.
@@ -67,9 +67,9 @@ func compile(cfg *config.Config) (*snapshot, error) {
 	}
 	globalUnavailable := cfg.Lite.Disconnect.Unavailable
 	for _, r := range cfg.Lite.Routes {
-		cr := &compiledRoute{
-			key: strings.Join(r.Host, ","),
-			cfg: r,
+		cr := &compiledRoute{key: r.Key, cfg: r}
+		if cr.key == "" {
+			cr.key = strings.Join(r.Host, ",")
 		}
 		msg := r.Disconnect.Unavailable
 		if msg == nil {

@@ -184,7 +184,7 @@ var parseErrorCases = []struct {
 	{
 		name: "missing routes",
 		src:  "config:\n  lite:\n    enabled: true\n",
-		want: []string{`config.yml:2: config.lite.routes: missing: configure at least one route`},
+		want: []string{`config.yml:2: config.lite.routes: missing: configure at least one route, or enable a discovery source`},
 		kind: ErrMissing,
 	},
 	{

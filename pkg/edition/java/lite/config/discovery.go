@@ -1,5 +1,11 @@
 package config
 
+import (
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
 // Discovery is `config.lite.discovery`: where routes come from besides the
 // file. Every source is off by default.
 type Discovery struct {
@@ -46,3 +52,68 @@ type DockerDiscovery struct {
 
 // Any reports whether some discovery source is enabled.
 func (d Discovery) Any() bool { return d.Kubernetes.Enabled || d.Docker.Enabled }
+
+// Source names, as `precedence` and route origins spell them.
+const (
+	SourceFile       = "file"
+	SourceKubernetes = "kubernetes"
+	SourceDocker     = "docker"
+)
+
+// DefaultPrecedence is the order in which sources win a host two of them claim.
+func DefaultPrecedence() []string { return []string{SourceFile, SourceKubernetes, SourceDocker} }
+
+func (d *decoder) decodeDiscovery(e entry, dst *Discovery) {
+	var precedence []string
+	d.mapping(e, map[string]handler{
+		"kubernetes": func(f entry) {
+			k := &dst.Kubernetes
+			d.mapping(f, map[string]handler{
+				"enabled":       func(g entry) { d.boolean(g, &k.Enabled) },
+				"kubeconfig":    func(g entry) { d.path(g, &k.Kubeconfig) },
+				"namespace":     func(g entry) { d.str(g, &k.Namespace) },
+				"labelSelector": func(g entry) { d.str(g, &k.LabelSelector) },
+			}, nil)
+		},
+		"docker": func(f entry) {
+			c := &dst.Docker
+			d.mapping(f, map[string]handler{
+				"enabled": func(g entry) { d.boolean(g, &c.Enabled) },
+				"host":    func(g entry) { d.str(g, &c.Host) },
+				"network": func(g entry) { d.str(g, &c.Network) },
+			}, nil)
+		},
+		"precedence": func(f entry) {
+			items, ok := d.stringList(f)
+			if !ok {
+				return
+			}
+			seen := map[string]bool{}
+			for _, it := range items {
+				switch {
+				case !slices.Contains(DefaultPrecedence(), it.s):
+					d.errorf(it.line, it.path, ErrInvalid, "unknown source %q (want %s)", truncate(it.s), strings.Join(DefaultPrecedence(), ", "))
+				case seen[it.s]:
+					d.errorf(it.line, it.path, ErrInvalid, "source %q listed twice", it.s)
+				default:
+					seen[it.s] = true
+					precedence = append(precedence, it.s)
+				}
+			}
+		},
+	}, nil)
+	for _, s := range DefaultPrecedence() {
+		if !slices.Contains(precedence, s) {
+			precedence = append(precedence, s)
+		}
+	}
+	dst.Precedence = precedence
+}
+
+// path decodes a file path, resolved against the config file's directory.
+func (d *decoder) path(e entry, dst *string) {
+	d.str(e, dst)
+	if *dst != "" && !filepath.IsAbs(*dst) {
+		*dst = filepath.Join(d.dir, *dst)
+	}
+}

@@ -50,7 +50,8 @@ const DefaultFirstResponseTimeout = 3 * time.Second
 
 func defaultLite() Lite {
 	return Lite{HealthCheck: HealthCheck{}.WithDefaults(), ShutdownGrace: 10 * time.Second,
-		SessionLogEvery: 1, FirstResponseTimeout: DefaultFirstResponseTimeout}
+		SessionLogEvery: 1, FirstResponseTimeout: DefaultFirstResponseTimeout,
+		Discovery: Discovery{Precedence: DefaultPrecedence()}}
 }
 
 // Specs returns the routes as route specs, ready for route.Compile.
@@ -67,7 +68,7 @@ const liteOnly = "this binary only runs Lite mode; set config.lite.enabled: true
 // decodeLite decodes `config.lite`. Routes are decoded last because they
 // inherit the global healthCheck and disconnect, wherever those appear.
 func (d *decoder) decodeLite(e entry, l *Lite) {
-	var enabled, routes, health, disconnect *entry
+	var enabled, routes, health, disconnect, discovery *entry
 	enabledOK := false
 	ok := d.mapping(e, map[string]handler{
 		"enabled": func(f entry) {
@@ -77,6 +78,7 @@ func (d *decoder) decodeLite(e entry, l *Lite) {
 		"routes":      func(f entry) { routes = &f },
 		"healthCheck": func(f entry) { health = &f },
 		"disconnect":  func(f entry) { disconnect = &f },
+		"discovery":   func(f entry) { discovery = &f },
 		"tcpShieldTrustedProxies": func(f entry) {
 			l.TCPShieldTrustedProxies = d.prefixList(f)
 		},
@@ -120,9 +122,14 @@ func (d *decoder) decodeLite(e entry, l *Lite) {
 	if disconnect != nil {
 		d.decodeMessages(*disconnect, &l.Disconnect, false)
 	}
-	if routes == nil {
-		d.errorf(e.key.Line, child(e.path, "routes"), ErrMissing, "missing: configure at least one route")
-		return
+	if discovery != nil {
+		d.decodeDiscovery(*discovery, &l.Discovery)
 	}
-	d.decodeRoutes(*routes, l, written)
+	switch {
+	case routes != nil:
+		d.decodeRoutes(*routes, l, written)
+	case !l.Discovery.Any():
+		d.errorf(e.key.Line, child(e.path, "routes"), ErrMissing,
+			"missing: configure at least one route, or enable a discovery source")
+	}
 }

@@ -54,6 +54,25 @@ type Route struct {
 	Status StatusMode
 	// Line is where the route's entry starts in the file, for logs.
 	Line int
+	// Key is the route's identity across reloads, which keeps its backends'
+	// state: "" for a file route (its hosts joined with ","), "<source>/<hosts>"
+	// for a discovered one (set by package discovery).
+	Key string
+	// Origin names where the route came from: "<file>:<line>" for the
+	// config file, "kubernetes <namespace>/<service>", "docker <container>".
+	Origin string
+	// BackendOrigin names where each backend came from when that differs
+	// from Origin (the containers of one Docker route); nil, or "" at an
+	// index, means Origin.
+	BackendOrigin []string
+}
+
+// fileOrigin names a file route's origin, "<file>:<line>".
+func fileOrigin(file string, line int) string {
+	if file == "" {
+		file = "config"
+	}
+	return file + ":" + strconv.Itoa(line)
 }
 
 // defaultCachePingTTL is Gate's default status cache lifetime.
@@ -75,7 +94,9 @@ func (d *decoder) decodeRoutes(e entry, l *Lite, health HealthCheck) {
 		return
 	}
 	if len(items) == 0 {
-		d.invalid(e, "no routes configured: want at least one")
+		if !l.Discovery.Any() {
+			d.invalid(e, "no routes configured: want at least one (or enable a discovery source)")
+		}
 		return
 	}
 	metas := make([]routeMeta, 0, len(items))
@@ -102,6 +123,7 @@ func (d *decoder) decodeRoute(e entry, l *Lite, health HealthCheck) (Route, rout
 		Status:       StatusBackend,
 		Line:         resolve(e.val).Line,
 	}
+	r.Origin = fileOrigin(d.file, r.Line)
 	meta := routeMeta{line: r.Line, path: e.path}
 	var tcpShield, realIP bool
 	handlers := map[string]handler{

@@ -40,6 +40,7 @@ func TestDefaults(t *testing.T) {
 		P2C:          P2CConfig{LatencyWeight: 250 * time.Millisecond, StaleAfter: 30 * time.Second, Saturation: 0.9},
 		Status:       StatusBackend,
 		Line:         5,
+		Origin:       "config.yml:5",
 	}}
 	if !reflect.DeepEqual(cfg, want) {
 		t.Fatalf("config:\n got %+v\nwant %+v", cfg, want)

@@ -172,5 +172,11 @@ func restartNeeded(old, next *config.Config) []string {
 	if old.API.Enabled && next.API.Enabled && old.API.Bind != next.API.Bind {
 		keys = append(keys, fmt.Sprintf("api.bind (running on %s, file says %s)", old.API.Bind, next.API.Bind))
 	}
+	if old.Lite.Discovery.Kubernetes != next.Lite.Discovery.Kubernetes {
+		keys = append(keys, "config.lite.discovery.kubernetes (the running watch keeps its settings)")
+	}
+	if old.Lite.Discovery.Docker != next.Lite.Discovery.Docker {
+		keys = append(keys, "config.lite.discovery.docker (the running watch keeps its settings)")
+	}
 	return keys
 }

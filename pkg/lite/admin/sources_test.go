@@ -1,0 +1,46 @@
+package admin
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"go.minekube.com/gate/pkg/lite/discovery"
+)
+
+func TestSourcesSayWhichIsStaleSinceWhenAndWhy(t *testing.T) {
+	since := reportAt.Add(-90 * time.Second)
+	s, _ := newTestServer(t, Options{Token: "s3cret", Sources: func() []discovery.SourceStatus {
+		return []discovery.SourceStatus{
+			{Name: "docker", Routes: 2, Updated: reportAt.Add(-5 * time.Second)},
+			{Name: "kubernetes", Routes: 3, Updated: since, StaleSince: since,
+				Cause: errors.New("dial tcp 127.0.0.1:6443: connect: connection refused").Error(),
+				Rejected: []discovery.Rejected{{Origin: "kubernetes games/bad", Err: `gate.minekube.com/strategy: unknown "fastest"`}}},
+		}
+	}})
+	url := serve(t, s)
+	if code, _ := do(t, s.Handler(), "GET", PathSources, ""); code != 401 {
+		t.Fatalf("without the token: %d, want 401", code)
+	}
+	ss, err := (&Client{URL: url, Token: "s3cret"}).Sources(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := WriteSources(&out, ss, reportAt); err != nil {
+		t.Fatal(err)
+	}
+	want := strings.Join([]string{
+		"SOURCE      ROUTES  UPDATED    STATE",
+		"docker      2       5s ago     fresh",
+		"kubernetes  3       1m30s ago  stale since 2024-05-01T11:58:30Z (1m30s ago): dial tcp 127.0.0.1:6443: connect: connection refused",
+		`rejected kubernetes games/bad: gate.minekube.com/strategy: unknown "fastest"`,
+		"",
+	}, "\n")
+	if out.String() != want {
+		t.Fatalf("table:\n%s\nwant:\n%s", out.String(), want)
+	}
+}
