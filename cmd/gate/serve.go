@@ -36,11 +36,11 @@ type app struct {
 	// them to proxy; a file reload goes through it too.
 	routes  *discovery.Merger
 	sources []discovery.Source
-	metrics  *metrics.Metrics
-	admin    *admin.Server // nil while the API is off
-	apiBind  string
-	ln       net.Listener // players
-	apiLn    net.Listener
+	metrics *metrics.Metrics
+	admin   *admin.Server // nil while the API is off
+	apiBind string
+	ln      net.Listener // players
+	apiLn   net.Listener
 }
 
 // serve runs the proxy with the root flags in args until ctx ends. started,

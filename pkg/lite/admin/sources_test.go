@@ -17,7 +17,7 @@ func TestSourcesSayWhichIsStaleSinceWhenAndWhy(t *testing.T) {
 		return []discovery.SourceStatus{
 			{Name: "docker", Routes: 2, Updated: reportAt.Add(-5 * time.Second)},
 			{Name: "kubernetes", Routes: 3, Updated: since, StaleSince: since,
-				Cause: errors.New("dial tcp 127.0.0.1:6443: connect: connection refused").Error(),
+				Cause:    errors.New("dial tcp 127.0.0.1:6443: connect: connection refused").Error(),
 				Rejected: []discovery.Rejected{{Origin: "kubernetes games/bad", Err: `gate.minekube.com/strategy: unknown "fastest"`}}},
 		}
 	}})

@@ -43,7 +43,7 @@ type Merger struct {
 }
 
 type sourceState struct {
-	routes     []Route        // as published
+	routes     []Route   // as published
 	decoded    []decoded // routes whose settings parsed
 	rejected   []Rejected
 	updated    time.Time // last Replace
