@@ -265,8 +265,8 @@ func TestServeAdminAPI(t *testing.T) {
 		t.Fatalf("table:\n%s", out.String())
 	}
 	fields := strings.Fields(lines[1])
-	want := []string{"a.example.com", b.addr, "healthy", "1"}
-	if len(fields) < 4 || strings.Join(fields[:4], " ") != strings.Join(want, " ") {
+	want := []string{"a.example.com", b.addr, g.path + ":7", "healthy", "1"}
+	if len(fields) < 5 || strings.Join(fields[:5], " ") != strings.Join(want, " ") {
 		t.Fatalf("row %q, want it to start with %q", lines[1], want)
 	}
 	if !strings.Contains(lines[1], "yes       eligible: healthy") {
