@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# The whole test suite with the real engines its discovery tests need.
+#
+#   scripts/test.sh            # what README.md and .ci/run run
+#   scripts/test.sh -run Kube  # extra arguments go to go test
+#
+# Outside: installs what the tests need (a C compiler for -race, iproute2, Debian's
+# docker.io), builds the Kubernetes API server and etcd once (cached under
+# $GATE_ENGINES_DIR, default ~/.cache/gate-engines; the first build takes minutes),
+# downloads the Go modules, then runs itself again inside a new network namespace.
+# Inside: lo comes up with the test addresses 10.9.0.1-10.9.0.40 (EndpointSlices
+# refuse loopback addresses), etcd, kube-apiserver and dockerd start there, and
+# `go test -race -count=1 ./...` runs with the variables that point the tests at
+# them. Nothing inside can reach beyond the namespace, and the engines stop when
+# the run ends.
+#
+# It needs root (network namespaces, dockerd). Without root it runs the plain
+# suite, where each engine test skips saying what it needs.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+say() { echo "== $*" >&2; }
+
+if [ "${1:-}" != "--inside" ]; then
+  if [ "$(id -u)" -ne 0 ]; then
+    say "not root: no network namespace, no engines; their tests skip"
+    exec go test -race -count=1 "$@" ./...
+  fi
+  need=()
+  command -v "$(go env CC)" >/dev/null 2>&1 || need+=(gcc libc6-dev)
+  command -v ip >/dev/null 2>&1 || need+=(iproute2)
+  command -v unshare >/dev/null 2>&1 || need+=(util-linux)
+  command -v curl >/dev/null 2>&1 || need+=(curl)
+  command -v openssl >/dev/null 2>&1 || need+=(openssl)
+  if [ ${#need[@]} -gt 0 ]; then
+    say "installing ${need[*]}"
+    apt-get -o DPkg::Lock::Timeout=600 update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq "${need[@]}"
+  fi
+  scripts/engines/docker.sh install
+  say "kube-apiserver and etcd (built once, then cached)"
+  scripts/engines/kube.sh build
+  say "go modules"
+  go mod download
+  exec unshare --net -- "$0" --inside "$@"
+fi
+shift
+
+ip link set lo up
+addrs=()
+for i in $(seq 1 40); do
+  ip addr add "10.9.0.$i/32" dev lo
+  addrs+=("10.9.0.$i")
+done
+GATE_TEST_LO_ADDRS=$(IFS=,; echo "${addrs[*]}")
+export GATE_TEST_LO_ADDRS
+# Modules were downloaded outside; inside there is no network to ask.
+export GOPROXY=off
+
+stop_engines() {
+  scripts/engines/docker.sh stop || true
+  scripts/engines/kube.sh stop || true
+}
+trap stop_engines EXIT
+say "starting etcd and kube-apiserver"
+eval "$(scripts/engines/kube.sh start)"
+say "starting dockerd"
+eval "$(scripts/engines/docker.sh start)"
+
+say "go test -race -count=1 ./... (engines: kubernetes, docker; addresses on lo: ${#addrs[@]})"
+go test -race -count=1 "$@" ./...
