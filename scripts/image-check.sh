@@ -100,8 +100,8 @@ say "user $user, healthcheck: $hc"
 # --- 3. run it ----------------------------------------------------------------------
 # port prints a loopback port nobody listens on: a connect there is refused.
 port() {
-  local p i
-  for i in $(seq 1 200); do
+  local p
+  for _ in $(seq 1 200); do
     p=$((20000 + (RANDOM * 32768 + RANDOM) % 30000))
     if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
       echo "$p"; return 0
