@@ -1,7 +1,8 @@
 # gate (Lite) container image: a static binary on distroless, running as nonroot.
 # Image names are fully qualified, so docker and podman (which refuses short names
 # without a registries.conf alias) build it alike:
-#   docker build -t gate-lite .        or   podman build -t gate-lite .
+#   docker build -t gate-lite .        or   podman build --format docker -t gate-lite .
+# (podman's default OCI format has no HEALTHCHECK and drops it; --format docker keeps it)
 #   docker run -p 25565:25565 -v "$PWD/gate:/etc/gate:ro" gate-lite
 # The config is /etc/gate/config.yml. Mount the directory that holds your config.yml
 # over /etc/gate, not the single file: editors save by renaming a new file over the

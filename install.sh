@@ -154,7 +154,9 @@ got=$(sha256 "$tmp/$asset")
 
 if [ -z "$dir" ]; then
   if [ -d /usr/local/bin ] && [ -w /usr/local/bin ]; then dir=/usr/local/bin
-  else dir=${HOME:?HOME is not set; pass --dir}/.local/bin
+  else
+    [ -n "${HOME:-}" ] || die "HOME is not set and /usr/local/bin is not writable: pass --dir"
+    dir=$HOME/.local/bin
   fi
 fi
 mkdir -p "$dir" 2>/dev/null || die "cannot create $dir (pass --dir)"
