@@ -9,11 +9,12 @@
 #    explains the variant; its final stage is the published image's);
 # 2. checks the image: runs as a numeric non-root user, has the health check;
 # 3. runs it with --network host and a config that binds a free loopback port, does a
-#    server-list ping through it from here (gate healthcheck with the admin API off), and
+#    server-list ping through it from here (gate healthcheck with the admin API off),
 #    waits for the container's own HEALTHCHECK (the admin API's /healthz) to say healthy,
-#    with --health-interval shortened so that takes seconds;
-# 4. prints the image size, removes the container and checks the ping now fails (so the
-#    answer came from the container), then removes the image, by ID;
+#    with --health-interval shortened so that takes seconds, removes the container and
+#    checks the ping now fails (so the answer came from the container); then the same
+#    on the daemon's bridge with the player port published (-p), when it has a bridge;
+# 4. prints the image size and removes the image, by ID;
 # 5. builds the Dockerfile's normal path (Go image + distroless, single arch): without
 #    network it must get as far as resolving those base images, which proves the file
 #    parses and its stages and arguments resolve; with network it must build.
@@ -98,102 +99,112 @@ hc=$("$docker" image inspect --format '{{if .Config.Healthcheck}}{{join .Config.
 say "user $user, healthcheck: $hc"
 
 # --- 3. run it ----------------------------------------------------------------------
-# port prints a loopback port nobody listens on: a connect there is refused.
-port() {
+# pick VAR sets VAR to a loopback port nobody listens on (a connect there is refused)
+# and that no earlier pick chose.
+taken=" "
+pick() {
   local p
   for _ in $(seq 1 200); do
     p=$((20000 + (RANDOM * 32768 + RANDOM) % 30000))
+    case $taken in *" $p "*) continue ;; esac
     if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
-      echo "$p"; return 0
+      taken="$taken$p "
+      printf -v "$1" %s "$p"
+      return 0
     fi
   done
-  return 1
+  fail "no free loopback port"
 }
-player=$(port) || fail "no free loopback port"
-api=$(port) || fail "no free loopback port"
-refused=$(port) || fail "no free loopback port"
-[ "$player" != "$api" ] || api=$((player + 1))
-
-# The container's config, like the shipped one (deploy/docker/config.yml) but on
-# loopback ports of this namespace. The backend refuses, so the fallback answers pings.
-mkdir -p "$work/etc"
-route="    routes:
+# check_run NAME BIND ADDR [docker run options...] runs the image with a config whose
+# listener is BIND inside the container, does a status ping at ADDR from here, waits for
+# the container's HEALTHCHECK, then removes the container and checks the ping fails.
+check_run() {
+  local name=$1 bind=$2 addr=$3 health deadline got
+  shift 3
+  local dir="$work/$name"
+  mkdir -p "$dir/etc"
+  # Like the shipped config (deploy/docker/config.yml), with loopback ports. The backend
+  # refuses, so the route's fallback answers pings; the admin API serves HEALTHCHECK.
+  local route="    routes:
       - host: '*'
         backend: 127.0.0.1:$refused
         fallback:
           motd: image-check"
-cat >"$work/etc/config.yml" <<EOF
-config:
-  bind: 127.0.0.1:$player
-  lite:
-    enabled: true
-$route
-api:
-  enabled: true
-  bind: 127.0.0.1:$api
-EOF
-# The same listener with the API off: gate healthcheck then does a status ping.
-cat >"$work/ping.yml" <<EOF
-config:
-  bind: 127.0.0.1:$player
-  lite:
-    enabled: true
-$route
-EOF
-# The container runs as 65532: it must be able to read the mounted directory.
-chmod 755 "$work" "$work/etc"
-chmod 644 "$work/etc/config.yml"
+  printf 'config:\n  bind: %s\n  lite:\n    enabled: true\n%s\napi:\n  enabled: true\n  bind: 127.0.0.1:%s\n' \
+    "$bind" "$route" "$api" >"$dir/etc/config.yml"
+  # What this side dials, with the API off: gate healthcheck then does a status ping.
+  printf 'config:\n  bind: %s\n  lite:\n    enabled: true\n%s\n' "$addr" "$route" >"$dir/ping.yml"
+  # The container runs as 65532: it must be able to read the mounted directory.
+  chmod 755 "$work" "$dir" "$dir/etc"
+  chmod 644 "$dir/etc/config.yml"
 
-cid=$("$docker" run -d --network host \
-  --health-interval=1s --health-timeout=3s --health-retries=3 --health-start-period=30s \
-  -v "$work/etc:/etc/gate:ro" "$iid" 2>"$work/run.log") ||
-  { show "$work/run.log"; fail "docker run failed"; }
-say "container ${cid:0:12}: players 127.0.0.1:$player, admin API 127.0.0.1:$api (--network host)"
+  cid=$("$docker" run -d "$@" \
+    --health-interval=1s --health-timeout=3s --health-retries=3 --health-start-period=30s \
+    -v "$dir/etc:/etc/gate:ro" "$iid" 2>"$work/run.log") ||
+    { show "$work/run.log"; fail "$name: docker run $* failed"; }
+  say "$name: container ${cid:0:12} ($*), proxy on $bind inside, pinged at $addr"
+
+  deadline=$(($(date +%s) + 30))
+  until "$ctx/gate" healthcheck --config "$dir/ping.yml" --timeout 2s >"$work/ping.log" 2>&1; do
+    if [ "$("$docker" inspect --format '{{.State.Running}}' "$cid")" != true ]; then
+      logs; fail "$name: the container exited before answering a status ping at $addr"
+    fi
+    if [ "$(date +%s)" -ge "$deadline" ]; then
+      show "$work/ping.log" 3; logs; fail "$name: no status ping answer from the container at $addr within 30s"
+    fi
+    sleep 0.2 # poll interval
+  done
+  say "$name: status ping through the container: $(cat "$work/ping.log")"
+
+  got=$("$docker" exec "$cid" /usr/local/bin/gate version 2>&1) || { echo "    $got" >&2; fail "$name: docker exec gate version failed"; }
+  [ "$got" = "gate version $version" ] || fail "$name: the image's binary says '$got', want 'gate version $version'"
+  say "$name: in the container: $got"
+
+  deadline=$(($(date +%s) + 60))
+  while :; do
+    health=$("$docker" inspect --format '{{.State.Health.Status}}' "$cid")
+    [ "$health" = healthy ] && break
+    if [ "$health" = unhealthy ] || [ "$(date +%s)" -ge "$deadline" ]; then
+      "$docker" inspect --format '{{range .State.Health.Log}}{{.Output}}{{end}}' "$cid" | tail -n 3 | sed 's/^/    /' >&2
+      fail "$name: the container's HEALTHCHECK says '$health' (want healthy within 60s)"
+    fi
+    sleep 0.5 # poll interval
+  done
+  say "$name: HEALTHCHECK healthy ($("$docker" inspect --format '{{with index .State.Health.Log 0}}{{.Output}}{{end}}' "$cid" | head -n 1))"
+
+  "$docker" rm -f "$cid" >/dev/null || fail "$name: docker rm -f $cid failed"
+  cid=""
+  if "$ctx/gate" healthcheck --config "$dir/ping.yml" --timeout 2s >"$work/ping.log" 2>&1; then
+    fail "$name: a status ping at $addr still answers with the container removed: something else answered"
+  fi
+  say "$name: container removed; the ping now fails ($(head -n 1 "$work/ping.log"))"
+}
 
 # logs shows the container's output before a failure line.
 logs() { "$docker" logs --tail 15 "$cid" 2>&1 | sed 's/^/    /' >&2 || true; }
 
-status_ping() { "$ctx/gate" healthcheck --config "$work/ping.yml" --timeout 2s; }
-deadline=$(($(date +%s) + 30))
-until status_ping >"$work/ping.log" 2>&1; do
-  if [ "$("$docker" inspect --format '{{.State.Running}}' "$cid")" != true ]; then
-    logs; fail "the container exited before answering a status ping on 127.0.0.1:$player"
-  fi
-  if [ "$(date +%s)" -ge "$deadline" ]; then
-    show "$work/ping.log" 3; logs; fail "no status ping answer from the container on 127.0.0.1:$player within 30s"
-  fi
-  sleep 0.2 # poll interval
-done
-say "status ping through the container: $(cat "$work/ping.log")"
+player="" api="" refused="" published=""
+pick player
+pick api
+pick refused
+pick published
 
-got=$("$docker" exec "$cid" /usr/local/bin/gate version 2>&1) || { echo "    $got" >&2; fail "docker exec gate version failed"; }
-[ "$got" = "gate version $version" ] || fail "the image's binary says '$got', want 'gate version $version'"
-say "in the container: $got"
+# Always: the host's network, so the check needs no bridge.
+check_run host "127.0.0.1:$player" "127.0.0.1:$player" --network host
+# With a bridge (the daemon's default network works): the README's way, the player port
+# published, here on loopback only.
+if "$docker" network inspect bridge >/dev/null 2>&1; then
+  check_run bridge "0.0.0.0:25565" "127.0.0.1:$published" -p "127.0.0.1:$published:25565"
+else
+  say "bridge: skipped (the daemon has no bridge network; run dockerd with one to check -p)"
+fi
 
-deadline=$(($(date +%s) + 60))
-while :; do
-  health=$("$docker" inspect --format '{{.State.Health.Status}}' "$cid")
-  [ "$health" = healthy ] && break
-  if [ "$health" = unhealthy ] || [ "$(date +%s)" -ge "$deadline" ]; then
-    "$docker" inspect --format '{{range .State.Health.Log}}{{.Output}}{{end}}' "$cid" | tail -n 3 | sed 's/^/    /' >&2
-    fail "the container's HEALTHCHECK says '$health' (want healthy within 60s)"
-  fi
-  sleep 0.5 # poll interval
-done
-say "HEALTHCHECK: healthy ($("$docker" inspect --format '{{with index .State.Health.Log 0}}{{.Output}}{{end}}' "$cid" | head -n 1))"
-
-# --- 4. size, then clean up by ID ---------------------------------------------------
+# --- 4. size, then the image goes, by ID --------------------------------------------
 size=$("$docker" image inspect --format '{{.Size}}' "$iid")
 say "image size: $size bytes ($(awk -v s="$size" 'BEGIN {printf "%.1f", s / 1048576}') MiB, BASE=scratch; the binary is $(wc -c <"$ctx/gate") bytes)"
-
-"$docker" rm -f "$cid" >/dev/null || fail "docker rm -f $cid failed"
-cid=""
-if status_ping >"$work/ping.log" 2>&1; then
-  fail "a status ping on 127.0.0.1:$player still answers with the container removed: something else answered"
-fi
 "$docker" rmi "$iid" >/dev/null || fail "docker rmi $iid failed"
 iid=""
-say "container and image removed; the ping now fails ($(head -n 1 "$work/ping.log"))"
+say "image removed"
 
 # --- 5. the normal path -------------------------------------------------------------
 # The published build: Go image, then distroless. Here it usually cannot pull; it must
