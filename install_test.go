@@ -200,6 +200,12 @@ func TestInstallScript(t *testing.T) {
 				if e := entries(t, dir); len(e) != 1 {
 					t.Errorf("%s holds %v, want only %s", dir, e, name)
 				}
+				if platform == here {
+					out, err := exec.Command(path).Output()
+					if want := "gate " + version + " " + platform + "\n"; err != nil || string(out) != want {
+						t.Errorf("running %s: %q, %v; want %q", path, out, err, want)
+					}
+				}
 			}
 			// refuse runs a case that must fail with exactly one line and install nothing.
 			refuse := func(t *testing.T, wantErr string, env []string, args ...string) {
