@@ -4,6 +4,9 @@
 #
 #   DOCKER_HOST=unix:///path/to/docker.sock scripts/image-check.sh
 #
+# (GATE_TEST_DOCKER_HOST, the test environment's name for it, serves when DOCKER_HOST
+# is unset.)
+#
 # 1. builds gate on this machine (CGO_ENABLED=0, for the daemon's architecture) and the
 #    image from it: --build-arg BINARY=prebuilt --build-arg BASE=scratch (the Dockerfile
 #    explains the variant; its final stage is the published image's);
@@ -52,6 +55,10 @@ pick_docker() {
   return 1
 }
 
+# The project's test environment names its daemon GATE_TEST_DOCKER_HOST.
+if [ -z "${DOCKER_HOST:-}" ] && [ -n "${GATE_TEST_DOCKER_HOST:-}" ]; then
+  export DOCKER_HOST=$GATE_TEST_DOCKER_HOST
+fi
 docker=${DOCKER:-}
 if [ -z "$docker" ]; then
   docker=$(pick_docker) || fail "no docker CLI with BuildKit on PATH (want the buildx plugin or a CLI older than 23, e.g. Debian's docker.io); set DOCKER to choose one"
