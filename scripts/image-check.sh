@@ -61,7 +61,7 @@ if [ -z "${DOCKER_HOST:-}" ] && [ -n "${GATE_TEST_DOCKER_HOST:-}" ]; then
 fi
 docker=${DOCKER:-}
 if [ -z "$docker" ]; then
-  docker=$(pick_docker) || fail "no docker CLI with BuildKit on PATH (want the buildx plugin or a CLI older than 23, e.g. Debian's docker.io); set DOCKER to choose one"
+  docker=$(pick_docker) || fail "no docker CLI with BuildKit on PATH (want the buildx plugin or a CLI older than 23, such as Debian 12's); set DOCKER to choose one"
 fi
 export DOCKER_BUILDKIT=1
 command -v go >/dev/null || fail "go is not on PATH (the image's binary is built here)"
