@@ -11,8 +11,9 @@
 # Inside: lo comes up with the test addresses 10.9.0.1-10.9.0.40 (EndpointSlices
 # refuse loopback addresses), etcd, kube-apiserver and dockerd start there, and
 # `go test -race -count=1 ./...` runs with the variables that point the tests at
-# them. Nothing inside can reach beyond the namespace, and the engines stop when
-# the run ends.
+# them; then scripts/image-check.sh builds the container image without a pull, runs
+# it and pings it. Nothing inside can reach beyond the namespace, and the engines
+# stop when the run ends.
 #
 # It needs root (network namespaces, dockerd). Without root it runs the plain
 # suite, where each engine test skips saying what it needs.
@@ -24,7 +25,10 @@ say() { echo "== $*" >&2; }
 if [ "${1:-}" != "--inside" ]; then
   if [ "$(id -u)" -ne 0 ]; then
     say "not root: no network namespace, no engines; their tests skip"
-    exec go test -race -count=1 "$@" ./...
+    exec if [ $# -gt 0 ]; then
+  exec go test -race -count=1 "$@" ./... # a focused run: no image check
+fi
+go test -race -count=1 ./...
   fi
   need=()
   command -v "$(go env CC)" >/dev/null 2>&1 || need+=(gcc libc6-dev)
@@ -68,4 +72,10 @@ say "starting dockerd"
 eval "$(scripts/engines/docker.sh start)"
 
 say "go test -race -count=1 ./... (engines: kubernetes, docker; addresses on lo: ${#addrs[@]})"
-go test -race -count=1 "$@" ./...
+if [ $# -gt 0 ]; then
+  exec go test -race -count=1 "$@" ./... # a focused run: no image check
+fi
+go test -race -count=1 ./...
+
+say "container image: built without a pull, run, pinged, healthcheck healthy"
+DOCKER_HOST=$GATE_TEST_DOCKER_HOST scripts/image-check.sh
