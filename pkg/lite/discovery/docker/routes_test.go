@@ -179,4 +179,6 @@ func TestCheckHost(t *testing.T) {
 	}
 }
 
-func configWithHost(h string) config.DockerDiscovery { return config.DockerDiscovery{Enabled: true, Host: h} }
+func configWithHost(h string) config.DockerDiscovery {
+	return config.DockerDiscovery{Enabled: true, Host: h}
+}
