@@ -220,6 +220,7 @@ type spec struct {
 	labels   map[string]string
 	listen   string   // mcload's listen address; default 0.0.0.0:25565
 	networks []string // extra networks (IDs) besides the default bridge
+	health   []string // a health check command (the exec form), run every 200ms
 }
 
 // run creates and starts a container and removes it when the test ends.
@@ -236,6 +237,10 @@ func (e *engine) create(t *testing.T, s spec) string {
 	body := map[string]any{"Image": img, "Labels": s.labels}
 	if s.listen != "" {
 		body["Cmd"] = []string{"-listen", s.listen}
+	}
+	if s.health != nil {
+		ms := int64(time.Millisecond)
+		body["Healthcheck"] = map[string]any{"Test": append([]string{"CMD"}, s.health...), "Interval": 200 * ms, "Timeout": 2000 * ms, "Retries": 1}
 	}
 	var out struct {
 		ID string `json:"Id"`

@@ -47,11 +47,6 @@ func (r *recorder) route(prefix string) (discovery.Route, bool) {
 	return find(r.replaces[len(r.replaces)-1], prefix)
 }
 
-// published says whether some Replace has been made at all.
-func (r *recorder) published() bool {
-	n, _ := r.counts()
-	return n > 0
-}
 
 func find(routes []discovery.Route, prefix string) (discovery.Route, bool) {
 	for _, rt := range routes {

@@ -311,3 +311,25 @@ func TestLostDaemonIsStaleOnceAndConvergesAfterReconnect(t *testing.T) {
 		t.Errorf("logged the outage %d times and the recovery %d times, want once each", lost, back)
 	}
 }
+
+func TestHealthCheckDecidesWhichContainersAreBackends(t *testing.T) {
+	e := needEngine(t)
+	host := uniq("health") + ".example.com"
+	labels := map[string]string{"gate.hosts": host}
+	rec := startSource(t, e.host, "", &mctest.Logs{})
+	// mcload's setup mode exits 0 once it has made its connection; an unknown
+	// mode exits 2.
+	good := e.run(t, spec{name: uniq("health-good"), labels: labels, health: []string{"/mcload", "setup", "-addr", "127.0.0.1:25565", "-n", "1", "-warmup", "0", "-sources", "1"}})
+	bad := e.run(t, spec{name: uniq("health-bad"), labels: labels, health: []string{"/mcload", "unwell"}})
+	goodAddr := net.JoinHostPort(e.ip(t, good, "bridge"), "25565")
+	badAddr := net.JoinHostPort(e.ip(t, bad, "bridge"), "25565")
+
+	waitRoute(t, rec, host, 10*time.Second, goodAddr)
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	for i, rs := range rec.replaces {
+		if rt, ok := find(rs, host); ok && slices.Contains(addrs(rt), badAddr) {
+			t.Errorf("Replace %d has the container whose health check fails: %+v", i, rt)
+		}
+	}
+}
