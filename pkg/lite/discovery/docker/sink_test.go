@@ -47,7 +47,6 @@ func (r *recorder) route(prefix string) (discovery.Route, bool) {
 	return find(r.replaces[len(r.replaces)-1], prefix)
 }
 
-
 func find(routes []discovery.Route, prefix string) (discovery.Route, bool) {
 	for _, rt := range routes {
 		for _, h := range rt.Hosts {
