@@ -26,6 +26,9 @@ PIDFILE=$STATE/dockerd.pid # written by this script, the PID it started
 LOG=$STATE/dockerd.log
 BIP=${GATE_DOCKER_BIP:-10.9.128.1/24}
 START_TIMEOUT=${GATE_DOCKER_START_TIMEOUT:-60}
+# More dockerd flags, split on spaces (e.g. --live-restore, to keep containers running
+# across a daemon restart; stop then leaves them running too).
+read -r -a EXTRA_FLAGS <<<"${GATE_DOCKER_FLAGS:-}"
 
 log() { echo "docker.sh: $*" >&2; }
 
@@ -88,6 +91,7 @@ start() {
 		--containerd-namespace "$ns" \
 		--containerd-plugins-namespace "$ns-plugins" \
 		--storage-driver overlay2 \
+		"${EXTRA_FLAGS[@]}" \
 		>"$LOG" 2>&1 </dev/null &
 	local pid=$!
 	echo "$pid" >"$PIDFILE"

@@ -23,7 +23,7 @@ type Options struct {
 	// Log receives the source's warnings and outage reports. Default: discard.
 	Log logr.Logger
 	// MinBackoff is the wait before the first reconnect after the daemon is
-	// lost; it doubles per failed attempt up to MaxBackoff. Defaults 250ms, 10s.
+	// lost; it doubles per failed attempt up to MaxBackoff. Defaults 250ms, 5s.
 	MinBackoff, MaxBackoff time.Duration
 	// ListTimeout bounds one listing of the containers. Default 10s.
 	ListTimeout time.Duration
@@ -51,7 +51,7 @@ func New(o Options) (*Source, error) {
 		o.MinBackoff = 250 * time.Millisecond
 	}
 	if o.MaxBackoff < o.MinBackoff {
-		o.MaxBackoff = max(10*time.Second, o.MinBackoff)
+		o.MaxBackoff = max(5*time.Second, o.MinBackoff)
 	}
 	if o.ListTimeout <= 0 {
 		o.ListTimeout = 10 * time.Second
