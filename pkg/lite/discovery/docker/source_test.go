@@ -30,7 +30,7 @@ func startSource(t *testing.T, host, network string, logs *mctest.Logs) *recorde
 	t.Helper()
 	src, err := New(Options{
 		Config:     config.DockerDiscovery{Enabled: true, Host: host, Network: network},
-		Log:        logs.Logger(0),
+		Log:        logs.Logger(1),
 		MinBackoff: 20 * time.Millisecond,
 		MaxBackoff: 200 * time.Millisecond,
 	})
@@ -331,5 +331,17 @@ func TestHealthCheckDecidesWhichContainersAreBackends(t *testing.T) {
 		if rt, ok := find(rs, host); ok && slices.Contains(addrs(rt), badAddr) {
 			t.Errorf("Replace %d has the container whose health check fails: %+v", i, rt)
 		}
+	}
+}
+
+// A daemon that is not there at start is an outage like any other: the source
+// says it is stale once, publishes nothing, keeps trying, and stops cleanly.
+func TestDaemonAbsentAtStartIsStaleOnceAndPublishesNothing(t *testing.T) {
+	logs := &mctest.Logs{}
+	rec := startSource(t, "unix://"+filepath.Join(t.TempDir(), "absent.sock"), "", logs)
+	mctest.WaitFor(t, "Stale", 5*time.Second, func() bool { _, s := rec.counts(); return s == 1 })
+	mctest.WaitFor(t, "two retries", 5*time.Second, func() bool { return logs.Count("still unreachable") >= 2 })
+	if r, s := rec.counts(); r != 0 || s != 1 {
+		t.Errorf("%d Replace and %d Stale, want 0 and 1", r, s)
 	}
 }
