@@ -55,6 +55,26 @@ running_pid() {
 	echo "$pid"
 }
 
+# wait_ready waits for dockerd $1 to answer /_ping; it stops it and fails when
+# the daemon exits or START_TIMEOUT passes.
+wait_ready() {
+	local pid=$1 deadline=$((SECONDS + START_TIMEOUT))
+	until ping_ok; do
+		if ! kill -0 "$pid" 2>/dev/null; then
+			log "dockerd exited; last lines of $LOG:"
+			tail -n 20 "$LOG" >&2
+			rm -f "$PIDFILE"
+			exit 1
+		fi
+		if ((SECONDS >= deadline)); then
+			log "dockerd not answering /_ping after ${START_TIMEOUT}s; see $LOG"
+			stop
+			exit 1
+		fi
+		sleep 0.1
+	done
+}
+
 print_env() {
 	echo "export GATE_TEST_DOCKER_HOST=unix://$SOCK"
 }
@@ -66,14 +86,16 @@ start() {
 	if pid=$(running_pid); then
 		# Idempotent only when that daemon is in this namespace: from another one its
 		# bridge would be unreachable.
-		if [[ $(readlink "/proc/$pid/ns/net") != $(readlink /proc/self/ns/net) ]]; then
+		if [[ $(readlink "/proc/$pid/ns/net") != "$(readlink /proc/self/ns/net)" ]]; then
 			log "dockerd $pid of $STATE runs in another network namespace; stop it first"
 			exit 1
 		fi
-		if ping_ok; then
-			print_env
-			return
-		fi
+		wait_ready "$pid"
+		print_env
+		return
+	fi
+	if [[ $(readlink /proc/self/ns/net) == "$(readlink /proc/1/ns/net 2>/dev/null)" ]]; then
+		log "warning: starting in the machine's own network namespace (run it under 'unshare -n')"
 	fi
 	rm -f "$SOCK"
 	# Each state dir gets its own containerd namespace, in case a system containerd
@@ -95,21 +117,7 @@ start() {
 		>"$LOG" 2>&1 </dev/null &
 	local pid=$!
 	echo "$pid" >"$PIDFILE"
-	local deadline=$((SECONDS + START_TIMEOUT))
-	until ping_ok; do
-		if ! kill -0 "$pid" 2>/dev/null; then
-			log "dockerd exited; last lines of $LOG:"
-			tail -n 20 "$LOG" >&2
-			rm -f "$PIDFILE"
-			exit 1
-		fi
-		if ((SECONDS >= deadline)); then
-			log "dockerd not answering /_ping after ${START_TIMEOUT}s; see $LOG"
-			stop
-			exit 1
-		fi
-		sleep 0.1
-	done
+	wait_ready "$pid"
 	log "dockerd $pid ready on $SOCK (bridge $BIP)"
 	print_env
 }
