@@ -94,8 +94,10 @@ start() {
 		print_env
 		return
 	fi
-	if [[ $(readlink /proc/self/ns/net) == "$(readlink /proc/1/ns/net 2>/dev/null)" ]]; then
-		log "warning: starting in the machine's own network namespace (run it under 'unshare -n')"
+	# The bridge and its addresses would land on the machine's own interfaces.
+	if [[ $(readlink /proc/self/ns/net) == "$(readlink /proc/1/ns/net 2>/dev/null)" && -z ${GATE_DOCKER_HOST_NETNS:-} ]]; then
+		log "refusing to start in the machine's own network namespace: run it under 'unshare -n' (or set GATE_DOCKER_HOST_NETNS=1)"
+		exit 1
 	fi
 	rm -f "$SOCK"
 	# Each state dir gets its own containerd namespace, in case a system containerd
