@@ -12,8 +12,10 @@
 # so container addresses are reachable from it and from nowhere else. iptables is off:
 # nothing is published or masqueraded, the namespace's own routes reach the bridge.
 # Two daemons do not collide as long as each has its own GATE_ENGINES_DIR and its own
-# network namespace (docker0 is per namespace). Nothing is ever pulled: images are
-# built FROM scratch.
+# network namespace (docker0 is per namespace). It refuses to start in a namespace
+# that has a default route (the machine's own) unless GATE_DOCKER_HOST_NETNS=1.
+# Nothing is ever pulled: images are built FROM scratch. GATE_DOCKER_FLAGS adds
+# dockerd flags.
 #
 # stop kills only the dockerd this script started (the PID it recorded) and removes the
 # socket and exec root; the data root stays so images survive a restart.
@@ -94,8 +96,9 @@ start() {
 		print_env
 		return
 	fi
-	# The bridge and its addresses would land on the machine's own interfaces.
-	if [[ $(readlink /proc/self/ns/net) == "$(readlink /proc/1/ns/net 2>/dev/null)" && -z ${GATE_DOCKER_HOST_NETNS:-} ]]; then
+	# A namespace with a default route is connected to the world (a fresh 'unshare -n'
+	# one has none): the bridge and its addresses would land on real interfaces.
+	if [[ -n $(ip route show default 2>/dev/null) && -z ${GATE_DOCKER_HOST_NETNS:-} ]]; then
 		log "refusing to start in the machine's own network namespace: run it under 'unshare -n' (or set GATE_DOCKER_HOST_NETNS=1)"
 		exit 1
 	fi
@@ -146,6 +149,11 @@ stop() {
 		rm -rf "$STATE/exec"
 	else
 		log "mounts remain under $STATE/exec; left in place"
+	fi
+	# dockerd makes its data root a mount point of its own and leaves it behind;
+	# busy (containers kept by --live-restore) means it stays.
+	if mountpoint -q "$STATE/data"; then
+		umount "$STATE/data" 2>/dev/null || log "$STATE/data stays mounted (in use)"
 	fi
 	rm -f "$PIDFILE" "$SOCK"
 	log "dockerd $pid stopped"
