@@ -1,6 +1,7 @@
 package docker
 
 import (
+	"maps"
 	"net"
 	"slices"
 	"strconv"
@@ -163,34 +164,9 @@ func readContainer(c apiContainer, notReady bool, network string) (hosts []strin
 		}
 		port = uint16(p)
 	}
-	netName, named := label(c.Labels, LabelNetwork, LabelMCRouterNetwork)
-	if !named && network != "" {
-		netName, named = network, true
-	}
-	nets := c.NetworkSettings.Networks
-	if !named {
-		if len(nets) != 1 {
-			names := make([]string, 0, len(nets))
-			for n := range nets {
-				names = append(names, n)
-			}
-			slices.Sort(names)
-			return skip("container skipped: it is on several networks (or none) and neither a "+LabelNetwork+" label nor discovery.docker.network picks one", "networks", strings.Join(names, ","))
-		}
-		for n := range nets {
-			netName = n
-		}
-	}
-	nw, ok := nets[netName]
-	if !ok {
-		return skip("container skipped: it is not on the network its route names", "network", netName)
-	}
-	ip := nw.IPAddress
-	if ip == "" {
-		ip = nw.GlobalIPv6Address
-	}
-	if ip == "" {
-		return skip("container skipped: it has no address on its network (host networking?)", "network", netName)
+	ip, why, kv := address(c, network)
+	if why != "" {
+		return skip(why, kv...)
 	}
 	if !notReady {
 		m.addr = net.JoinHostPort(ip, strconv.Itoa(int(port)))
@@ -204,6 +180,38 @@ func readContainer(c apiContainer, notReady bool, network string) (hosts []strin
 		}
 	}
 	return hosts, isDefault, m, nil
+}
+
+// address picks the container's IP: on the network its label names, else on
+// the configured network, else on its only network. When there is none it says
+// why, for the warning.
+func address(c apiContainer, network string) (ip, why string, kv []any) {
+	netName, named := label(c.Labels, LabelNetwork, LabelMCRouterNetwork)
+	if !named && network != "" {
+		netName, named = network, true
+	}
+	nets := c.NetworkSettings.Networks
+	if !named {
+		if len(nets) != 1 {
+			names := slices.Sorted(maps.Keys(nets))
+			return "", "container skipped: it is on several networks (or none) and neither a " + LabelNetwork +
+				" label nor discovery.docker.network picks one", []any{"networks", strings.Join(names, ",")}
+		}
+		for n := range nets {
+			netName = n
+		}
+	}
+	nw, ok := nets[netName]
+	if !ok {
+		return "", "container skipped: it is not on the network its route names", []any{"network", netName}
+	}
+	if ip = nw.IPAddress; ip == "" {
+		ip = nw.GlobalIPv6Address
+	}
+	if ip == "" {
+		return "", "container skipped: it has no address on its network (host networking?)", []any{"network", netName}
+	}
+	return ip, "", nil
 }
 
 // label returns the gate label's value if set, else mc-router's.
