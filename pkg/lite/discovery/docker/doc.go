@@ -1,0 +1,15 @@
+// Package docker is the discovery source that finds routes on the labels of
+// running Docker containers: `gate.hosts`, `gate.port`, `gate.network` and
+// `gate.<key>` for any other route setting, or mc-router's `mc-router.host`,
+// `mc-router.port`, `mc-router.network` and `mc-router.default`. Containers
+// that share a host become one route with one backend each.
+//
+// It owns its small Docker Engine API client (plain HTTP and JSON over the
+// daemon's socket, standard library only), turning the container list into
+// routes, and following the daemon's event stream: reconnecting with backoff
+// and reporting staleness while the daemon is away.
+//
+// It does not parse or validate route settings (the discovery merger does, with
+// the file's parsers), does not merge its routes with anyone else's, and never
+// changes anything on the daemon.
+package docker

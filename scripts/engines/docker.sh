@@ -1,0 +1,170 @@
+#!/usr/bin/env bash
+# docker.sh - a private dockerd for gate's Docker discovery tests.
+#
+#   scripts/engines/docker.sh install   # apt-get install docker.io when dockerd is missing
+#   eval "$(scripts/engines/docker.sh start)"   # prints: export GATE_TEST_DOCKER_HOST=unix://...
+#   scripts/engines/docker.sh stop
+#
+# start runs dockerd as root in the current network namespace (meant to be one made
+# with `unshare -n` and `ip link set lo up`), with every path of its own under
+# $GATE_ENGINES_DIR/docker: data root, exec root, pid file, socket, log. Its bridge
+# (docker0, address $GATE_DOCKER_BIP, default 10.9.128.1/24) lives in that namespace,
+# so container addresses are reachable from it and from nowhere else. iptables is off:
+# nothing is published or masqueraded, the namespace's own routes reach the bridge.
+# Two daemons do not collide as long as each has its own GATE_ENGINES_DIR and its own
+# network namespace (docker0 is per namespace). It refuses to start in a namespace
+# that has a default route (the machine's own) unless GATE_DOCKER_HOST_NETNS=1.
+# Nothing is ever pulled: images are built FROM scratch. GATE_DOCKER_FLAGS adds
+# dockerd flags.
+#
+# stop kills only the dockerd this script started (the PID it recorded) and removes the
+# socket and exec root; the data root stays so images survive a restart.
+set -euo pipefail
+
+ENGINES_DIR=${GATE_ENGINES_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/gate-engines}
+STATE=$ENGINES_DIR/docker
+SOCK=$STATE/docker.sock
+PIDFILE=$STATE/dockerd.pid # written by this script, the PID it started
+LOG=$STATE/dockerd.log
+BIP=${GATE_DOCKER_BIP:-10.9.128.1/24}
+START_TIMEOUT=${GATE_DOCKER_START_TIMEOUT:-60}
+# More dockerd flags, split on spaces (e.g. --live-restore, to keep containers running
+# across a daemon restart; stop then leaves them running too).
+read -r -a EXTRA_FLAGS <<<"${GATE_DOCKER_FLAGS:-}"
+
+log() { echo "docker.sh: $*" >&2; }
+
+install() {
+	if command -v dockerd >/dev/null 2>&1; then
+		log "dockerd present: $(dockerd --version)"
+		return
+	fi
+	# One update, then the install; the lock timeout lets a parallel apt run finish.
+	apt-get -o DPkg::Lock::Timeout=600 update >&2
+	DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y docker.io >&2
+	log "installed: $(dockerd --version)"
+}
+
+ping_ok() {
+	curl -fsS --max-time 2 --unix-socket "$SOCK" http://docker/_ping >/dev/null 2>&1
+}
+
+running_pid() {
+	[[ -f $PIDFILE ]] || return 1
+	local pid
+	pid=$(<"$PIDFILE")
+	[[ -n $pid ]] && kill -0 "$pid" 2>/dev/null && [[ $(readlink "/proc/$pid/exe" 2>/dev/null) == */dockerd ]] || return 1
+	echo "$pid"
+}
+
+# wait_ready waits for dockerd $1 to answer /_ping; it stops it and fails when
+# the daemon exits or START_TIMEOUT passes.
+wait_ready() {
+	local pid=$1 deadline=$((SECONDS + START_TIMEOUT))
+	until ping_ok; do
+		if ! kill -0 "$pid" 2>/dev/null; then
+			log "dockerd exited; last lines of $LOG:"
+			tail -n 20 "$LOG" >&2
+			rm -f "$PIDFILE"
+			exit 1
+		fi
+		if ((SECONDS >= deadline)); then
+			log "dockerd not answering /_ping after ${START_TIMEOUT}s; see $LOG"
+			stop
+			exit 1
+		fi
+		sleep 0.1
+	done
+}
+
+print_env() {
+	echo "export GATE_TEST_DOCKER_HOST=unix://$SOCK"
+}
+
+start() {
+	command -v dockerd >/dev/null 2>&1 || { log "no dockerd: run '$0 install'"; exit 1; }
+	[[ $(id -u) == 0 ]] || { log "start needs root (inside an 'unshare -n' namespace)"; exit 1; }
+	mkdir -p "$STATE/data" "$STATE/exec"
+	if pid=$(running_pid); then
+		# Idempotent only when that daemon is in this namespace: from another one its
+		# bridge would be unreachable.
+		if [[ $(readlink "/proc/$pid/ns/net") != "$(readlink /proc/self/ns/net)" ]]; then
+			log "dockerd $pid of $STATE runs in another network namespace; stop it first"
+			exit 1
+		fi
+		wait_ready "$pid"
+		print_env
+		return
+	fi
+	# A namespace with a default route is connected to the world (a fresh 'unshare -n'
+	# one has none): the bridge and its addresses would land on real interfaces.
+	if [[ -n $(ip route show default 2>/dev/null) && -z ${GATE_DOCKER_HOST_NETNS:-} ]]; then
+		log "refusing to start in the machine's own network namespace: run it under 'unshare -n' (or set GATE_DOCKER_HOST_NETNS=1)"
+		exit 1
+	fi
+	rm -f "$SOCK"
+	# Each state dir gets its own containerd namespace, in case a system containerd
+	# is running and both daemons end up on it.
+	local ns
+	ns=gate-$(printf '%s' "$STATE" | sha256sum | cut -c1-12)
+	dockerd \
+		--data-root "$STATE/data" \
+		--exec-root "$STATE/exec" \
+		--pidfile "$STATE/exec/dockerd.pid" \
+		-H "unix://$SOCK" \
+		--bip "$BIP" \
+		--iptables=false \
+		--ip-masq=false \
+		--containerd-namespace "$ns" \
+		--containerd-plugins-namespace "$ns-plugins" \
+		--storage-driver overlay2 \
+		"${EXTRA_FLAGS[@]}" \
+		>"$LOG" 2>&1 </dev/null &
+	local pid=$!
+	echo "$pid" >"$PIDFILE"
+	wait_ready "$pid"
+	log "dockerd $pid ready on $SOCK (bridge $BIP)"
+	print_env
+}
+
+stop() {
+	local pid
+	if ! pid=$(running_pid); then
+		rm -f "$PIDFILE" "$SOCK"
+		return
+	fi
+	kill -TERM "$pid"
+	local deadline=$((SECONDS + 30))
+	while kill -0 "$pid" 2>/dev/null; do
+		if ((SECONDS >= deadline)); then
+			log "dockerd $pid ignored SIGTERM for 30s; killing it"
+			kill -KILL "$pid" 2>/dev/null || true
+			break
+		fi
+		sleep 0.1
+	done
+	# dockerd unmounts what it mounted under the exec root on a clean exit; after a
+	# SIGKILL some may remain, and rm must not cross into them.
+	if ! grep -q " $STATE/exec" /proc/self/mounts; then
+		rm -rf "$STATE/exec"
+	else
+		log "mounts remain under $STATE/exec; left in place"
+	fi
+	# dockerd makes its data root a mount point of its own and leaves it behind;
+	# busy (containers kept by --live-restore) means it stays.
+	if mountpoint -q "$STATE/data"; then
+		umount "$STATE/data" 2>/dev/null || log "$STATE/data stays mounted (in use)"
+	fi
+	rm -f "$PIDFILE" "$SOCK"
+	log "dockerd $pid stopped"
+}
+
+case ${1:-} in
+install) install ;;
+start) start ;;
+stop) stop ;;
+*)
+	echo "usage: $0 install|start|stop" >&2
+	exit 2
+	;;
+esac
