@@ -136,6 +136,9 @@ func validate(args []string, stdout, stderr io.Writer) int {
 	for _, w := range warnings {
 		fmt.Fprintln(stdout, "warning:", w.String())
 	}
+	if err == nil {
+		err = checkSources(cfg)
+	}
 	if err != nil {
 		fmt.Fprintln(stdout, err)
 		return 1
