@@ -119,6 +119,12 @@ func renderReference(src []byte) ([]byte, error) {
 	for i := 0; i+1 < len(top.Content); i += 2 {
 		k, v := top.Content[i], top.Content[i+1]
 		fmt.Fprintf(&b, "## `%s`\n\n", k.Value)
+		if v.Kind == yaml.ScalarNode { // a top-level key of its own: one row
+			desc, def := describeKey(k.HeadComment)
+			b.WriteString("| Key | Default | In config.yml | Description |\n|---|---|---|---|\n")
+			fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n\n", k.Value, cell(def), cell(shown(v)), escapeCell(desc))
+			continue
+		}
 		if i > 0 {
 			if d, _ := describeKey(k.HeadComment); d != "" {
 				b.WriteString(d + "\n\n")

@@ -134,8 +134,15 @@ func configSource(cfg *config.Config) string {
 	return cfg.File
 }
 
-// autoReload reports whether file changes reload the config.
-func (a *app) autoReload() bool { return a.reloader != nil && !a.root.noAutoReload }
+// autoReload reports whether file changes reload the config: off with
+// --no-auto-reload or the file's top-level noAutoReload (either wins, as in Gate).
+func (a *app) autoReload() bool {
+	if a.reloader == nil || a.root.noAutoReload {
+		return false
+	}
+	cur := a.reloader.Current()
+	return cur == nil || !cur.NoAutoReload
+}
 
 // start builds the proxy and binds every listener, so that a bad bind fails the
 // start instead of a goroutine later.

@@ -28,7 +28,7 @@ func TestBackendsAnswerIsBounded(t *testing.T) {
 	src.ready.Store(true)
 	s := New(Options{Source: src})
 	rec := httptest.NewRecorder()
-	s.Handler().ServeHTTP(rec, httptest.NewRequest("GET", PathBackends, nil))
+	s.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "http://localhost"+PathBackends, nil))
 	var rows []Backend
 	if err := json.Unmarshal(rec.Body.Bytes(), &rows); err != nil {
 		t.Fatal(err)

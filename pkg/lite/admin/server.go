@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/netip"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -113,8 +114,31 @@ func (s *Server) SetToken(token string) {
 func (s *Server) Handler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set(HeaderAPI, APIVersion)
+		if s.token.Load() == nil && !localHost(r.Host) {
+			writeText(w, http.StatusMisdirectedRequest, "admin API: without a token only requests to an IP address or localhost are answered")
+			return
+		}
 		s.mux.ServeHTTP(w, r)
 	})
+}
+
+// localHost reports whether a request's Host names the API the way a local client
+// does: an IP literal or localhost, any port. Without a token the loopback bind is the
+// only protection, and a web page can reach it by DNS rebinding (its own name, now
+// resolving to 127.0.0.1); such a request carries the page's name as its Host. A
+// tokenless bind is always localhost or a loopback IP (CheckBind), so its own host
+// name is one of these too.
+func localHost(hostport string) bool {
+	host := hostport
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		host = h
+	}
+	host = strings.TrimSuffix(strings.TrimSuffix(strings.TrimPrefix(host, "["), "]"), ".")
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	_, err := netip.ParseAddr(host)
+	return err == nil
 }
 
 func (s *Server) readyz(w http.ResponseWriter, _ *http.Request) {

@@ -63,7 +63,7 @@ func newTestServer(t *testing.T, o Options) (*Server, *fakeSource) {
 
 func do(t *testing.T, h http.Handler, method, path, auth string) (int, string) {
 	t.Helper()
-	req := httptest.NewRequest(method, path, nil)
+	req := httptest.NewRequest(method, "http://localhost"+path, nil)
 	if auth != "" {
 		req.Header.Set("Authorization", auth)
 	}
@@ -344,7 +344,7 @@ func BenchmarkBackendsJSON(b *testing.B) {
 	src := &fakeSource{}
 	s := New(Options{Source: src})
 	h := s.Handler()
-	req := httptest.NewRequest("GET", PathBackends, nil)
+	req := httptest.NewRequest("GET", "http://localhost"+PathBackends, nil)
 	b.ReportAllocs()
 	for b.Loop() {
 		h.ServeHTTP(httptest.NewRecorder(), req)

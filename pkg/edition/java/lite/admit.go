@@ -29,13 +29,22 @@ func refusalDisconnect(err error, wait time.Duration) []byte {
 	var msg string
 	switch {
 	case errors.Is(err, admission.ErrRateLimited):
-		msg = fmt.Sprintf("You are connecting too often. Try again in %d seconds.", max(1, int((wait+time.Second-1)/time.Second)))
+		msg = "You are connecting too often. Try again in " + retryIn(wait) + "."
 	case errors.Is(err, admission.ErrTooManyFromAddr):
 		msg = "Too many connections from your address. Close one of them and try again."
 	default:
 		msg = "The server is handling too many connections. Try again in a few seconds."
 	}
 	return disconnectFrame(nil, msg)
+}
+
+// retryIn is wait in whole seconds, rounded up and at least one: "1 second", "5 seconds".
+func retryIn(wait time.Duration) string {
+	n := max(1, int((wait+time.Second-1)/time.Second))
+	if n == 1 {
+		return "1 second"
+	}
+	return fmt.Sprintf("%d seconds", n)
 }
 
 // admissionState is what admission decided for a connection that the handshake still

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"go.minekube.com/gate/pkg/edition/java/lite/wire"
+	"go.minekube.com/gate/pkg/lite/logging"
 	"go.minekube.com/gate/pkg/lite/strategy"
 )
 
@@ -25,8 +26,8 @@ func (l *Lite) dial(ctx context.Context, addr string) (net.Conn, error) {
 	target, err := l.resolve(ctx, addr)
 	if errors.Is(err, errBackendPort) {
 		// A `$n` port the player's host filled badly, or one left literal: the
-		// config is at fault, not the backend. The logger rate-limits repeats.
-		l.log.Error(err, "backend skipped: unusable address after $n expansion", "backend", addr)
+		// config is at fault, not the backend.
+		l.logUnusable(addr)
 	}
 	if err != nil {
 		return nil, err
@@ -52,7 +53,7 @@ func (l *Lite) dialExpanded(ctx context.Context, snap *snapshot, addr string) (n
 	defer cancel()
 	target, err := l.resolve(rctx, addr)
 	if errors.Is(err, errBackendPort) {
-		l.log.Error(err, "backend skipped: unusable address after $n expansion", "backend", addr)
+		l.logUnusable(addr)
 	}
 	if err != nil {
 		l.guard.remember(addr)
@@ -80,6 +81,14 @@ func ownLimit(err error) bool {
 		errors.Is(err, syscall.ENOBUFS) || errors.Is(err, syscall.ENOMEM)
 }
 
+// logUnusable reports a backend address that expanded to no usable port. The player
+// chose most of it, so it is clipped, and the error logged is the bare sentinel: the
+// log limiter keys on the call site, message and error text, and an error carrying the
+// address would make every player's login a new error that is never rate-limited.
+func (l *Lite) logUnusable(addr string) {
+	l.log.Error(errBackendPort, "backend skipped: unusable address after $n expansion", "backend", logging.Clip(addr))
+}
+
 // errBackendPort is why a backend address whose port came from `$n`
 // expansion (checked here, not at load, as in Gate) is not dialled.
 var errBackendPort = errors.New("port is not a number in 1-65535")
@@ -87,7 +96,7 @@ var errBackendPort = errors.New("port is not a number in 1-65535")
 func (l *Lite) resolve(ctx context.Context, addr string) (string, error) {
 	if _, port, err := net.SplitHostPort(addr); err == nil {
 		if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 || port[0] == '+' {
-			return "", fmt.Errorf("backend %s: %w (got %q)", addr, errBackendPort, port)
+			return "", fmt.Errorf("backend %s: %w (got %s)", logging.Clip(addr), errBackendPort, logging.Clip(strconv.Quote(port)))
 		}
 		return addr, nil
 	}

@@ -29,6 +29,7 @@ func (s *session) serveLogin(ctx context.Context, rt *compiledRoute, m route.Mat
 	s.order = s.l.mgr.AppendOrder(s.orderBuf[:0], rt.key, m.Backends, strategy.IntentLogin)
 	order := s.order
 	var lastErr error
+	var refusal []byte // the last backend's "full" Disconnect, for when none serves
 	for _, addr := range order {
 		if ctx.Err() != nil || !time.Now().Before(budget) {
 			break
@@ -49,12 +50,21 @@ func (s *session) serveLogin(ctx context.Context, rt *compiledRoute, m route.Mat
 			s.l.log.V(1).Info("backend failed, trying next", s.logKV("err", err.Error())...)
 			continue
 		}
+		if frame, full := backendFull(first.b); full {
+			refusal = append(refusal[:0], frame...)
+			lastErr = s.settleFull(addr, backend, first, lease)
+			continue
+		}
 		lease.Settle(first.after, nil)
 		return s.join(ctx, backend, first, lease)
 	}
 	s.ev.Backend, s.ev.BackendTemplate = "", ""
 	_ = s.client.SetWriteDeadline(time.Now().Add(s.snap.cfg.ConnectionTimeout))
-	_, _ = s.client.Write(rt.unavailable)
+	if refusal != nil {
+		_, _ = s.client.Write(refusal)
+	} else {
+		_, _ = s.client.Write(rt.unavailable)
+	}
 	if lastErr == nil {
 		lastErr = errors.New("no backend tried")
 	}

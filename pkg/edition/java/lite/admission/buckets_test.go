@@ -68,7 +68,7 @@ func TestRefilledBucketsAreReplaced(t *testing.T) {
 	}
 	// The most recent three are the ones kept.
 	for i := 6; i < 9; i++ {
-		if _, ok := tbl.entries[v4Block(i)]; !ok {
+		if _, ok := tbl.blocks.entries[v4Block(i)]; !ok {
 			t.Fatalf("block %d missing; LRU order broken", i)
 		}
 	}
@@ -84,10 +84,10 @@ func TestRecentlyUsedBucketIsNotTheOneReplaced(t *testing.T) {
 	tbl.allow(a, clk.Now()) // a is now the most recently used
 	clk.Advance(time.Second)
 	tbl.allow(c, clk.Now())
-	if _, ok := tbl.entries[a]; !ok {
+	if _, ok := tbl.blocks.entries[a]; !ok {
 		t.Fatal("the recently used bucket was replaced")
 	}
-	if _, ok := tbl.entries[b]; ok {
+	if _, ok := tbl.blocks.entries[b]; ok {
 		t.Fatal("the least recently used bucket survived")
 	}
 }
@@ -109,10 +109,34 @@ func TestShrinkingMaxEntriesTrims(t *testing.T) {
 	}
 	// Walk the list both ways: it must agree with the map.
 	n, last := 0, (*bucket)(nil)
-	for b := tbl.head; b != nil; last, b = b, b.next {
+	for b := tbl.blocks.head; b != nil; last, b = b, b.next {
 		n++
 	}
-	if n != 4 || last != tbl.tail {
-		t.Fatalf("list has %d entries, tail consistent %v", n, last == tbl.tail)
+	if n != 4 || last != tbl.blocks.tail {
+		t.Fatalf("list has %d entries, tail consistent %v", n, last == tbl.blocks.tail)
+	}
+}
+
+// Overflow buckets are bounded too: a spray over more wide networks than the overflow
+// table holds ends in the one shared bucket, and memory stays at max + max/4.
+func TestOverflowTablesStayBounded(t *testing.T) {
+	clk := newClock()
+	tbl := newBucketTable(Limit{Enabled: true, Rate: 1, Burst: 2, MaxEntries: 8})
+	admitted := 0
+	for i := range 10_000 {
+		// Every block in its own /16, each spending its burst.
+		key := netip.PrefixFrom(netip.AddrFrom4([4]byte{10 + byte(i>>16), byte(i >> 8), byte(i), 0}), 24)
+		for range 2 {
+			if tbl.allow(key, clk.Now()) {
+				admitted++
+			}
+		}
+	}
+	if n, w := len(tbl.blocks.entries), len(tbl.wide.entries); n != 8 || w != 2 {
+		t.Fatalf("blocks %d, overflow %d; want 8 and 2", n, w)
+	}
+	// 8 blocks and 2 overflow networks spend their bursts, then the shared bucket its own.
+	if want := 8*2 + 2*2 + 2; admitted != want {
+		t.Fatalf("admitted %d, want %d", admitted, want)
 	}
 }

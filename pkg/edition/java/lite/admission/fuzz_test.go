@@ -21,7 +21,7 @@ func FuzzBucketTable(f *testing.F) {
 			case 0, 1: // take a token for one of 128 blocks
 				key := v4Block(int(op & 0x7F))
 				spent := false
-				if b, ok := tbl.entries[key]; ok {
+				if b, ok := tbl.blocks.entries[key]; ok {
 					// rate.Limiter admits when the token is less than a nanosecond of
 					// refill away, so "spent" leaves room for float rounding.
 					spent = b.lim.TokensAt(clk.Now()) < 0.999
@@ -44,19 +44,25 @@ func FuzzBucketTable(f *testing.F) {
 
 func checkTable(t *testing.T, tbl *bucketTable) {
 	t.Helper()
-	if len(tbl.entries) > tbl.max {
-		t.Fatalf("%d entries, max %d", len(tbl.entries), tbl.max)
+	checkLRU(t, "blocks", &tbl.blocks)
+	checkLRU(t, "overflow", &tbl.wide)
+}
+
+func checkLRU(t *testing.T, name string, l *lru) {
+	t.Helper()
+	if len(l.entries) > l.max {
+		t.Fatalf("%s: %d entries, max %d", name, len(l.entries), l.max)
 	}
 	n := 0
 	var prev *bucket
-	for b := tbl.head; b != nil; prev, b = b, b.next {
-		if b.prev != prev || tbl.entries[b.key] != b {
-			t.Fatalf("list and map disagree at %v", b.key)
+	for b := l.head; b != nil; prev, b = b, b.next {
+		if b.prev != prev || l.entries[b.key] != b {
+			t.Fatalf("%s: list and map disagree at %v", name, b.key)
 		}
 		n++
 	}
-	if n != len(tbl.entries) || tbl.tail != prev {
-		t.Fatalf("list holds %d, map %d, tail consistent %v", n, len(tbl.entries), tbl.tail == prev)
+	if n != len(l.entries) || l.tail != prev {
+		t.Fatalf("%s: list holds %d, map %d, tail consistent %v", name, n, len(l.entries), l.tail == prev)
 	}
 }
 

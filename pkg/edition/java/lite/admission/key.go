@@ -33,3 +33,22 @@ func hostKey(addr netip.Addr) netip.Prefix {
 	p, _ := addr.Prefix(bits)
 	return p
 }
+
+// Overflow block sizes: when the rate table is full, a new block shares a bucket with
+// the rest of its wider network instead of with everyone. An IPv4 /16 is 256 /24s, the
+// most one party usually controls; an IPv6 /48 is one site, what a customer (or a free
+// tunnel account) is given, so a spray of /64s from one site stays in that site.
+const (
+	v4WideBits = 16
+	v6WideBits = 48
+)
+
+// wideKey is the overflow key of block: its /16 or /48.
+func wideKey(block netip.Prefix) netip.Prefix {
+	bits := v6WideBits
+	if block.Addr().Is4() {
+		bits = v4WideBits
+	}
+	p, _ := block.Addr().Prefix(bits)
+	return p
+}

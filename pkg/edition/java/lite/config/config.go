@@ -43,6 +43,10 @@ type Config struct {
 	Lite Lite
 	// API is the admin API configuration (top-level `api:`).
 	API API
+	// NoAutoReload turns off watching the config file (top-level
+	// `noAutoReload:`, as in Gate), like --no-auto-reload; SIGHUP still
+	// reloads. Read at start. Default false.
+	NoAutoReload bool
 	// File is the path the config was loaded from ("" for Parse without a name).
 	File string
 }
@@ -180,8 +184,9 @@ func (d *decoder) decodeRoot(root *yaml.Node, cfg *Config) {
 	doc := entry{key: root, val: root.Content[0], path: ""}
 	var proxy *entry
 	ok := d.mapping(doc, map[string]handler{
-		"config": func(e entry) { proxy = &e },
-		"api":    func(e entry) { d.decodeAPI(e, &cfg.API) },
+		"config":       func(e entry) { proxy = &e },
+		"api":          func(e entry) { d.decodeAPI(e, &cfg.API) },
+		"noAutoReload": func(e entry) { d.boolean(e, &cfg.NoAutoReload) },
 	}, ignoredSet(topLevelKeys, topLevelIgnored))
 	if !ok {
 		return

@@ -1,5 +1,5 @@
 // Package config owns the configuration of a Lite proxy: the YAML types with
-// Gate-compatible keys (top-level `config:` and `api:`), their defaults, and
+// Gate-compatible keys (top-level `config:`, `api:` and `noAutoReload:`), their defaults, and
 // validation that reports every problem at once with file, line and key path.
 //
 // It reads the file by walking yaml.Node trees, so it knows the line of every

@@ -334,6 +334,7 @@ api:
 		`config.yml:3: config.onlineMode: ignored: Gate full-proxy setting, no effect in Lite mode`,
 		`config.yml:12: config.lite.routes[1].realIP: deprecated: use tcpShieldRealIP`,
 		`config.yml:13: config.lite.routes[2].host[1]: duplicate host "localhost": route 0 host 0 has it already`,
+		`config.yml:14: config.lite.routes[2].backend[0]: backend "172.16.0.12:25566" is also reached by route 1 (line 10) with tcpShieldRealIP, and this route has none: a player connecting here can forge the RealIP block that backend trusts (give both routes tcpShieldRealIP, or use separate backends)`,
 		`config.yml:20: connect: ignored: Gate section not supported by this Lite-only proxy`,
 	}
 	if got := warningStrings(warns); !slices.Equal(got, want) {

@@ -1,5 +1,7 @@
 // Package status owns what a Lite proxy says in the server list when it answers a status ping
-// itself: a bounded cache of backend Status Response JSON with shared in-flight fetches, the
+// itself: a bounded cache of backend Status Response JSON with shared in-flight fetches (keyed
+// by route, backend, host pattern and protocol: a release's, one learned from logins, or one
+// shared key for every other number, see Protocols and IsRelease), the
 // last-known-good memory used when every backend of a route is down, the rendering of a route's
 // configured fallback status, and the small JSON text components used for disconnect messages.
 // It also reads the few fields of a backend's Status Response that load-aware strategies and

@@ -12,11 +12,12 @@ const DefaultProtocolsPerRoute = 16
 
 // Protocols remembers, per route, the protocol versions that real clients use (those
 // of admitted logins), and the version the route's backends last reported. A status key
-// carries the client's protocol only when the route knows it (KeyFor); every other
-// number shares UnknownProtocol, so a client that sends a new number on every ping
-// cannot make a new cache entry, or a new backend fetch, with each. Each route keeps
-// at most its bound, the least recently seen version making room. Safe for
-// concurrent use.
+// carries the client's protocol when it is a release's (IsRelease) or the route has
+// learned it (KeyFor); every other number shares UnknownProtocol, so a client that
+// sends a new number on every ping cannot make a new cache entry, or a new backend
+// fetch, with each: a route and backend have at most len(releaseProtocols) + perRoute
+// + 1 keys per pattern. Each route keeps at most its bound of learned versions, the
+// least recently seen making room. Safe for concurrent use.
 type Protocols struct {
 	perRoute int
 	mu       sync.Mutex
@@ -76,7 +77,7 @@ func (p *Protocols) Reported(route string, v int32) {
 }
 
 // FetchProtocol is the version a backend is asked with for a key of route with
-// protocol v: v itself when the route knows it; for UnknownProtocol the version the
+// protocol v: v itself when it is a release's or the route knows it; for UnknownProtocol the version the
 // route's backends last reported (so clients on the server's own version see it as
 // compatible), or UnknownProtocol before any report. Never a number a client chose
 // without the route having learned it, so the shared answer does not depend on which
@@ -106,13 +107,13 @@ func (p *Protocols) Known(route string, v int32) bool {
 }
 
 // KeyFor is the cache key of a ping: route and backend as given, the protocol when
-// the route knows it (else UnknownProtocol), and as host the route's host pattern
+// it is a release's or the route knows it (else UnknownProtocol), and as host the route's host pattern
 // that matched, not the host the client typed. On an exact route the two are the
 // same; on a wildcard route every host the pattern matches shares one answer per
 // backend, so unique hosts cannot multiply entries or fetches (a template route
 // still gets one key per expanded backend, and the miss limit bounds those).
 func (p *Protocols) KeyFor(route, backend, pattern string, protocol int32) Key {
-	if !p.Known(route, protocol) {
+	if !IsRelease(protocol) && !p.Known(route, protocol) {
 		protocol = UnknownProtocol
 	}
 	return Key{Route: route, Backend: backend, Protocol: protocol, Host: pattern}
