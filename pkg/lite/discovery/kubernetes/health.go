@@ -98,15 +98,18 @@ func (h *health) ok(res resource) {
 
 // watchErrorHandler reports what the informers' reflectors give up on. A watch
 // that expired or ended cleanly is routine (the reflector resumes or relists
-// at once) and says nothing about the API server being gone.
+// at once) and says nothing about the API server being gone. Each failure is
+// a debug line; the outage as a whole is one info line in fail.
 func (h *health) watchErrorHandler(res resource) cache.WatchErrorHandlerWithContext {
-	return func(ctx context.Context, r *cache.Reflector, err error) {
-		if ctx.Err() != nil || errors.Is(err, io.EOF) || isExpired(err) {
-			cache.DefaultWatchErrorHandler(ctx, r, err)
+	return func(ctx context.Context, _ *cache.Reflector, err error) {
+		if ctx.Err() != nil {
+			return
+		}
+		h.log.V(1).Info("kubernetes watch ended", "resource", res.String(), "err", err)
+		if errors.Is(err, io.EOF) || isExpired(err) {
 			return
 		}
 		h.fail(res, err)
-		cache.DefaultWatchErrorHandler(ctx, r, err)
 	}
 }
 
