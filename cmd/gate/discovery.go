@@ -9,6 +9,7 @@ import (
 	"go.minekube.com/gate/pkg/edition/java/lite/config"
 	"go.minekube.com/gate/pkg/lite/discovery"
 	"go.minekube.com/gate/pkg/lite/discovery/docker"
+	"go.minekube.com/gate/pkg/lite/discovery/kubernetes"
 )
 
 // newSources builds the discovery sources the config enables. Switching a
@@ -19,6 +20,9 @@ func newSources(cfg *config.Config, log logr.Logger) ([]discovery.Source, error)
 	}
 	d := cfg.Lite.Discovery
 	var out []discovery.Source
+	if d.Kubernetes.Enabled {
+		out = append(out, kubernetes.New(d.Kubernetes, log.WithName("kubernetes"), kubernetes.Options{}))
+	}
 	if d.Docker.Enabled {
 		s, err := docker.New(docker.Options{Config: d.Docker, Log: log.WithName("docker")})
 		if err != nil {
@@ -34,6 +38,11 @@ func newSources(cfg *config.Config, log logr.Logger) ([]discovery.Source, error)
 func checkSources(cfg *config.Config) error {
 	d := cfg.Lite.Discovery
 	var errs []error
+	if d.Kubernetes.Enabled {
+		if err := kubernetes.Check(d.Kubernetes); err != nil {
+			errs = append(errs, fmt.Errorf("%s: config.lite.discovery.kubernetes: %w", cfg.File, err))
+		}
+	}
 	if d.Docker.Enabled {
 		if err := docker.Check(d.Docker); err != nil {
 			errs = append(errs, fmt.Errorf("%s: config.lite.discovery.docker: %w", cfg.File, err))

@@ -117,7 +117,9 @@ func (h *health) watchErrorHandler(res resource) cache.WatchErrorHandlerWithCont
 type Backoff struct {
 	// Initial is the first wait. Default 250ms.
 	Initial time.Duration
-	// Max caps the doubling waits. Default 5s.
+	// Max caps the doubling waits. Default 2s: a returning API server is
+	// seen within about that, and a retry per resource every 2s costs it
+	// nothing.
 	Max time.Duration
 }
 
@@ -126,7 +128,7 @@ func (b Backoff) withDefaults() Backoff {
 		b.Initial = 250 * time.Millisecond
 	}
 	if b.Max <= 0 {
-		b.Max = 5 * time.Second
+		b.Max = 2 * time.Second
 	}
 	if b.Max < b.Initial {
 		b.Max = b.Initial

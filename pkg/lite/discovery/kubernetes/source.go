@@ -37,7 +37,7 @@ type Options struct {
 	// one Replace. Default 50ms.
 	Debounce time.Duration
 	// Backoff paces retries while the API server cannot be reached. Default
-	// 250ms doubling to 5s.
+	// 250ms doubling to 2s.
 	Backoff Backoff
 	// Now is the clock outages are timed with. Default time.Now.
 	Now func() time.Time
