@@ -203,7 +203,9 @@ func TestRBACShapesOnAPIServer(t *testing.T) {
 		if _, err := admin.RbacV1().ClusterRoles().Create(ctx, role, metav1.CreateOptions{}); err != nil {
 			t.Fatalf("create cluster role: %v", err)
 		}
-		t.Cleanup(func() { _ = admin.RbacV1().ClusterRoles().Delete(context.Background(), role.Name, metav1.DeleteOptions{}) })
+		t.Cleanup(func() {
+			_ = admin.RbacV1().ClusterRoles().Delete(context.Background(), role.Name, metav1.DeleteOptions{})
+		})
 		if _, err := admin.RbacV1().ClusterRoleBindings().Create(ctx, binding, metav1.CreateOptions{}); err != nil {
 			t.Fatalf("create cluster role binding: %v", err)
 		}
