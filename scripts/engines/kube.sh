@@ -124,7 +124,9 @@ healthy() {
 }
 
 cmd_env() {
-	[[ -f "$run/admin.kubeconfig" && -f "$run/limited.kubeconfig" ]] || die "not started: run $0 start"
+	if ! alive etcd || ! alive kube-apiserver || [[ ! -f "$run/admin.kubeconfig" || ! -f "$run/limited.kubeconfig" ]]; then
+		die "not running: run $0 start"
+	fi
 	echo "export GATE_TEST_KUBECONFIG=$run/admin.kubeconfig"
 	echo "export GATE_TEST_KUBECONFIG_LIMITED=$run/limited.kubeconfig"
 }
