@@ -34,6 +34,10 @@ func kubeconfig(t *testing.T, env string) *rest.Config {
 
 func client(t *testing.T, cfg *rest.Config) *kubernetes.Clientset {
 	t.Helper()
+	cfg = rest.CopyConfig(cfg)
+	// client-go's default limit (5 requests a second) would pace the access
+	// reviews; the test's own server can take them all at once.
+	cfg.QPS, cfg.Burst = 500, 1000
 	c, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -190,6 +194,27 @@ func TestRBACShapesOnAPIServer(t *testing.T) {
 		refused(t, "watch services in every namespace", err)
 		_, err = c.CoreV1().Secrets(ns).Get(ctx, "gate-api", metav1.GetOptions{})
 		refused(t, "get a secret", err)
+	})
+
+	// The chart's namespaced shape, rendered for the namespace it lands in.
+	t.Run("chart namespace", func(t *testing.T) {
+		ns, other := freshNamespace(ctx, t, admin), freshNamespace(ctx, t, admin)
+		o := renderChart(t, discoveryValues("namespace"), ns)
+		sa := o.serviceAccounts[0]
+		if _, err := admin.CoreV1().ServiceAccounts(ns).Create(ctx, sa, metav1.CreateOptions{}); err != nil {
+			t.Fatalf("create service account: %v", err)
+		}
+		if _, err := admin.RbacV1().Roles(ns).Create(ctx, o.roles[0], metav1.CreateOptions{}); err != nil {
+			t.Fatalf("create role: %v", err)
+		}
+		if _, err := admin.RbacV1().RoleBindings(ns).Create(ctx, o.roleBindings[0], metav1.CreateOptions{}); err != nil {
+			t.Fatalf("create role binding: %v", err)
+		}
+		imp := rest.CopyConfig(cfg)
+		imp.Impersonate = rest.ImpersonationConfig{UserName: "system:serviceaccount:" + ns + ":" + sa.Name}
+		c := client(t, imp)
+		expectAccess(ctx, t, c, namespacedAccess(ns, other))
+		readsDiscovery(ctx, t, c, ns)
 	})
 
 	t.Run("cluster", func(t *testing.T) {
