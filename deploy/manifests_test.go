@@ -1,7 +1,10 @@
-// Package deploy checks the Kubernetes manifests offline: every document decodes
-// strictly (no unknown or misspelled field) into its k8s.io/api type, and the
-// pieces fit together (labels, ports, probes, the config mount). It is a module
-// of its own so that the proxy's module does not depend on k8s.io/api.
+// Package deploy checks the Kubernetes manifests and the Helm chart: every
+// document decodes strictly (no unknown or misspelled field) into its
+// k8s.io/api type, and the pieces fit together (labels, ports, probes, the
+// config mount, the discovery RBAC). Against a real API server it also proves
+// that the RBAC shapes grant what discovery needs and nothing more. It is a
+// module of its own so that the proxy's module depends neither on k8s.io/api
+// nor on Helm.
 package deploy
 
 import (
@@ -14,6 +17,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"sigs.k8s.io/yaml"
 )
@@ -24,13 +28,20 @@ type objects struct {
 	services    []*corev1.Service
 	configMaps  []*corev1.ConfigMap
 	pdbs        []*policyv1.PodDisruptionBudget
+
+	serviceAccounts     []*corev1.ServiceAccount
+	roles               []*rbacv1.Role
+	roleBindings        []*rbacv1.RoleBinding
+	clusterRoles        []*rbacv1.ClusterRole
+	clusterRoleBindings []*rbacv1.ClusterRoleBinding
 }
 
-func loadManifests(t *testing.T) objects {
+// loadManifests decodes the files a glob matches, all into one set.
+func loadManifests(t *testing.T, glob string) objects {
 	t.Helper()
-	files, err := filepath.Glob("kubernetes/*.yaml")
+	files, err := filepath.Glob(glob)
 	if err != nil || len(files) == 0 {
-		t.Fatalf("no manifests in kubernetes/: %v", err)
+		t.Fatalf("no manifests match %s: %v", glob, err)
 	}
 	var o objects
 	for _, f := range files {
@@ -38,13 +49,19 @@ func loadManifests(t *testing.T) objects {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for i, doc := range splitDocuments(data) {
-			if err := o.decode(doc); err != nil {
-				t.Errorf("%s document %d: %v", f, i+1, err)
-			}
-		}
+		o.decodeAll(t, f, data)
 	}
 	return o
+}
+
+// decodeAll decodes every document of one file (or rendered template).
+func (o *objects) decodeAll(t *testing.T, name string, data []byte) {
+	t.Helper()
+	for i, doc := range splitDocuments(data) {
+		if err := o.decode(doc); err != nil {
+			t.Errorf("%s document %d: %v", name, i+1, err)
+		}
+	}
 }
 
 // splitDocuments splits a multi-document YAML file on "---" lines.
@@ -95,6 +112,21 @@ func (o *objects) decode(doc []byte) error {
 	case "policy/v1 PodDisruptionBudget":
 		p := &policyv1.PodDisruptionBudget{}
 		o.pdbs, target = append(o.pdbs, p), p
+	case "v1 ServiceAccount":
+		a := &corev1.ServiceAccount{}
+		o.serviceAccounts, target = append(o.serviceAccounts, a), a
+	case "rbac.authorization.k8s.io/v1 Role":
+		r := &rbacv1.Role{}
+		o.roles, target = append(o.roles, r), r
+	case "rbac.authorization.k8s.io/v1 RoleBinding":
+		b := &rbacv1.RoleBinding{}
+		o.roleBindings, target = append(o.roleBindings, b), b
+	case "rbac.authorization.k8s.io/v1 ClusterRole":
+		r := &rbacv1.ClusterRole{}
+		o.clusterRoles, target = append(o.clusterRoles, r), r
+	case "rbac.authorization.k8s.io/v1 ClusterRoleBinding":
+		b := &rbacv1.ClusterRoleBinding{}
+		o.clusterRoleBindings, target = append(o.clusterRoleBindings, b), b
 	default:
 		return unknownKindError(meta.APIVersion + " " + meta.Kind)
 	}
@@ -110,13 +142,28 @@ func TestStrictDecodeRejectsTypos(t *testing.T) {
 }
 
 func TestManifests(t *testing.T) {
-	o := loadManifests(t)
-	if len(o.deployments) != 1 || len(o.services) != 1 || len(o.configMaps) != 1 || len(o.pdbs) != 1 {
-		t.Fatalf("want one Deployment, Service, ConfigMap and PodDisruptionBudget; got %d, %d, %d, %d",
-			len(o.deployments), len(o.services), len(o.configMaps), len(o.pdbs))
+	o := loadManifests(t, "kubernetes/*.yaml")
+	// The RBAC lives in rbac/, one file per shape, so that
+	// `kubectl apply -f deploy/kubernetes/` never applies both.
+	if n := len(o.roles) + len(o.roleBindings) + len(o.clusterRoles) + len(o.clusterRoleBindings); n != 0 {
+		t.Errorf("%d RBAC objects among the base manifests; they belong in rbac/", n)
+	}
+	checkBase(t, o)
+}
+
+// checkBase checks the objects every install has, from the plain manifests
+// or from the chart.
+func checkBase(t *testing.T, o objects) {
+	t.Helper()
+	if len(o.deployments) != 1 || len(o.services) != 1 || len(o.configMaps) != 1 || len(o.pdbs) != 1 || len(o.serviceAccounts) != 1 {
+		t.Fatalf("want one Deployment, Service, ConfigMap, PodDisruptionBudget and ServiceAccount; got %d, %d, %d, %d, %d",
+			len(o.deployments), len(o.services), len(o.configMaps), len(o.pdbs), len(o.serviceAccounts))
 	}
 	d, svc, cm, pdb := o.deployments[0], o.services[0], o.configMaps[0], o.pdbs[0]
 	checkDeployment(t, d, cm)
+	if got, want := d.Spec.Template.Spec.ServiceAccountName, o.serviceAccounts[0].Name; got != want {
+		t.Errorf("Deployment runs as service account %q, want %q", got, want)
+	}
 	labels := d.Spec.Template.Labels
 	if !selects(svc.Spec.Selector, labels) {
 		t.Errorf("Service selector %v does not select the pods %v", svc.Spec.Selector, labels)
