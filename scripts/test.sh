@@ -27,6 +27,9 @@ if [ "${1:-}" != "--inside" ]; then
     say "not root: no network namespace, no engines; their tests skip"
     exec go test -race -count=1 "$@" ./...
 [ $# -eq 0 ] || exit 0 # a focused run (extra go test arguments): no image check
+
+say "deploy/ (its own module): manifests, Helm chart and RBAC against the API server"
+(cd deploy && go test -race -count=1 ./...)
   fi
   need=()
   command -v "$(go env CC)" >/dev/null 2>&1 || need+=(gcc libc6-dev)
@@ -44,6 +47,7 @@ if [ "${1:-}" != "--inside" ]; then
   scripts/engines/kube.sh build
   say "go modules"
   go mod download
+  (cd deploy && go mod download)
   exec unshare --net -- "$0" --inside "$@"
 fi
 shift
@@ -72,6 +76,9 @@ eval "$(scripts/engines/docker.sh start)"
 say "go test -race -count=1 ./... (engines: kubernetes, docker; addresses on lo: ${#addrs[@]})"
 go test -race -count=1 "$@" ./...
 [ $# -eq 0 ] || exit 0 # a focused run (extra go test arguments): no image check
+
+say "deploy/ (its own module): manifests, Helm chart and RBAC against the API server"
+(cd deploy && go test -race -count=1 ./...)
 
 say "container image: built without a pull, run, pinged, healthcheck healthy"
 DOCKER_HOST=$GATE_TEST_DOCKER_HOST scripts/image-check.sh
