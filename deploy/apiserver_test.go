@@ -158,7 +158,7 @@ func refused(t *testing.T, what string, err error) {
 // to a real API server and acts as the proxy's ServiceAccount: discovery's
 // reads work where the shape says, and nothing else does.
 func TestRBACShapesOnAPIServer(t *testing.T) {
-	cfg := kubeconfig(t, "GATE_TEST_KUBECONFIG")
+	cfg := kubeconfig(t, "GATETEST_KUBECONFIG")
 	admin := client(t, cfg)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -292,8 +292,8 @@ func clusterAccess(ns, other string) []access {
 // gate-tester, no bindings of its own): the namespaced Role bound to that user
 // gives it discovery's reads in that namespace only.
 func TestLimitedKubeconfigBoundByRole(t *testing.T) {
-	admin := client(t, kubeconfig(t, "GATE_TEST_KUBECONFIG"))
-	limitedCfg := kubeconfig(t, "GATE_TEST_KUBECONFIG_LIMITED")
+	admin := client(t, kubeconfig(t, "GATETEST_KUBECONFIG"))
+	limitedCfg := kubeconfig(t, "GATETEST_KUBECONFIG_LIMITED")
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	c := client(t, limitedCfg)

@@ -4,7 +4,7 @@
 #
 #   DOCKER_HOST=unix:///path/to/docker.sock scripts/image-check.sh
 #
-# (GATE_TEST_DOCKER_HOST, the test environment's name for it, serves when DOCKER_HOST
+# (GATETEST_DOCKER_HOST, the test environment's name for it, serves when DOCKER_HOST
 # is unset.)
 #
 # 1. builds gate on this machine (CGO_ENABLED=0, for the daemon's architecture) and the
@@ -55,9 +55,9 @@ pick_docker() {
   return 1
 }
 
-# The project's test environment names its daemon GATE_TEST_DOCKER_HOST.
-if [ -z "${DOCKER_HOST:-}" ] && [ -n "${GATE_TEST_DOCKER_HOST:-}" ]; then
-  export DOCKER_HOST=$GATE_TEST_DOCKER_HOST
+# The project's test environment names its daemon GATETEST_DOCKER_HOST.
+if [ -z "${DOCKER_HOST:-}" ] && [ -n "${GATETEST_DOCKER_HOST:-}" ]; then
+  export DOCKER_HOST=$GATETEST_DOCKER_HOST
 fi
 docker=${DOCKER:-}
 if [ -z "$docker" ]; then

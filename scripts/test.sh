@@ -6,7 +6,7 @@
 #
 # Outside: installs what the tests need (a C compiler for -race, iproute2, Debian's
 # docker.io), builds the Kubernetes API server and etcd once (cached under
-# $GATE_ENGINES_DIR, default ~/.cache/gate-engines; the first build takes minutes),
+# $GATETEST_ENGINES_DIR, default ~/.cache/gate-engines; the first build takes minutes),
 # downloads the Go modules, then runs itself again inside a new network namespace.
 # Inside: lo comes up with the test addresses 10.9.0.1-10.9.0.40 (EndpointSlices
 # refuse loopback addresses), etcd, kube-apiserver and dockerd start there, and
@@ -58,8 +58,8 @@ for i in $(seq 1 40); do
   ip addr add "10.9.0.$i/32" dev lo
   addrs+=("10.9.0.$i")
 done
-GATE_TEST_LO_ADDRS=$(IFS=,; echo "${addrs[*]}")
-export GATE_TEST_LO_ADDRS
+GATETEST_LO_ADDRS=$(IFS=,; echo "${addrs[*]}")
+export GATETEST_LO_ADDRS
 # Modules were downloaded outside; inside there is no network to ask.
 export GOPROXY=off
 
@@ -81,4 +81,4 @@ say "deploy/ (its own module): manifests, Helm chart and RBAC against the API se
 (cd deploy && go test -race -count=1 ./...)
 
 say "container image: built without a pull, run, pinged, healthcheck healthy"
-DOCKER_HOST=$GATE_TEST_DOCKER_HOST scripts/image-check.sh
+DOCKER_HOST=$GATETEST_DOCKER_HOST scripts/image-check.sh

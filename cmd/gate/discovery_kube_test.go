@@ -45,10 +45,10 @@ type kubeWorld struct {
 
 func newKubeWorld(t *testing.T, backends int) *kubeWorld {
 	t.Helper()
-	kubeconfig := os.Getenv("GATE_TEST_KUBECONFIG")
-	lo := os.Getenv("GATE_TEST_LO_ADDRS")
+	kubeconfig := os.Getenv("GATETEST_KUBECONFIG")
+	lo := os.Getenv("GATETEST_LO_ADDRS")
 	if kubeconfig == "" || lo == "" {
-		t.Skip("needs a kube-apiserver and test addresses on lo: run scripts/test.sh (GATE_TEST_KUBECONFIG, GATE_TEST_LO_ADDRS)")
+		t.Skip("needs a kube-apiserver and test addresses on lo: run scripts/test.sh (GATETEST_KUBECONFIG, GATETEST_LO_ADDRS)")
 	}
 	rc, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
 	if err != nil {
@@ -66,7 +66,7 @@ func newKubeWorld(t *testing.T, backends int) *kubeWorld {
 		}
 	}
 	if len(w.addrs) < backends {
-		t.Skipf("needs %d test addresses in 10.9.0.11-10.9.0.25, GATE_TEST_LO_ADDRS has %d", backends, len(w.addrs))
+		t.Skipf("needs %d test addresses in 10.9.0.11-10.9.0.25, GATETEST_LO_ADDRS has %d", backends, len(w.addrs))
 	}
 	w.addrs = w.addrs[:backends]
 	w.listen()

@@ -2,35 +2,35 @@
 # docker.sh - a private dockerd for gate's Docker discovery tests.
 #
 #   scripts/engines/docker.sh install   # apt-get install docker.io when dockerd is missing
-#   eval "$(scripts/engines/docker.sh start)"   # prints: export GATE_TEST_DOCKER_HOST=unix://...
+#   eval "$(scripts/engines/docker.sh start)"   # prints: export GATETEST_DOCKER_HOST=unix://...
 #   scripts/engines/docker.sh stop
 #
 # start runs dockerd as root in the current network namespace (meant to be one made
 # with `unshare -n` and `ip link set lo up`), with every path of its own under
-# $GATE_ENGINES_DIR/docker: data root, exec root, pid file, socket, log. Its bridge
-# (docker0, address $GATE_DOCKER_BIP, default 10.9.128.1/24) lives in that namespace,
+# $GATETEST_ENGINES_DIR/docker: data root, exec root, pid file, socket, log. Its bridge
+# (docker0, address $GATETEST_DOCKER_BIP, default 10.9.128.1/24) lives in that namespace,
 # so container addresses are reachable from it and from nowhere else. iptables is off:
 # nothing is published or masqueraded, the namespace's own routes reach the bridge.
-# Two daemons do not collide as long as each has its own GATE_ENGINES_DIR and its own
+# Two daemons do not collide as long as each has its own GATETEST_ENGINES_DIR and its own
 # network namespace (docker0 is per namespace). It refuses to start in a namespace
-# that has a default route (the machine's own) unless GATE_DOCKER_HOST_NETNS=1.
-# Nothing is ever pulled: images are built FROM scratch. GATE_DOCKER_FLAGS adds
+# that has a default route (the machine's own) unless GATETEST_DOCKER_HOST_NETNS=1.
+# Nothing is ever pulled: images are built FROM scratch. GATETEST_DOCKER_FLAGS adds
 # dockerd flags.
 #
 # stop kills only the dockerd this script started (the PID it recorded) and removes the
 # socket and exec root; the data root stays so images survive a restart.
 set -euo pipefail
 
-ENGINES_DIR=${GATE_ENGINES_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/gate-engines}
+ENGINES_DIR=${GATETEST_ENGINES_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/gate-engines}
 STATE=$ENGINES_DIR/docker
 SOCK=$STATE/docker.sock
 PIDFILE=$STATE/dockerd.pid # written by this script, the PID it started
 LOG=$STATE/dockerd.log
-BIP=${GATE_DOCKER_BIP:-10.9.128.1/24}
-START_TIMEOUT=${GATE_DOCKER_START_TIMEOUT:-60}
+BIP=${GATETEST_DOCKER_BIP:-10.9.128.1/24}
+START_TIMEOUT=${GATETEST_DOCKER_START_TIMEOUT:-60}
 # More dockerd flags, split on spaces (e.g. --live-restore, to keep containers running
 # across a daemon restart; stop then leaves them running too).
-read -r -a EXTRA_FLAGS <<<"${GATE_DOCKER_FLAGS:-}"
+read -r -a EXTRA_FLAGS <<<"${GATETEST_DOCKER_FLAGS:-}"
 
 log() { echo "docker.sh: $*" >&2; }
 
@@ -78,7 +78,7 @@ wait_ready() {
 }
 
 print_env() {
-	echo "export GATE_TEST_DOCKER_HOST=unix://$SOCK"
+	echo "export GATETEST_DOCKER_HOST=unix://$SOCK"
 }
 
 start() {
@@ -98,8 +98,8 @@ start() {
 	fi
 	# A namespace with a default route is connected to the world (a fresh 'unshare -n'
 	# one has none): the bridge and its addresses would land on real interfaces.
-	if [[ -n $(ip route show default 2>/dev/null) && -z ${GATE_DOCKER_HOST_NETNS:-} ]]; then
-		log "refusing to start in the machine's own network namespace: run it under 'unshare -n' (or set GATE_DOCKER_HOST_NETNS=1)"
+	if [[ -n $(ip route show default 2>/dev/null) && -z ${GATETEST_DOCKER_HOST_NETNS:-} ]]; then
+		log "refusing to start in the machine's own network namespace: run it under 'unshare -n' (or set GATETEST_DOCKER_HOST_NETNS=1)"
 		exit 1
 	fi
 	rm -f "$SOCK"

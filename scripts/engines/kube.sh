@@ -9,13 +9,13 @@
 #   kube.sh stop    stop the processes this script recorded (and only those)
 #   kube.sh env     print the export lines of a running instance again
 #
-# State lives in $GATE_ENGINES_DIR (default ${XDG_CACHE_HOME:-$HOME/.cache}/gate-engines):
+# State lives in $GATETEST_ENGINES_DIR (default ${XDG_CACHE_HOME:-$HOME/.cache}/gate-engines):
 # binaries in bin/, everything of a running instance in kube/ (logs, PIDs,
 # certificates, kubeconfigs, etcd data). Each start uses fresh etcd data.
 #
 # Kubeconfigs it writes:
-#   GATE_TEST_KUBECONFIG          user "gate-admin", group system:masters (everything)
-#   GATE_TEST_KUBECONFIG_LIMITED  user "gate-tester", groups "gate:testers" and
+#   GATETEST_KUBECONFIG          user "gate-admin", group system:masters (everything)
+#   GATETEST_KUBECONFIG_LIMITED  user "gate-tester", groups "gate:testers" and
 #                                 system:authenticated; no RBAC binding exists for
 #                                 it until a test creates one, so it starts with
 #                                 only what system:authenticated gets by default
@@ -27,7 +27,7 @@ set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 wrapper="$here/kube"
-state="${GATE_ENGINES_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/gate-engines}"
+state="${GATETEST_ENGINES_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/gate-engines}"
 bin="$state/bin"
 run="$state/kube"
 etcd_port="${KUBE_ETCD_PORT:-23790}"
@@ -127,8 +127,8 @@ cmd_env() {
 	if ! alive etcd || ! alive kube-apiserver || [[ ! -f "$run/admin.kubeconfig" || ! -f "$run/limited.kubeconfig" ]]; then
 		die "not running: run $0 start"
 	fi
-	echo "export GATE_TEST_KUBECONFIG=$run/admin.kubeconfig"
-	echo "export GATE_TEST_KUBECONFIG_LIMITED=$run/limited.kubeconfig"
+	echo "export GATETEST_KUBECONFIG=$run/admin.kubeconfig"
+	echo "export GATETEST_KUBECONFIG_LIMITED=$run/limited.kubeconfig"
 }
 
 # kubeconfig writes a kubeconfig for one static token.
@@ -186,7 +186,7 @@ cmd_start() {
 		# Its loopback is not ours: restarting it here would pull it from
 		# under whoever uses it there.
 		if alive "$name" && [[ "$(netns "$(cat "$run/$name.pid")")" != "$(netns)" ]]; then
-			die "$name (pid $(cat "$run/$name.pid")) runs in another network namespace; stop it there ($0 stop) or use another GATE_ENGINES_DIR"
+			die "$name (pid $(cat "$run/$name.pid")) runs in another network namespace; stop it there ($0 stop) or use another GATETEST_ENGINES_DIR"
 		fi
 	done
 	if alive etcd && alive kube-apiserver && healthy; then

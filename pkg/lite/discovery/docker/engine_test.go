@@ -23,7 +23,7 @@ import (
 // by scripts/test.sh in a network namespace of its own, so container addresses
 // are reachable from the test and from nowhere else).
 
-const engineEnv = "GATE_TEST_DOCKER_HOST"
+const engineEnv = "GATETEST_DOCKER_HOST"
 
 // engine is the test's own Engine API client: it creates and removes what the
 // tests need. The source under test never shares it.

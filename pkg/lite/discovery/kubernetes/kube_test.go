@@ -34,12 +34,12 @@ type kubeEnv struct {
 
 func newKubeEnv(t *testing.T) *kubeEnv {
 	t.Helper()
-	kc := os.Getenv("GATE_TEST_KUBECONFIG")
+	kc := os.Getenv("GATETEST_KUBECONFIG")
 	if kc == "" {
 		t.Skip("needs a kube-apiserver: run scripts/test.sh")
 	}
 	var addrs []string
-	for a := range strings.SplitSeq(os.Getenv("GATE_TEST_LO_ADDRS"), ",") {
+	for a := range strings.SplitSeq(os.Getenv("GATETEST_LO_ADDRS"), ",") {
 		// 10.9.0.11 to 10.9.0.25 are the Kubernetes tests' share.
 		ip, err := netip.ParseAddr(strings.TrimSpace(a))
 		if err == nil && ip.Is4() && ip.As4()[0] == 10 && ip.As4()[3] >= 11 && ip.As4()[3] <= 25 {
@@ -47,11 +47,11 @@ func newKubeEnv(t *testing.T) *kubeEnv {
 		}
 	}
 	if len(addrs) < 5 {
-		t.Fatalf("GATE_TEST_LO_ADDRS has %d addresses in 10.9.0.11-10.9.0.25, want at least 5: run scripts/test.sh", len(addrs))
+		t.Fatalf("GATETEST_LO_ADDRS has %d addresses in 10.9.0.11-10.9.0.25, want at least 5: run scripts/test.sh", len(addrs))
 	}
 	rc, err := clientcmd.BuildConfigFromFlags("", kc)
 	if err != nil {
-		t.Fatalf("load GATE_TEST_KUBECONFIG: %v", err)
+		t.Fatalf("load GATETEST_KUBECONFIG: %v", err)
 	}
 	client, err := kubernetes.NewForConfig(rc)
 	if err != nil {
