@@ -184,8 +184,8 @@ config:
 `, "spare", spare.addr), proxyOpts{log: logs.Logger(0)})
 
 	for name, host := range map[string]string{
-		"port from two captures":      "p" + port[:2] + "-" + port[2:] + ".example.com",
-		"port from one capture":       port + ".example.com",
+		"port from two captures": "p" + port[:2] + "-" + port[2:] + ".example.com",
+		"port from one capture":  port + ".example.com",
 	} {
 		t.Run(name, func(t *testing.T) {
 			dialProxy(t, p.addr).login(host)
