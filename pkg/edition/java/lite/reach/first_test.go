@@ -18,7 +18,7 @@ var (
 // the same header and the same rewritten handshake; an unrewritten login forwards the
 // client's bytes as read.
 func TestFirstSameForLoginAndStatus(t *testing.T) {
-	hs := wire.Handshake{Protocol: 765, Address: "play.example.com\x00FML3\x00", Port: 25565, Intent: wire.IntentLogin}
+	hs := wire.Handshake{Protocol: 765, Address: "play.example.com\x00FML3\x00", Port: wire.DefaultPort, Intent: wire.IntentLogin}
 	raw := append(wire.AppendHandshake(nil, hs), 0xAA)
 	now := time.Unix(1700000000, 0)
 
