@@ -129,6 +129,8 @@ func (s *session) connectBackend(ctx context.Context, rt *compiledRoute, addr st
 	dctx, cancel := context.WithDeadline(ctx, deadline)
 	defer cancel()
 	start := time.Now()
+	// The event context names the template addr came from (serveLogin sets it): the
+	// guard exempts only the host that template writes out.
 	backend, err := s.dialAside(dctx, addr, s.ev.BackendTemplate)
 	s.ev.Duration, s.ev.Err = time.Since(start), err
 	if err == nil {
