@@ -12,9 +12,8 @@ import (
 // backend address led back into the proxy. The zero value is ready to use; it is
 // safe for concurrent use. Its size is the number of live backend connections.
 type Dials struct {
-	n  atomic.Int64 // entries, so the common check (no dials at all) takes no lock
-	mu sync.RWMutex
-	m  map[netip.AddrPort]*atomic.Bool // local address -> looped back
+	n atomic.Int64 // entries, so the check with no dials at all is one atomic load
+	m sync.Map     // netip.AddrPort (local address) -> *atomic.Bool (looped back)
 }
 
 // Add records c, a backend connection just dialled. Remove must follow when it closes.
@@ -23,15 +22,9 @@ func (d *Dials) Add(c net.Conn) {
 	if !ok {
 		return
 	}
-	d.mu.Lock()
-	if d.m == nil {
-		d.m = make(map[netip.AddrPort]*atomic.Bool)
-	}
-	if _, dup := d.m[ap]; !dup {
-		d.m[ap] = new(atomic.Bool)
+	if _, dup := d.m.LoadOrStore(ap, new(atomic.Bool)); !dup {
 		d.n.Add(1)
 	}
-	d.mu.Unlock()
 }
 
 // Remove forgets c (before or after it is closed).
@@ -40,12 +33,9 @@ func (d *Dials) Remove(c net.Conn) {
 	if !ok {
 		return
 	}
-	d.mu.Lock()
-	if _, ok := d.m[ap]; ok {
-		delete(d.m, ap)
+	if _, ok := d.m.LoadAndDelete(ap); ok {
 		d.n.Add(-1)
 	}
-	d.mu.Unlock()
 }
 
 // Refuse reports whether peer, the remote address of an accepted connection, is the
@@ -55,13 +45,7 @@ func (d *Dials) Refuse(peer net.Addr) bool {
 	if d.n.Load() == 0 {
 		return false
 	}
-	ap, ok := addrPort(peer)
-	if !ok {
-		return false
-	}
-	d.mu.RLock()
-	looped := d.m[ap]
-	d.mu.RUnlock()
+	looped := d.get(peer)
 	if looped == nil {
 		return false
 	}
@@ -72,18 +56,24 @@ func (d *Dials) Refuse(peer net.Addr) bool {
 // Looped reports whether the backend connection c reached the proxy itself and was
 // refused there.
 func (d *Dials) Looped(c net.Conn) bool {
-	ap, ok := addrPort(c.LocalAddr())
-	if !ok {
-		return false
-	}
-	d.mu.RLock()
-	looped := d.m[ap]
-	d.mu.RUnlock()
+	looped := d.get(c.LocalAddr())
 	return looped != nil && looped.Load()
 }
 
 // Len is the number of live backend connections recorded.
 func (d *Dials) Len() int { return int(d.n.Load()) }
+
+func (d *Dials) get(a net.Addr) *atomic.Bool {
+	ap, ok := addrPort(a)
+	if !ok {
+		return nil
+	}
+	v, ok := d.m.Load(ap)
+	if !ok {
+		return nil
+	}
+	return v.(*atomic.Bool)
+}
 
 func addrPort(a net.Addr) (netip.AddrPort, bool) {
 	t, ok := a.(*net.TCPAddr)
