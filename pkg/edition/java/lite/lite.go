@@ -68,7 +68,7 @@ type Lite struct {
 	// local addresses of live backend connections, so a dial that loops back into
 	// this proxy is refused when it arrives (package reach).
 	guard *reach.Guard
-	dials reach.Dials
+	dials *reach.Dials
 	// refusing counts the refused connections being told why (admit.go).
 	refusing chan struct{}
 	rel      relay.Relay // joined sessions' bytes; its poller runs only while sessions park
@@ -116,10 +116,12 @@ func New(cfg *config.Config, o Options) (*Lite, error) {
 	if h, ok := o.Resolver.(reach.HostResolver); ok {
 		hosts = h
 	}
+	local := reach.NewLocalAddrs(nil)
 	l.guard = reach.NewGuard(struct {
 		reach.SRVResolver
 		reach.HostResolver
-	}{o.Resolver, hosts}, nil)
+	}{o.Resolver, hosts}, local)
+	l.dials = reach.NewDials(local)
 	if err := l.Reload(cfg); err != nil {
 		return nil, err
 	}

@@ -218,7 +218,7 @@ func (s *session) run(ctx context.Context) error {
 // refuseLoop refuses a connection whose peer is the local end of one of the proxy's
 // own live backend connections.
 func (s *session) refuseLoop() error {
-	if s.l.dials.Refuse(s.client.RemoteAddr()) {
+	if s.l.dials.Refuse(s.client) {
 		return reject(ReasonLoop, "connection from this proxy's own backend dial (a backend address leads back here)")
 	}
 	return nil

@@ -7,14 +7,30 @@ import (
 	"sync/atomic"
 )
 
-// Dials is the set of the local addresses of the proxy's live backend connections.
-// An accepted connection whose peer address is in it comes from the proxy itself: a
-// backend address led back into the proxy. The zero value is ready to use; it is
-// safe for concurrent use. Its size is the number of live backend connections.
+// Dials is the set of the proxy's live backend connections, by local address. An
+// accepted connection whose peer address is the local end of one of them comes from
+// the proxy itself: a backend address led back into the proxy. It is safe for
+// concurrent use; its size is the number of live backend connections.
+//
+// A local address alone does not identify a connection: the kernel gives the same
+// local port to connections to different destinations, so a local client of the
+// proxy may share it with a backend dial. A connection is taken for a loop when
+// its peer is a dial's local end and it arrived where that dial went, or when that
+// dial went to an address that is not the host's own (through NAT it may arrive at
+// any of the proxy's addresses, so it cannot be told apart there).
 type Dials struct {
-	n atomic.Int64 // entries, so the check with no dials at all is one atomic load
-	m sync.Map     // netip.AddrPort (local address) -> *atomic.Bool (looped back)
+	local *LocalAddrs
+	n     atomic.Int64 // entries, so the check with no dials at all is one atomic load
+	m     sync.Map     // netip.AddrPort (local address) -> *dial
 }
+
+type dial struct {
+	remote netip.AddrPort
+	looped atomic.Bool
+}
+
+// NewDials returns an empty set that knows the host's addresses from local.
+func NewDials(local *LocalAddrs) *Dials { return &Dials{local: local} }
 
 // Add records c, a backend connection just dialled. Remove must follow when it closes.
 func (d *Dials) Add(c net.Conn) {
@@ -22,7 +38,8 @@ func (d *Dials) Add(c net.Conn) {
 	if !ok {
 		return
 	}
-	if _, dup := d.m.LoadOrStore(ap, new(atomic.Bool)); !dup {
+	remote, _ := addrPort(c.RemoteAddr())
+	if _, dup := d.m.LoadOrStore(ap, &dial{remote: remote}); !dup {
 		d.n.Add(1)
 	}
 }
@@ -38,32 +55,37 @@ func (d *Dials) Remove(c net.Conn) {
 	}
 }
 
-// Refuse reports whether peer, the remote address of an accepted connection, is the
-// local end of one of the proxy's own backend connections; if so that dial is marked
-// as looped (see Looped).
-func (d *Dials) Refuse(peer net.Addr) bool {
+// Refuse reports whether the accepted connection c comes from one of the proxy's own
+// backend connections (see Dials); if so that dial is marked as looped (see Looped).
+func (d *Dials) Refuse(c net.Conn) bool {
 	if d.n.Load() == 0 {
 		return false
 	}
-	looped := d.get(peer)
-	if looped == nil {
+	b := d.get(c.RemoteAddr())
+	if b == nil {
 		return false
 	}
-	looped.Store(true)
+	if arrived, ok := addrPort(c.LocalAddr()); !ok || b.remote != arrived {
+		ip := b.remote.Addr()
+		if ip.IsLoopback() || ip.IsUnspecified() || d.local.Has(ip) {
+			return false // that dial went to another socket of this host
+		}
+	}
+	b.looped.Store(true)
 	return true
 }
 
 // Looped reports whether the backend connection c reached the proxy itself and was
 // refused there.
 func (d *Dials) Looped(c net.Conn) bool {
-	looped := d.get(c.LocalAddr())
-	return looped != nil && looped.Load()
+	b := d.get(c.LocalAddr())
+	return b != nil && b.looped.Load()
 }
 
 // Len is the number of live backend connections recorded.
 func (d *Dials) Len() int { return int(d.n.Load()) }
 
-func (d *Dials) get(a net.Addr) *atomic.Bool {
+func (d *Dials) get(a net.Addr) *dial {
 	ap, ok := addrPort(a)
 	if !ok {
 		return nil
@@ -72,7 +94,7 @@ func (d *Dials) get(a net.Addr) *atomic.Bool {
 	if !ok {
 		return nil
 	}
-	return v.(*atomic.Bool)
+	return v.(*dial)
 }
 
 func addrPort(a net.Addr) (netip.AddrPort, bool) {

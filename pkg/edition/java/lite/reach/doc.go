@@ -26,6 +26,9 @@
 // or a dialer that leads back) are caught directly: Dials holds the local address
 // of every live backend connection, and an accepted connection whose peer is one
 // of them is the proxy talking to itself; the caller refuses it without a reply.
+// (A local client that the kernel gave the same local address for another
+// destination is told apart when that dial went to one of the host's own
+// addresses; see Dials.)
 //
 // The package does not choose backends (package strategy), match hosts (package
 // route), encode protocol frames (package wire) or relay bytes.
