@@ -86,9 +86,9 @@ func (g *Guard) SetOwn(addrs ...string) {
 }
 
 // Expanded resolves addr, expanded from the backend template tmpl, to the one
-// address to dial: SRV applied (srv bounds it together with the address lookup to
-// TemplateResolveTimeout), then the host's addresses in turn until one is not
-// protected. A failed lookup is remembered under addr for ResolveFailTTL.
+// address to dial: SRV applied, then the host's addresses in turn until one is not
+// protected (both lookups together within TemplateResolveTimeout). A failed lookup
+// is remembered under addr for ResolveFailTTL.
 func (g *Guard) Expanded(ctx context.Context, tmpl, addr string) (string, error) {
 	if err := g.failedRecently(addr); err != nil {
 		return "", err
