@@ -58,7 +58,7 @@ func statusExchange(ctx context.Context, addr, host string) error {
 	if dl, ok := ctx.Deadline(); ok {
 		_ = c.SetDeadline(dl)
 	}
-	out := wire.AppendHandshake(nil, wire.Handshake{Protocol: -1, Address: host, Port: 25565, Intent: wire.IntentStatus})
+	out := wire.AppendHandshake(nil, wire.Handshake{Protocol: -1, Address: host, Port: wire.DefaultPort, Intent: wire.IntentStatus})
 	out = wire.AppendStatusRequest(out)
 	if _, err := c.Write(out); err != nil {
 		return fmt.Errorf("send status request: %w", err)

@@ -147,6 +147,11 @@ func (a *app) autoReload() bool {
 // start builds the proxy and binds every listener, so that a bad bind fails the
 // start instead of a goroutine later.
 func (a *app) start(ctx context.Context, cfg *config.Config) error {
+	if before, after, err := raiseFDLimit(); err != nil {
+		a.log.V(1).Info("could not raise the open-files limit", "err", err.Error())
+	} else if after > before {
+		a.log.V(1).Info("raised the open-files limit", "from", before, "to", after)
+	}
 	a.metrics = metrics.New(metrics.Options{})
 	p, err := lite.New(cfg, lite.Options{Log: a.log, Observer: a.metrics})
 	if err != nil {

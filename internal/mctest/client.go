@@ -13,7 +13,7 @@ import (
 
 // Handshake is a handshake frame for host (port 25565) with the given intent.
 func Handshake(protocol int32, host string, intent int32) []byte {
-	return wire.AppendHandshake(nil, wire.Handshake{Protocol: protocol, Address: host, Port: 25565, Intent: intent})
+	return wire.AppendHandshake(nil, wire.Handshake{Protocol: protocol, Address: host, Port: wire.DefaultPort, Intent: intent})
 }
 
 // LoginStart is a 1.20.2+ Login Start frame: the name and a fixed UUID.

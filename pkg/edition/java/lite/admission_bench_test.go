@@ -6,9 +6,11 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	"github.com/pires/go-proxyproto"
 
 	"go.minekube.com/gate/pkg/edition/java/lite/admission"
 	"go.minekube.com/gate/pkg/edition/java/lite/config"
+	"go.minekube.com/gate/pkg/edition/java/lite/wire"
 )
 
 // BenchmarkAdmit is what admission adds to every connection before its handshake:
@@ -46,7 +48,7 @@ func BenchmarkAdmit(b *testing.B) {
 }
 
 func v2HeaderFrom(b *testing.B, src string) []byte {
-	h, err := proxyHeader(&net.TCPAddr{IP: net.ParseIP(src), Port: 4000}, &net.TCPAddr{IP: net.IPv4(10, 0, 0, 1), Port: 25565})
+	h, err := proxyproto.HeaderProxyFromAddrs(2, &net.TCPAddr{IP: net.ParseIP(src), Port: 4000}, &net.TCPAddr{IP: net.IPv4(10, 0, 0, 1), Port: int(wire.DefaultPort)}).Format()
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"go.minekube.com/gate/internal/mctest"
 	"go.minekube.com/gate/pkg/edition/java/lite"
+	"go.minekube.com/gate/pkg/edition/java/lite/wire"
 )
 
 // newManualClock is the proxy's injected clock for quota refills: it only moves when a
@@ -54,7 +55,7 @@ func proxyV1(t testing.TB, src string) []byte {
 func proxyHeaderFrom(t testing.TB, version byte, src string) []byte {
 	t.Helper()
 	ap := netip.MustParseAddrPort(src)
-	dst := &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 25565}
+	dst := &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: int(wire.DefaultPort)}
 	h := proxyproto.HeaderProxyFromAddrs(version, net.TCPAddrFromAddrPort(ap), dst)
 	b, err := h.Format()
 	if err != nil {

@@ -4,8 +4,12 @@
 //
 // It does not own protocol encoding (package wire), host matching (package route),
 // config parsing (package config), the status cache (package status), backend
-// selection (package strategy) or moving a joined session's bytes (package relay):
-// those are pure or self-contained and wired together here.
+// selection (package strategy), how a backend is reached (package reach: address
+// resolution, the guard for template-expanded addresses, the record of the proxy's
+// own dials that refuses loops, the bytes a backend sees first) or moving a joined
+// session's bytes (package relay): those are pure or self-contained and wired
+// together here. Raising the process's open-files limit is the program's decision
+// (cmd/gate); the instance only reads the limit.
 //
 // The path of one connection reads top to bottom in session.go.
 package lite

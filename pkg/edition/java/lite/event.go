@@ -52,6 +52,7 @@ const (
 	ReasonAdmission   = "admission"    // refused by quota or access lists
 	ReasonShutdown    = "shutdown"     // the proxy stopped
 	ReasonProxyFull   = "proxy-full"   // the proxy itself is out of file descriptors or memory
+	ReasonLoop        = "loop"         // the connection came from this proxy's own backend dial
 
 	ReasonClientClosed  = "client-closed"  // session ended by the player's side
 	ReasonBackendClosed = "backend-closed" // session ended by the backend's side

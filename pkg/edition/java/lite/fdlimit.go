@@ -26,17 +26,13 @@ func fdAdvice(maxConnections int, limit, hard uint64) string {
 		"hard limit (LimitNOFILE= in systemd, --ulimit nofile= in docker)", maxConnections, need, limit, hard, reach, reach)
 }
 
-// checkFDLimit raises the soft open-files limit to the hard one (the Go runtime does so
-// too at start on most Unixes; this says so and covers the rest) and warns once when
-// config.quota.maxConnections cannot be reached with the descriptors available.
+// checkFDLimit warns once when config.quota.maxConnections cannot be reached with the
+// descriptors the process may open.
 func (l *Lite) checkFDLimit() {
-	before, soft, hard, err := raiseFDLimit()
+	soft, hard, err := fdLimit()
 	if err != nil {
 		l.log.V(1).Info("open-files limit unknown", "err", err.Error())
 		return
-	}
-	if soft > before {
-		l.log.V(1).Info("raised the open-files limit", "from", before, "to", soft)
 	}
 	if msg := fdAdvice(l.snap.Load().cfg.Quota.MaxConnections, soft, hard); msg != "" {
 		l.log.Info("warning: " + msg)

@@ -4,19 +4,13 @@ package lite
 
 import "syscall"
 
-// raiseFDLimit sets the soft RLIMIT_NOFILE to the hard limit and returns the soft limit
-// before and after, and the hard limit.
-func raiseFDLimit() (before, soft, hard uint64, err error) {
+// fdLimit returns the process's soft and hard open-files limits. Raising them is the
+// program's decision (cmd/gate raises the soft limit to the hard one at start), not
+// the proxy instance's.
+func fdLimit() (soft, hard uint64, err error) {
 	var r syscall.Rlimit
 	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &r); err != nil {
-		return 0, 0, 0, err
+		return 0, 0, err
 	}
-	before = uint64(r.Cur)
-	if r.Cur < r.Max {
-		r.Cur = r.Max
-		if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &r); err != nil {
-			return before, before, uint64(r.Max), nil // keep the old limit; the warning still applies
-		}
-	}
-	return before, uint64(r.Cur), uint64(r.Max), nil
+	return uint64(r.Cur), uint64(r.Max), nil
 }

@@ -13,6 +13,7 @@ import (
 
 	"go.minekube.com/gate/pkg/edition/java/lite/admission"
 	"go.minekube.com/gate/pkg/edition/java/lite/config"
+	"go.minekube.com/gate/pkg/edition/java/lite/wire"
 )
 
 // scriptedConn is a client that sends data in reads of at most chunk bytes, then EOF.
@@ -35,7 +36,7 @@ func (c *scriptedConn) Read(b []byte) (int, error) {
 func (c *scriptedConn) Write(b []byte) (int, error) { return len(b), nil }
 func (c *scriptedConn) Close() error                { return nil }
 func (c *scriptedConn) LocalAddr() net.Addr {
-	return &net.TCPAddr{IP: net.IPv4(10, 0, 0, 1), Port: 25565}
+	return &net.TCPAddr{IP: net.IPv4(10, 0, 0, 1), Port: int(wire.DefaultPort)}
 }
 func (c *scriptedConn) RemoteAddr() net.Addr               { return c.remote }
 func (c *scriptedConn) SetDeadline(t time.Time) error      { return nil }
@@ -43,7 +44,7 @@ func (c *scriptedConn) SetReadDeadline(t time.Time) error  { return nil }
 func (c *scriptedConn) SetWriteDeadline(t time.Time) error { return nil }
 
 func fuzzHeader(f *testing.F, version byte, src string, local bool) []byte {
-	h := proxyproto.HeaderProxyFromAddrs(version, &net.TCPAddr{IP: net.ParseIP(src), Port: 4000}, &net.TCPAddr{IP: net.IPv4(10, 0, 0, 1), Port: 25565})
+	h := proxyproto.HeaderProxyFromAddrs(version, &net.TCPAddr{IP: net.ParseIP(src), Port: 4000}, &net.TCPAddr{IP: net.IPv4(10, 0, 0, 1), Port: int(wire.DefaultPort)})
 	if local {
 		h = &proxyproto.Header{Version: version, Command: proxyproto.LOCAL, TransportProtocol: proxyproto.UNSPEC}
 	}

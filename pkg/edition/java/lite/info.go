@@ -187,19 +187,14 @@ func why(v strategy.Verdict) string {
 func templateMatches(tpl, addr string) bool {
 	var b strings.Builder
 	b.WriteString("^")
-	lit := 0
-	for i := 0; i < len(tpl); i++ {
-		if tpl[i] != '$' || i+1 == len(tpl) || tpl[i+1] < '0' || tpl[i+1] > '9' {
-			continue
+	for i := 0; i < len(tpl); {
+		start, _, end := route.NextParam(tpl, i)
+		b.WriteString(regexp.QuoteMeta(tpl[i:start]))
+		if start < len(tpl) {
+			b.WriteString(`[A-Za-z0-9.-]*`)
 		}
-		b.WriteString(regexp.QuoteMeta(tpl[lit:i]))
-		b.WriteString(`[A-Za-z0-9.-]*`)
-		for i+1 < len(tpl) && tpl[i+1] >= '0' && tpl[i+1] <= '9' {
-			i++
-		}
-		lit = i + 1
+		i = end
 	}
-	b.WriteString(regexp.QuoteMeta(tpl[lit:]))
 	b.WriteString("$")
 	re, err := regexp.Compile(b.String())
 	return err == nil && re.MatchString(addr)

@@ -14,6 +14,7 @@ import (
 
 	"go.minekube.com/gate/pkg/edition/java/lite/admission"
 	"go.minekube.com/gate/pkg/edition/java/lite/config"
+	"go.minekube.com/gate/pkg/edition/java/lite/reach"
 	"go.minekube.com/gate/pkg/edition/java/lite/relay"
 	"go.minekube.com/gate/pkg/edition/java/lite/status"
 	"go.minekube.com/gate/pkg/lite/strategy"
@@ -39,10 +40,10 @@ type Options struct {
 	Now func() time.Time
 }
 
-// Resolver is the seam for SRV lookups so tests need no DNS server.
-type Resolver interface {
-	LookupSRV(ctx context.Context, service, proto, name string) (string, []*net.SRV, error)
-}
+// Resolver is the seam for SRV lookups so tests need no DNS server. One that also
+// implements reach.HostResolver resolves template-expanded names too (else
+// net.DefaultResolver does).
+type Resolver = reach.SRVResolver
 
 // Dialer is the seam for backend connections.
 type Dialer interface {
@@ -63,8 +64,11 @@ type Lite struct {
 	protocols *status.Protocols
 	// adm holds quotas and open-connection counts; it outlives reloads.
 	adm *admission.Controller
-	// guard checks where template-expanded backends may be dialled.
-	guard dialGuard
+	// guard checks where template-expanded backends may be dialled; dials holds the
+	// local addresses of live backend connections, so a dial that loops back into
+	// this proxy is refused when it arrives (package reach).
+	guard *reach.Guard
+	dials *reach.Dials
 	// refusing counts the refused connections being told why (admit.go).
 	refusing chan struct{}
 	rel      relay.Relay // joined sessions' bytes; its poller runs only while sessions park
@@ -108,10 +112,16 @@ func New(cfg *config.Config, o Options) (*Lite, error) {
 		Log:    o.Log.WithName("strategy"),
 		Prober: prober{l: l},
 	})
-	l.guard.hosts = net.DefaultResolver
-	if h, ok := o.Resolver.(HostResolver); ok {
-		l.guard.hosts = h
+	var hosts reach.HostResolver = net.DefaultResolver
+	if h, ok := o.Resolver.(reach.HostResolver); ok {
+		hosts = h
 	}
+	local := reach.NewLocalAddrs(nil)
+	l.guard = reach.NewGuard(struct {
+		reach.SRVResolver
+		reach.HostResolver
+	}{o.Resolver, hosts}, local)
+	l.dials = reach.NewDials(local)
 	if err := l.Reload(cfg); err != nil {
 		return nil, err
 	}
@@ -166,7 +176,7 @@ func (l *Lite) Serve(ctx context.Context, ln net.Listener) error {
 		<-ctx.Done()
 		_ = ln.Close()
 	})
-	l.guard.setOwn(ln.Addr().String(), l.snap.Load().cfg.API.Bind)
+	l.guard.SetOwn(ln.Addr().String(), l.snap.Load().cfg.API.Bind)
 	l.checkFDLimit()
 	l.log.Info("listening", "bind", ln.Addr().String(), "routes", len(l.snap.Load().routes))
 	l.ready.Store(true)

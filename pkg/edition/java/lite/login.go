@@ -7,8 +7,8 @@ import (
 	"net"
 	"time"
 
+	"go.minekube.com/gate/pkg/edition/java/lite/reach"
 	"go.minekube.com/gate/pkg/edition/java/lite/route"
-	"go.minekube.com/gate/pkg/edition/java/lite/wire"
 	"go.minekube.com/gate/pkg/lite/strategy"
 )
 
@@ -86,7 +86,7 @@ func (s *session) join(ctx context.Context, backend net.Conn, first firstBytes, 
 	// not needed any more, and an idle session should not keep it.
 	j.up = int64(s.releaseBuf())
 	if werr != nil {
-		_ = backend.Close()
+		s.l.closeBackend(backend)
 		j.finish(0, 0, ReasonClientClosed)
 		return handedOff{}
 	}
@@ -113,7 +113,10 @@ func (s *session) attempt(ctx context.Context, rt *compiledRoute, addr string, b
 	}
 	first, err := s.await(backend, addr, earliest(time.Now().Add(s.snap.cfg.Lite.FirstResponseTimeout), budget))
 	if err != nil {
-		_ = backend.Close()
+		if s.l.dials.Looped(backend) {
+			err = fmt.Errorf("backend %s: %w", addr, errLooped)
+		}
+		s.l.closeBackend(backend)
 		return nil, firstBytes{}, err
 	}
 	return backend, first, nil
@@ -126,7 +129,9 @@ func (s *session) connectBackend(ctx context.Context, rt *compiledRoute, addr st
 	dctx, cancel := context.WithDeadline(ctx, deadline)
 	defer cancel()
 	start := time.Now()
-	backend, err := s.dialAside(dctx, addr)
+	// The event context names the template addr came from (serveLogin sets it): the
+	// guard exempts only the host that template writes out.
+	backend, err := s.dialAside(dctx, addr, s.ev.BackendTemplate)
 	s.ev.Duration, s.ev.Err = time.Since(start), err
 	if err == nil {
 		// A latency sample; the attempt's verdict is its lease's.
@@ -137,7 +142,7 @@ func (s *session) connectBackend(ctx context.Context, rt *compiledRoute, addr st
 		return nil, err
 	}
 	if err := s.sendPreamble(backend, rt, addr, deadline); err != nil {
-		_ = backend.Close()
+		s.l.closeBackend(backend)
 		return nil, err
 	}
 	_ = backend.SetWriteDeadline(time.Time{})
@@ -149,41 +154,35 @@ func (s *session) connectBackend(ctx context.Context, rt *compiledRoute, addr st
 // session keeps that stack for as long as the player stays (the runtime shrinks a
 // stack only when under a quarter of it is in use, which a goroutine parked in relay
 // never is). One goroutine start per dial buys 4 KiB less per idle player.
-func (s *session) dialAside(ctx context.Context, addr string) (net.Conn, error) {
+func (s *session) dialAside(ctx context.Context, addr, tmpl string) (net.Conn, error) {
 	type dialed struct {
 		c   net.Conn
 		err error
 	}
 	ch := make(chan dialed, 1)
 	go func() {
-		c, err := s.l.dial(ctx, addr)
+		c, err := s.l.dial(ctx, addr, tmpl)
 		ch <- dialed{c, err}
 	}()
 	d := <-ch
 	return d.c, d.err
 }
 
-// sendPreamble writes what the backend must see before relaying starts: a PROXY header
-// if the route asks for one, the handshake (rewritten only if configured) and every byte
-// read past it. Unrewritten, handshake and extra bytes are s.buf exactly as read, so the
+// sendPreamble writes what the backend must see before relaying starts (the route's
+// reach.First: PROXY header, handshake rewritten only if configured, every byte read
+// past it). Unrewritten, handshake and extra bytes are s.buf exactly as read, so the
 // common case is one write of an existing buffer.
 func (s *session) sendPreamble(backend net.Conn, rt *compiledRoute, addr string, deadline time.Time) error {
-	payload := s.buf
-	if rt.cfg.ModifyVirtualHost || rt.cfg.TCPShieldRealIP {
-		payload = wire.AppendHandshake(nil, rewriteHandshake(s.hs, rt, addr, s.clientAddr, time.Now()))
-		payload = append(payload, s.extra()...)
+	bufs, err := rt.first.Login(reach.Login{Raw: s.buf, Handshake: s.hs, Extra: s.extra(), Backend: addr,
+		Peer: reach.Peer{Client: s.clientAddr, Local: s.client.LocalAddr()}, Now: time.Now()})
+	if err != nil {
+		return err
 	}
 	_ = backend.SetWriteDeadline(deadline)
-	var err error
-	if rt.cfg.ProxyProtocol {
-		hdr, herr := proxyHeader(s.clientAddr, s.client.LocalAddr())
-		if herr != nil {
-			return fmt.Errorf("proxy header for %s: %w", addr, herr)
-		}
-		bufs := net.Buffers{hdr, payload}
-		_, err = bufs.WriteTo(backend)
+	if len(bufs) == 1 {
+		_, err = backend.Write(bufs[0])
 	} else {
-		_, err = backend.Write(payload)
+		_, err = bufs.WriteTo(backend)
 	}
 	if err != nil {
 		return fmt.Errorf("send handshake to %s: %w", addr, err)

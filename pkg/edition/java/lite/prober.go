@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"go.minekube.com/gate/pkg/edition/java/lite/wire"
+	"go.minekube.com/gate/pkg/edition/java/lite/reach"
 	"go.minekube.com/gate/pkg/lite/strategy"
 )
 
@@ -18,9 +18,7 @@ type prober struct{ l *Lite }
 
 var _ strategy.Prober = prober{}
 
-// Probe performs one status exchange with addr. The handshake names the backend itself
-// as the host, with protocol -1 (the value pingers use when they speak no particular
-// version), and a PROXY v2 LOCAL header when any route sends PROXY headers to it.
+// Probe performs one status exchange with addr, with what reach.Probe writes.
 func (p prober) Probe(ctx context.Context, addr string) (strategy.Report, error) {
 	if _, ok := ctx.Deadline(); !ok {
 		var cancel context.CancelFunc
@@ -28,23 +26,16 @@ func (p prober) Probe(ctx context.Context, addr string) (strategy.Report, error)
 		defer cancel()
 	}
 	deadline, _ := ctx.Deadline()
-	c, err := p.l.dial(ctx, addr)
+	c, err := p.l.dial(ctx, addr, addr) // probes reach only backends written without $n
 	if err != nil {
 		return strategy.Report{}, err
 	}
-	defer c.Close()
-	var pre []byte
-	if p.l.snap.Load().proxyProtocolBackends[addr] {
-		if pre, err = localProxyHeader(); err != nil {
-			return strategy.Report{}, fmt.Errorf("proxy header for %s: %w", addr, err)
-		}
+	defer p.l.closeBackend(c)
+	out, err := reach.Probe(addr, p.l.snap.Load().proxyProtocolBackends[addr])
+	if err != nil {
+		return strategy.Report{}, err
 	}
-	host, port := splitBackend(addr)
-	if port == 0 {
-		port = int(wire.DefaultPort)
-	}
-	hs := wire.Handshake{Protocol: -1, Address: host, Port: uint16(port), Intent: wire.IntentStatus}
-	body, rtt, err := exchangeStatus(c, deadline, pre, hs)
+	body, rtt, err := exchangeStatus(c, deadline, out)
 	if err != nil {
 		return strategy.Report{}, fmt.Errorf("probe %s: %w", addr, err)
 	}

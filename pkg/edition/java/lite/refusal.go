@@ -61,7 +61,7 @@ func (s *session) settleFull(addr string, backend net.Conn, first firstBytes, le
 	lease.Settle(0, err)
 	lease.Release()
 	first.release()
-	_ = backend.Close()
+	s.l.closeBackend(backend)
 	s.l.log.V(1).Info("backend full, trying next", s.logKV("err", err.Error())...)
 	return err
 }

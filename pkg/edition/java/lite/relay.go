@@ -48,7 +48,7 @@ func (j *relayed) handOff() {
 // relayDone is the relay's completion: it runs once, on a relay goroutine, when both
 // directions have ended.
 func (j *relayed) relayDone(r relay.Result) {
-	_ = j.backend.Close()
+	j.l.closeBackend(j.backend)
 	j.finish(r.Up, r.Down, endReason(j.ctx, r))
 }
 

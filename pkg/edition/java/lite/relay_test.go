@@ -10,60 +10,26 @@ import (
 	"testing"
 	"time"
 
+	"go.minekube.com/gate/internal/mctest"
 	"go.minekube.com/gate/pkg/edition/java/lite"
 	"go.minekube.com/gate/pkg/edition/java/lite/relay"
 	"go.minekube.com/gate/pkg/edition/java/lite/wire"
 )
 
-// scriptBackend accepts connections and runs script on each, after reading the
-// preamble (the replayed handshake and Login Start) the test client sends.
+// scriptBackend is mctest's scripted backend with the address field these tests use.
 type scriptBackend struct {
-	ln   net.Listener
+	*mctest.ScriptBackend
 	addr string
-	wg   sync.WaitGroup
-	mu   sync.Mutex
-	conn []net.Conn
 }
 
 func newScriptBackend(t testing.TB, preambleLen int, script func(c *net.TCPConn)) *scriptBackend {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	b := &scriptBackend{ln: ln, addr: ln.Addr().String()}
-	b.wg.Go(func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			b.mu.Lock()
-			b.conn = append(b.conn, c)
-			b.mu.Unlock()
-			b.wg.Go(func() {
-				defer c.Close()
-				if _, err := io.ReadFull(c, make([]byte, preambleLen)); err != nil {
-					return
-				}
-				script(c.(*net.TCPConn))
-			})
-		}
-	})
-	t.Cleanup(b.close)
-	return b
+	b := mctest.NewScriptBackend(t, preambleLen, script)
+	return &scriptBackend{ScriptBackend: b, addr: b.Addr()}
 }
 
 // close stops accepting, closes every connection and waits for the scripts.
-func (b *scriptBackend) close() {
-	_ = b.ln.Close()
-	b.mu.Lock()
-	for _, c := range b.conn {
-		_ = c.Close()
-	}
-	b.mu.Unlock()
-	b.wg.Wait()
-}
+func (b *scriptBackend) close() { b.Close() }
 
 // endings collects the EventEnded of every session.
 type endings chan lite.Event

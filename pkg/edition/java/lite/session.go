@@ -162,22 +162,32 @@ func (s *session) logSession() bool {
 
 // run is the path of a connection, step by step; each step's function says the rest.
 func (s *session) run(ctx context.Context) error {
-	// 0. Admission (admit.go): PROXY header from a trusted peer, access lists, quotas,
+	// 0. A connection from one of the proxy's own backend dials (reach.Dials) is the
+	// proxy talking to itself; it is closed without a word, so the dialling session
+	// sees no backend there. Checked again once the handshake is in: the dialler
+	// records its connection only after connect returns, but sends nothing before.
+	if err := s.refuseLoop(); err != nil {
+		return err
+	}
+	// 1. Admission (admit.go): PROXY header from a trusted peer, access lists, quotas,
 	// connection caps, the first byte under its own deadline.
 	if err := s.admit(); err != nil {
 		return err
 	}
 
-	// 1. Read the first frame under readTimeout with a hard size cap.
+	// 2. Read the first frame under readTimeout with a hard size cap.
 	legacy, err := s.readHandshake()
 	if err != nil {
+		return err
+	}
+	if err := s.refuseLoop(); err != nil {
 		return err
 	}
 	if legacy {
 		return s.serveLegacy(ctx) // legacy.go: a pre-1.7 server-list ping
 	}
 
-	// 2. Match the cleaned host against the route table.
+	// 3. Match the cleaned host against the route table.
 	host := wire.CleanHost(s.hs.Address)
 	s.ev.VHost, s.ev.Protocol, s.ev.Intent = host, s.hs.Protocol, s.hs.Intent
 	m, ok := s.snap.table.Match(host)
@@ -195,14 +205,23 @@ func (s *session) run(ctx context.Context) error {
 		return err
 	}
 
-	// 3. Status intent (statuspath.go): answered by the proxy (cache, backend, fallback).
+	// 4. Status intent (statuspath.go): answered by the proxy (cache, backend, fallback).
 	if s.hs.Intent == wire.IntentStatus {
 		return s.serveStatus(ctx, s.statusQuery(rt, m, s.hs))
 	}
-	// 4. Login or transfer (login.go): order the backends, dial down the list, relay.
+	// 5. Login or transfer (login.go): order the backends, dial down the list, relay.
 	// An admitted login teaches the route its protocol for status cache keys.
 	s.l.protocols.Learn(rt.key, s.hs.Protocol)
 	return s.serveLogin(ctx, rt, m)
+}
+
+// refuseLoop refuses a connection whose peer is the local end of one of the proxy's
+// own live backend connections.
+func (s *session) refuseLoop() error {
+	if s.l.dials.Refuse(s.client) {
+		return reject(ReasonLoop, "connection from this proxy's own backend dial (a backend address leads back here)")
+	}
+	return nil
 }
 
 // readHandshake reads until one complete handshake frame (or a legacy 0xFE ping) is in

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"go.minekube.com/gate/pkg/edition/java/lite/config"
+	"go.minekube.com/gate/pkg/edition/java/lite/reach"
 	"go.minekube.com/gate/pkg/edition/java/lite/route"
 	"go.minekube.com/gate/pkg/edition/java/lite/status"
 	"go.minekube.com/gate/pkg/edition/java/lite/wire"
@@ -29,12 +30,6 @@ type snapshot struct {
 	unknownHost []byte
 	// proxyProtocolBackends are backends that expect a PROXY header (probes send one too).
 	proxyProtocolBackends map[string]bool
-	// literal holds every backend address written without $n; any other address a
-	// session dials was expanded from a player's captures (dialguard.go).
-	literal map[string]bool
-	// literalHosts holds the host parts that templates write out ('10.0.0.5:$1'):
-	// the operator named them, so the guard's address classes do not apply.
-	literalHosts map[string]bool
 }
 
 // compiledRoute is one config route with everything the hot path needs precomputed.
@@ -46,6 +41,8 @@ type compiledRoute struct {
 	unavailable []byte
 	// static lists the backends without $n templates (the ones probes can reach).
 	static []string
+	// first is what the route's backends see first, for logins and status fetches.
+	first reach.First
 }
 
 func compile(cfg *config.Config) (*snapshot, error) {
@@ -62,12 +59,10 @@ func compile(cfg *config.Config) (*snapshot, error) {
 		table:                 table,
 		unknownHost:           disconnectFrame(cfg.Lite.Disconnect.UnknownHost, defaultUnknownHost),
 		proxyProtocolBackends: make(map[string]bool),
-		literal:               make(map[string]bool),
-		literalHosts:          make(map[string]bool),
 	}
 	globalUnavailable := cfg.Lite.Disconnect.Unavailable
 	for _, r := range cfg.Lite.Routes {
-		cr := &compiledRoute{key: r.Key, cfg: r}
+		cr := &compiledRoute{key: r.Key, cfg: r, first: reach.NewFirst(r.ProxyProtocol, r.ModifyVirtualHost, r.TCPShieldRealIP)}
 		if cr.key == "" {
 			cr.key = strings.Join(r.Host, ",")
 		}
@@ -90,11 +85,7 @@ func compile(cfg *config.Config) (*snapshot, error) {
 			}
 		}
 		for _, b := range r.Backend {
-			if host, _ := splitBackend(b); !strings.Contains(host, "$") {
-				s.literalHosts[host] = true
-			}
 			if route.MaxParam(b) == 0 {
-				s.literal[b] = true
 				cr.static = append(cr.static, b)
 				if r.ProxyProtocol {
 					s.proxyProtocolBackends[b] = true
@@ -110,7 +101,8 @@ func compile(cfg *config.Config) (*snapshot, error) {
 }
 
 // template returns the configured backend (with $n unfilled) that addr was expanded
-// from, so metrics and logs can label by it: expanded addresses are client-chosen.
+// from, so metrics and logs can label by it (expanded addresses are client-chosen)
+// and the guard knows which host the template itself writes out.
 func (r *compiledRoute) template(expanded []string, addr string) string {
 	for i, b := range expanded {
 		if b == addr && i < len(r.cfg.Backend) {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"go.minekube.com/gate/pkg/edition/java/lite/config"
+	"go.minekube.com/gate/pkg/edition/java/lite/reach"
 	"go.minekube.com/gate/pkg/edition/java/lite/route"
 	"go.minekube.com/gate/pkg/edition/java/lite/status"
 	"go.minekube.com/gate/pkg/edition/java/lite/wire"
@@ -156,23 +157,20 @@ func (l *Lite) fetchStatus(q statusQuery, addr string) ([]byte, error) {
 	defer cancel()
 	deadline, _ := ctx.Deadline()
 	start := time.Now()
-	c, err := l.dial(ctx, addr)
+	c, err := l.dial(ctx, addr, rt.template(q.backends, addr))
 	l.mgr.ObserveDial(addr, time.Since(start), err)
 	if err != nil {
 		return nil, err
 	}
-	defer c.Close()
-	var pre []byte
-	if rt.cfg.ProxyProtocol {
-		if pre, err = proxyHeader(q.client, q.local); err != nil {
-			return nil, fmt.Errorf("proxy header for %s: %w", addr, err)
-		}
+	defer l.closeBackend(c)
+	out, err := rt.first.Status(hs, addr, reach.Peer{Client: q.client, Local: q.local}, time.Now())
+	if err != nil {
+		return nil, err
 	}
-	if rt.cfg.ModifyVirtualHost || rt.cfg.TCPShieldRealIP {
-		hs = rewriteHandshake(hs, rt, addr, q.client, time.Now())
+	body, rtt, err := exchangeStatus(c, deadline, out)
+	if err != nil && l.dials.Looped(c) {
+		err = fmt.Errorf("%w: %w", errLooped, err)
 	}
-	hs.Intent = wire.IntentStatus
-	body, rtt, err := exchangeStatus(c, deadline, pre, hs)
 	rep := reportOf(body, rtt)
 	l.mgr.ObserveStatus(addr, rep, err)
 	if err == nil {
@@ -184,12 +182,11 @@ func (l *Lite) fetchStatus(q statusQuery, addr string) ([]byte, error) {
 	return body, nil
 }
 
-// exchangeStatus writes pre, the handshake and a Status Request, then reads the Status
-// Response. rtt is measured from the request write to the complete response.
-func exchangeStatus(c net.Conn, deadline time.Time, pre []byte, hs wire.Handshake) ([]byte, time.Duration, error) {
+// exchangeStatus writes out (what the backend sees first, ending in a Status Request,
+// package reach), then reads the Status Response. rtt is measured from the request
+// write to the complete response.
+func exchangeStatus(c net.Conn, deadline time.Time, out []byte) ([]byte, time.Duration, error) {
 	_ = c.SetDeadline(deadline)
-	out := append(pre, wire.AppendHandshake(nil, hs)...)
-	out = wire.AppendStatusRequest(out)
 	start := time.Now()
 	if _, err := c.Write(out); err != nil {
 		return nil, 0, fmt.Errorf("write status request: %w", err)

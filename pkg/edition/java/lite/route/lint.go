@@ -102,14 +102,10 @@ func onlyCaptures(backend string) bool {
 // stripParams removes every `$n` reference from s.
 func stripParams(s string) string {
 	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] == '$' {
-			if _, end := param(s, i+1); end > i+1 {
-				i = end - 1
-				continue
-			}
-		}
-		b.WriteByte(s[i])
+	for i := 0; i < len(s); {
+		start, _, end := NextParam(s, i)
+		b.WriteString(s[i:start])
+		i = end
 	}
 	return b.String()
 }

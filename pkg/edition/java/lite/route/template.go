@@ -38,15 +38,31 @@ func hasZeroParam(backend string) bool {
 
 // eachParam calls fn with the number of every `$n` reference in backend.
 func eachParam(backend string, fn func(n int)) {
-	for i := 0; i < len(backend); i++ {
-		if backend[i] != '$' {
+	for i := 0; ; {
+		start, n, end := NextParam(backend, i)
+		if start == len(backend) {
+			return
+		}
+		fn(n)
+		i = end
+	}
+}
+
+// NextParam finds the first `$n` reference in s at or after index i: the index of
+// its '$', its number (saturated, see param) and the index after its last digit.
+// start == len(s) when there is none. A '$' not followed by a digit is literal text.
+// It is the one scanner of template references: expansion, lint and the admin
+// view all walk templates with it.
+func NextParam(s string, i int) (start, n, end int) {
+	for ; i < len(s); i++ {
+		if s[i] != '$' {
 			continue
 		}
-		if n, end := param(backend, i+1); end > i+1 {
-			fn(n)
-			i = end - 1
+		if n, end := param(s, i+1); end > i+1 {
+			return i, n, end
 		}
 	}
+	return len(s), 0, len(s)
 }
 
 // param parses the decimal number starting at s[i]. It returns the value
@@ -75,23 +91,18 @@ func Expand(backend string, captures []string) string {
 	}
 	var b strings.Builder
 	b.Grow(expandedLen(backend, captures))
-	for i := 0; i < len(backend); i++ {
-		c := backend[i]
-		if c != '$' {
-			b.WriteByte(c)
-			continue
-		}
-		n, end := param(backend, i+1)
-		if end == i+1 {
-			b.WriteByte(c)
-			continue
+	for i := 0; i < len(backend); {
+		start, n, end := NextParam(backend, i)
+		b.WriteString(backend[i:start])
+		if start == len(backend) {
+			break
 		}
 		if n >= 1 && n <= len(captures) {
 			b.WriteString(captures[n-1])
 		} else {
-			b.WriteString(backend[i:end])
+			b.WriteString(backend[start:end])
 		}
-		i = end - 1
+		i = end
 	}
 	return b.String()
 }
@@ -100,22 +111,18 @@ func Expand(backend string, captures []string) string {
 // builder allocates once.
 func expandedLen(backend string, captures []string) int {
 	size := 0
-	for i := 0; i < len(backend); i++ {
-		if backend[i] != '$' {
-			size++
-			continue
-		}
-		n, end := param(backend, i+1)
-		if end == i+1 {
-			size++
-			continue
+	for i := 0; i < len(backend); {
+		start, n, end := NextParam(backend, i)
+		size += start - i
+		if start == len(backend) {
+			break
 		}
 		if n >= 1 && n <= len(captures) {
 			size += len(captures[n-1])
 		} else {
-			size += end - i
+			size += end - start
 		}
-		i = end - 1
+		i = end
 	}
 	return size
 }
