@@ -22,11 +22,11 @@ import (
 )
 
 // loAddrs returns the non-loopback addresses on lo that lite tests may bind
-// (GATE_TEST_LO_ADDRS, 10.9.0.1-10.9.0.10 of the shared range), or skips.
+// (GATETEST_LO_ADDRS, 10.9.0.1-10.9.0.10 of the shared range), or skips.
 func loAddrs(t *testing.T) []string {
 	t.Helper()
 	var out []string
-	for _, a := range strings.Split(os.Getenv("GATE_TEST_LO_ADDRS"), ",") {
+	for _, a := range strings.Split(os.Getenv("GATETEST_LO_ADDRS"), ",") {
 		ip, err := netip.ParseAddr(strings.TrimSpace(a))
 		if err != nil || !ip.Is4() {
 			continue

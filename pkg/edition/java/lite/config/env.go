@@ -23,11 +23,6 @@ const EnvPrefix = "GATE_"
 // api.tokenFile, break) the config it reads.
 var commandEnv = []string{"GATE_CONFIG", "GATE_DEBUG", "GATE_VERBOSITY", "GATE_NO_AUTO_RELOAD", "GATE_API_TOKEN"}
 
-// testEnvPrefix marks the variables of the project's test environment
-// (GATE_TEST_LO_ADDRS, GATE_TEST_KUBECONFIG, ...): they describe the machine
-// the tests run on and are never config keys, so they must not warn either.
-const testEnvPrefix = "GATE_TEST_"
-
 // envOverrides holds the GATE_ variables of one parse and what became of them.
 type envOverrides struct {
 	vars    map[string]string // name -> value, command-line variables left out
@@ -39,7 +34,7 @@ func newEnvOverrides(environ []string) envOverrides {
 	o := envOverrides{vars: map[string]string{}, used: map[string]bool{}, sources: map[string]string{}}
 	for _, kv := range environ {
 		name, value, ok := strings.Cut(kv, "=")
-		if !ok || !strings.HasPrefix(name, EnvPrefix) || slices.Contains(commandEnv, name) || strings.HasPrefix(name, testEnvPrefix) {
+		if !ok || !strings.HasPrefix(name, EnvPrefix) || slices.Contains(commandEnv, name) {
 			continue
 		}
 		o.vars[name] = value

@@ -69,13 +69,6 @@ func TestEnvErrorsNameTheVariable(t *testing.T) {
 	}
 }
 
-func TestEnvTestVariablesAreNotConfig(t *testing.T) {
-	_, warns, err := ParseEnv([]byte(minimal), "config.yml", []string{"GATE_TEST_LO_ADDRS=10.9.0.1", "GATE_TEST_KUBECONFIG=/x"})
-	if err != nil || len(warns) != 0 {
-		t.Fatalf("err %v, warnings %q: the test environment's variables are no config keys", err, warningStrings(warns))
-	}
-}
-
 func TestEnvUnknownVariableWarns(t *testing.T) {
 	_, warns, err := ParseEnv([]byte(minimal), "config.yml", []string{"GATE_CONFIG_BND=x", "GATE_CONFIG_BIND_PORT=1"})
 	if err != nil {
