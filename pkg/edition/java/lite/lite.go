@@ -171,20 +171,26 @@ func (l *Lite) Serve(ctx context.Context, ln net.Listener) error {
 	l.log.Info("listening", "bind", ln.Addr().String(), "routes", len(l.snap.Load().routes))
 	l.ready.Store(true)
 
-	err := l.acceptLoop(ctx, ln)
+	// Sessions get a context of their own that outlives ctx until the grace period
+	// ends: shutdown stops accepting, but a login in its failover wait (or a status
+	// fetch) still finishes if a backend answers within the grace.
+	sessCtx, endSessions := context.WithCancel(context.WithoutCancel(ctx))
+	defer endSessions()
+	err := l.acceptLoop(ctx, sessCtx, ln)
 	l.ready.Store(false)
 	why := context.Cause(ctx) // the signal, when NotifyContext ended it
 	if why == nil {
 		why = err
 	}
 	cancel()
-	l.drain(why)
+	l.drain(why, endSessions)
 	bg.Wait()
 	l.cache.Close()
 	return err
 }
 
-func (l *Lite) acceptLoop(ctx context.Context, ln net.Listener) error {
+// acceptLoop accepts until ctx ends; each connection is handled under sessCtx.
+func (l *Lite) acceptLoop(ctx, sessCtx context.Context, ln net.Listener) error {
 	var backoff time.Duration
 	for {
 		c, err := ln.Accept()
@@ -209,14 +215,14 @@ func (l *Lite) acceptLoop(ctx context.Context, ln net.Listener) error {
 		l.track(c, true)
 		l.live.Add(1)
 		l.sessions.Add(1) // Done in session.close, at the end of handle or of the relay
-		go l.handle(ctx, c)
+		go l.handle(sessCtx, c)
 	}
 }
 
-// drain waits up to the grace period for sessions to end, then closes the rest.
-// It logs one line as it starts (why, live sessions, grace) and one when done
+// drain waits up to the grace period for sessions to end, then ends the sessions'
+// context (endSessions) and closes the rest. It logs one line as it starts (why, live sessions, grace) and one when done
 // (how many sessions ended by themselves, how many were closed at the end).
-func (l *Lite) drain(why error) {
+func (l *Lite) drain(why error, endSessions context.CancelFunc) {
 	grace := l.snap.Load().cfg.Lite.ShutdownGrace
 	live := l.live.Load()
 	cause := "listener closed"
@@ -241,6 +247,7 @@ func (l *Lite) drain(why error) {
 		return
 	case <-timer.C:
 	}
+	endSessions()
 	l.connsMu.Lock()
 	closed = l.live.Load()
 	for c := range l.conns {
