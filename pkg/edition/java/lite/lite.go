@@ -65,8 +65,13 @@ type Lite struct {
 	adm *admission.Controller
 	// guard checks where template-expanded backends may be dialled.
 	guard dialGuard
-	// refusing counts the refused connections being told why (admit.go).
+	// refusing counts the refused connections being told why (admit.go, fdbudget.go);
+	// Serve sizes it from the open-files budget.
 	refusing chan struct{}
+	// fdCap is how many connections the open-files limit lets Serve handle at once
+	// (fdbudget.go); 0 is no cap. freed wakes an accept loop waiting at it.
+	fdCap int64
+	freed chan struct{}
 	rel      relay.Relay // joined sessions' bytes; its poller runs only while sessions park
 	// hsBufs lends the buffers a connection's first bytes are read into.
 	hsBufs handshakeBufs
@@ -101,6 +106,7 @@ func New(cfg *config.Config, o Options) (*Lite, error) {
 		conns:     make(map[net.Conn]struct{}),
 		adm:       admission.New(admissionConfig(cfg), admission.Options{Now: o.Now}),
 		refusing:  make(chan struct{}, maxRefusalReplies),
+		freed:     make(chan struct{}, 1),
 	}
 	l.mgr = strategy.NewManager(strategy.Options{
 		Seed:   o.Seed,
@@ -168,6 +174,7 @@ func (l *Lite) Serve(ctx context.Context, ln net.Listener) error {
 	})
 	l.guard.setOwn(ln.Addr().String(), l.snap.Load().cfg.API.Bind)
 	l.checkFDLimit()
+	l.applyFDBudget()
 	l.log.Info("listening", "bind", ln.Addr().String(), "routes", len(l.snap.Load().routes))
 	l.ready.Store(true)
 
@@ -193,8 +200,15 @@ func (l *Lite) Serve(ctx context.Context, ln net.Listener) error {
 func (l *Lite) acceptLoop(ctx, sessCtx context.Context, ln net.Listener) error {
 	var backoff time.Duration
 	for {
+		refuse, ok := l.awaitRoom(ctx)
+		if !ok {
+			return nil
+		}
 		c, err := ln.Accept()
 		if err != nil {
+			if refuse {
+				<-l.refusing
+			}
 			if ctx.Err() != nil {
 				return nil
 			}
@@ -212,9 +226,19 @@ func (l *Lite) acceptLoop(ctx, sessCtx context.Context, ln net.Listener) error {
 			return fmt.Errorf("accept: %w", err)
 		}
 		backoff = 0
+		// A connection ended meanwhile: serve this one. (Its slot is in refusing but it
+		// is not in live yet, hence the -1.)
+		if refuse && l.live.Load()-int64(len(l.refusing)-1) < l.fdCap {
+			<-l.refusing
+			refuse = false
+		}
 		l.track(c, true)
 		l.live.Add(1)
 		l.sessions.Add(1) // Done in session.close, at the end of handle or of the relay
+		if refuse {
+			go l.refuseFull(sessCtx, c)
+			continue
+		}
 		go l.handle(sessCtx, c)
 	}
 }

@@ -110,6 +110,10 @@ func (c *conn) end() {
 	_ = c.client.Close()
 	c.l.track(c.client, false)
 	c.l.live.Add(-1)
+	select { // an accept loop waiting at the open-files cap looks again
+	case c.l.freed <- struct{}{}:
+	default:
+	}
 	c.l.sessions.Done()
 }
 
