@@ -397,14 +397,12 @@ func TestServeHoldsAtMostAdminConnsOpen(t *testing.T) {
 			accepted <- c
 		}
 	}()
-	var dialed []net.Conn
 	for range 3 {
 		c, err := net.Dial("tcp", ln.Addr().String())
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer c.Close()
-		dialed = append(dialed, c)
 	}
 	first, second := <-accepted, <-accepted
 	select {

@@ -53,10 +53,10 @@ type fdBudget struct {
 func budgetFor(limit uint64, procs int) fdBudget {
 	reserve := fdFixed + procs + AdminConns + fdProbes + relay.PipeFDs(limit)
 	rest := max(0, int(min(limit, 1<<30))-reserve)
-	share := min(max(rest/16, 1), maxRefusalReplies)
-	b := fdBudget{limit: limit, refusals: share}
-	b.conns = max(1, (rest-2*share)/fdsPerConn)
-	b.reserve = reserve + share // the dial extras
+	refusals := min(max(rest/16, 1), maxRefusalReplies)
+	dialExtra := min(max(rest/16, 1), maxDialExtra)
+	b := fdBudget{limit: limit, refusals: refusals, reserve: reserve + dialExtra}
+	b.conns = max(1, (rest-refusals-dialExtra)/fdsPerConn)
 	return b
 }
 
