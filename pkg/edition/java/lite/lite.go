@@ -68,13 +68,14 @@ type Lite struct {
 	// refusing counts the refused connections being told why (admit.go, fdbudget.go);
 	// Serve sizes it from the open-files budget.
 	refusing chan struct{}
+	rel      relay.Relay // joined sessions' bytes; its poller runs only while sessions park
+	// hsBufs lends the buffers a connection's first bytes are read into.
+	hsBufs handshakeBufs
+
 	// fdCap is how many connections the open-files limit lets Serve handle at once
 	// (fdbudget.go); 0 is no cap. freed wakes an accept loop waiting at it.
 	fdCap int64
 	freed chan struct{}
-	rel      relay.Relay // joined sessions' bytes; its poller runs only while sessions park
-	// hsBufs lends the buffers a connection's first bytes are read into.
-	hsBufs handshakeBufs
 
 	snap  atomic.Pointer[snapshot]
 	ready atomic.Bool // listener bound and config loaded
