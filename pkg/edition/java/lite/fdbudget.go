@@ -110,11 +110,10 @@ func (l *Lite) atCap() bool {
 
 // refuseFull tells a connection accepted past the open-files cap that the proxy is
 // full and closes it; it holds a refusal slot, which it gives back once the socket is
-// closed. A login gets the proxy-full Login Disconnect; a status ping or legacy ping
+// closed (session.close). A login gets the proxy-full Login Disconnect; a status ping or legacy ping
 // is closed (a status answer would need a backend socket, which the cap has none for).
 func (l *Lite) refuseFull(ctx context.Context, c net.Conn) {
-	defer func() { <-l.refusing }() // runs last: after close freed the descriptor
-	s := &session{conn: conn{l: l, client: c, clientAddr: c.RemoteAddr(), start: time.Now()}, snap: l.snap.Load()}
+	s := &session{conn: conn{l: l, client: c, clientAddr: c.RemoteAddr(), start: time.Now()}, snap: l.snap.Load(), refusal: true}
 	s.ev = &s.event
 	s.ev.ConnID = l.connIDs.Add(1)
 	s.emit(EventAccepted)

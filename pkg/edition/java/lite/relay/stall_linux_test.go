@@ -113,7 +113,9 @@ func TestPipeReleasesAPlayerWhoLeavesAStalledBackend(t *testing.T) {
 			tt.leave(p.player)
 			res := p.wait(t, StallTimeout/2)
 			<-flooded
-			if el := time.Since(left); el > LeftGrace+time.Second {
+			el := time.Since(left)
+			t.Logf("pipe ended %v after the player left", el.Round(time.Millisecond))
+			if el > LeftGrace+time.Second {
 				t.Errorf("pipe ended %v after the player left; want about %v", el, LeftGrace)
 			}
 			if res.First != Client || !errors.Is(res.UpErr, ErrClientGone) {
