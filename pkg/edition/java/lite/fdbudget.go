@@ -48,6 +48,11 @@ type fdBudget struct {
 	reserve int
 }
 
+// FDLimitConns is how many connections Serve handles at once under an open-files
+// limit of limit (the rest are told the proxy is full): for advice that must name the
+// same number, e.g. when config.quota.maxConnections is above it.
+func FDLimitConns(limit uint64) int { return budgetFor(limit, runtime.GOMAXPROCS(0)).conns }
+
 // budgetFor splits limit for a process with procs relay pollers. A tiny limit still
 // gets one connection and one refusal slot; the reserve then is what is left.
 func budgetFor(limit uint64, procs int) fdBudget {
@@ -77,7 +82,7 @@ func (l *Lite) applyFDBudget() {
 		l.log.V(1).Info("open-files budget", kv...)
 		return
 	}
-	l.log.Info("the open-files limit caps the connections handled at once below config.quota.maxConnections; "+
+	l.log.Info("warning: the open-files limit caps the connections handled at once below config.quota.maxConnections; "+
 		"players past it get the proxy-full text (raise the hard limit: LimitNOFILE= in systemd, --ulimit nofile= in docker)",
 		append(kv, "maxConnections", configured)...)
 }
