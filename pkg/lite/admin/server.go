@@ -17,6 +17,7 @@ import (
 
 	"github.com/go-logr/logr"
 
+	"go.minekube.com/gate/pkg/edition/java/lite"
 	"go.minekube.com/gate/pkg/edition/java/lite/config"
 	"go.minekube.com/gate/pkg/lite/discovery"
 	"go.minekube.com/gate/pkg/lite/logging"
@@ -199,8 +200,11 @@ func (s *Server) ListenAndServe(ctx context.Context, bind string) error {
 }
 
 // Serve serves on ln until ctx ends, then shuts down (in-flight requests get a
-// second) and returns once the HTTP server has stopped. It closes ln.
+// second) and returns once the HTTP server has stopped. It closes ln. At most
+// lite.AdminConns connections are open at once, the descriptors the proxy keeps for
+// the API, so /healthz answers even when the proxy is at its open-files cap.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	ln = limitConns(ln, lite.AdminConns)
 	srv := &http.Server{
 		Handler:           s.Handler(),
 		ReadHeaderTimeout: 5 * time.Second,

@@ -207,28 +207,3 @@ func TestSlowReaderMemoryStaysBounded(t *testing.T) {
 		admissionSettled(t, p)
 	})
 }
-
-// A player who leaves while the backend has stopped reading: the upward copy is parked
-// writing to the backend, so the player's FIN queues behind its own unsent bytes. The
-// relay's stall bound (relay.StallGrace) must end the session, both sockets and the
-// admission slot, within about a second, not when the backend reads again.
-func TestPlayerLeavingAStalledBackendIsReleased(t *testing.T) {
-	stall := newFaultyBackend(t, mctest.FaultStall)
-	p := startProxy(t, fill(sessionConfig, "a", stall.addr, "b", refusedAddr(t)))
-	c := dialProxy(t, p.addr)
-	c.send(handshake(765, "a.example.com", wire.IntentLogin), loginStart("Gone"))
-	var written atomic.Int64
-	go func() {
-		chunk := make([]byte, 64<<10)
-		for {
-			n, err := c.Conn.Write(chunk)
-			written.Add(int64(n))
-			if err != nil {
-				return
-			}
-		}
-	}()
-	plateau(t, written.Load)
-	_ = c.Close()
-	admissionSettled(t, p)
-}

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"go.minekube.com/gate/internal/mctest"
 )
 
 // fakeSRV answers _minecraft._tcp lookups from a table; DNS is not reachable here.
@@ -103,4 +105,52 @@ config:
 		t.Fatalf("Serve returned after %v, before the 1s grace period", el)
 	}
 	c.expectClosed()
+}
+
+// TestShutdownDuringFailoverStillServesTheLogin pins issue 20's item 6: SIGTERM while a
+// login waits on a silent first backend gave the player the unavailable text although
+// the grace period had seconds left. Shutdown stops accepting; a login in progress
+// still fails over and joins, and Serve still returns within the grace.
+func TestShutdownDuringFailoverStillServesTheLogin(t *testing.T) {
+	const grace = 3 * time.Second
+	for run := range 3 {
+		hung := newFaultyBackend(t, mctest.FaultHang)
+		good := newBackend(t, "")
+		p := startProxy(t, fill(`
+config:
+  lite:
+    enabled: true
+    shutdownGrace: 3s
+    firstResponseTimeout: 500ms
+    routes:
+      - host: '*'
+        strategy: sequential
+        backend: [{{hung}}, {{good}}]
+`, "hung", hung.addr, "good", good.addr))
+		c := dialProxy(t, p.addr)
+		pre := mctest.LoginPreamble(765, "x.example.com", "Steve")
+		c.send(pre)
+		waitFor(t, "the login waiting on the hung backend", 5*time.Second, func() bool {
+			return hung.BytesIn() >= int64(len(pre))
+		})
+		stopped := make(chan error, 1)
+		start := time.Now()
+		go func() { stopped <- p.stop() }()
+		_ = c.SetReadDeadline(time.Now().Add(grace))
+		if got := c.readN(len(pre)); !bytes.Equal(got, pre) {
+			t.Fatalf("run %d: the player got %x, want the second backend's echo", run, got)
+		}
+		_ = c.Close()
+		select {
+		case err := <-stopped:
+			if err != nil {
+				t.Fatal(err)
+			}
+		case <-time.After(2 * grace):
+			t.Fatalf("run %d: Serve did not return", run)
+		}
+		if el := time.Since(start); el > grace {
+			t.Fatalf("run %d: Serve returned after %v, past the %v grace", run, el, grace)
+		}
+	}
 }

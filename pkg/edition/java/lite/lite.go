@@ -69,11 +69,17 @@ type Lite struct {
 	// this proxy is refused when it arrives (package reach).
 	guard *reach.Guard
 	dials *reach.Dials
-	// refusing counts the refused connections being told why (admit.go).
+	// refusing counts the refused connections being told why (admit.go, fdbudget.go);
+	// Serve sizes it from the open-files budget.
 	refusing chan struct{}
 	rel      relay.Relay // joined sessions' bytes; its poller runs only while sessions park
 	// hsBufs lends the buffers a connection's first bytes are read into.
 	hsBufs handshakeBufs
+
+	// fdCap is how many connections the open-files limit lets Serve handle at once
+	// (fdbudget.go); 0 is no cap. freed wakes an accept loop waiting at it.
+	fdCap int64
+	freed chan struct{}
 
 	snap  atomic.Pointer[snapshot]
 	ready atomic.Bool // listener bound and config loaded
@@ -105,6 +111,7 @@ func New(cfg *config.Config, o Options) (*Lite, error) {
 		conns:     make(map[net.Conn]struct{}),
 		adm:       admission.New(admissionConfig(cfg), admission.Options{Now: o.Now}),
 		refusing:  make(chan struct{}, maxRefusalReplies),
+		freed:     make(chan struct{}, 1),
 	}
 	l.mgr = strategy.NewManager(strategy.Options{
 		Seed:   o.Seed,
@@ -177,28 +184,41 @@ func (l *Lite) Serve(ctx context.Context, ln net.Listener) error {
 		_ = ln.Close()
 	})
 	l.guard.SetOwn(ln.Addr().String(), l.snap.Load().cfg.API.Bind)
-	l.checkFDLimit()
+	l.applyFDBudget()
 	l.log.Info("listening", "bind", ln.Addr().String(), "routes", len(l.snap.Load().routes))
 	l.ready.Store(true)
 
-	err := l.acceptLoop(ctx, ln)
+	// Sessions get a context of their own that outlives ctx until the grace period
+	// ends: shutdown stops accepting, but a login in its failover wait (or a status
+	// fetch) still finishes if a backend answers within the grace.
+	sessCtx, endSessions := context.WithCancel(context.WithoutCancel(ctx))
+	defer endSessions()
+	err := l.acceptLoop(ctx, sessCtx, ln)
 	l.ready.Store(false)
 	why := context.Cause(ctx) // the signal, when NotifyContext ended it
 	if why == nil {
 		why = err
 	}
 	cancel()
-	l.drain(why)
+	l.drain(why, endSessions)
 	bg.Wait()
 	l.cache.Close()
 	return err
 }
 
-func (l *Lite) acceptLoop(ctx context.Context, ln net.Listener) error {
+// acceptLoop accepts until ctx ends; each connection is handled under sessCtx.
+func (l *Lite) acceptLoop(ctx, sessCtx context.Context, ln net.Listener) error {
 	var backoff time.Duration
 	for {
+		refuse, ok := l.awaitRoom(ctx)
+		if !ok {
+			return nil
+		}
 		c, err := ln.Accept()
 		if err != nil {
+			if refuse {
+				<-l.refusing
+			}
 			if ctx.Err() != nil {
 				return nil
 			}
@@ -216,17 +236,27 @@ func (l *Lite) acceptLoop(ctx context.Context, ln net.Listener) error {
 			return fmt.Errorf("accept: %w", err)
 		}
 		backoff = 0
+		// A connection ended meanwhile: serve this one. (Its slot is in refusing but it
+		// is not in live yet, hence the -1.)
+		if refuse && l.live.Load()-int64(len(l.refusing)-1) < l.fdCap {
+			<-l.refusing
+			refuse = false
+		}
 		l.track(c, true)
 		l.live.Add(1)
 		l.sessions.Add(1) // Done in session.close, at the end of handle or of the relay
-		go l.handle(ctx, c)
+		if refuse {
+			go l.refuseFull(sessCtx, c)
+			continue
+		}
+		go l.handle(sessCtx, c)
 	}
 }
 
-// drain waits up to the grace period for sessions to end, then closes the rest.
-// It logs one line as it starts (why, live sessions, grace) and one when done
+// drain waits up to the grace period for sessions to end, then ends the sessions'
+// context (endSessions) and closes the rest. It logs one line as it starts (why, live sessions, grace) and one when done
 // (how many sessions ended by themselves, how many were closed at the end).
-func (l *Lite) drain(why error) {
+func (l *Lite) drain(why error, endSessions context.CancelFunc) {
 	grace := l.snap.Load().cfg.Lite.ShutdownGrace
 	live := l.live.Load()
 	cause := "listener closed"
@@ -251,6 +281,7 @@ func (l *Lite) drain(why error) {
 		return
 	case <-timer.C:
 	}
+	endSessions()
 	l.connsMu.Lock()
 	closed = l.live.Load()
 	for c := range l.conns {

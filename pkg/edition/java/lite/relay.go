@@ -24,7 +24,7 @@ func (handedOff) Error() string { return "session handed to the relay" }
 type relayed struct {
 	conn
 	evCtx   eventContext    // the events' context; conn.ev is nil until finish
-	ctx     context.Context // Serve's: a session ended by shutdown is counted as such
+	ctx     context.Context // the sessions' (Serve ends it when the grace does): a session ended by shutdown is counted as such
 	backend net.Conn
 	lease   *strategy.Lease
 	// up and down count the bytes sent before the relay started (the replayed

@@ -52,6 +52,10 @@ type session struct {
 	admitted admissionState
 
 	event Event // what conn.ev points to
+	// refusal: the connection holds a refusal slot (fdbudget.go), given back once its
+	// socket is closed and before Serve counts it gone, so the open-files cap never
+	// sees a moment with one connection too few.
+	refusal bool
 }
 
 // rejection is a connection closed on purpose (bad input, no route, all backends
@@ -98,18 +102,36 @@ func (s *session) close(ctx context.Context, err error) {
 		}
 	}
 	s.releaseBuf()
-	s.end()
+	s.closeSocket()
+	if s.refusal {
+		<-s.l.refusing
+	}
+	s.gone()
 }
 
 // end is the end of every connection, exactly once, joined or not: one EventClosed,
 // then it frees the admission ticket and the socket and tells Serve (acceptLoop
 // started it) it is over.
 func (c *conn) end() {
+	c.closeSocket()
+	c.gone()
+}
+
+// closeSocket is the first half of end: EventClosed, the ticket and the socket.
+func (c *conn) closeSocket() {
 	c.emit(EventClosed)
 	c.ticket.Release()
 	_ = c.client.Close()
 	c.l.track(c.client, false)
+}
+
+// gone is the second half of end: Serve stops counting the connection.
+func (c *conn) gone() {
 	c.l.live.Add(-1)
+	select { // an accept loop waiting at the open-files cap looks again
+	case c.l.freed <- struct{}{}:
+	default:
+	}
 	c.l.sessions.Done()
 }
 

@@ -40,11 +40,15 @@
 //
 // # Stalls
 //
-// While the up direction parks, a chunk that the backend does not accept within
-// StallGrace ends the pipe (ErrBackendStalled). A player who leaves while the backend
-// has stopped reading is otherwise invisible for minutes: its FIN waits behind its
-// own bytes, which nothing reads. The poller's hang-up events only name the case
-// (ErrClientGone) when the FIN did get through.
+// While the up direction parks, a backend that accepts no byte of the player's for
+// StallTimeout (30 s, the vanilla server's own read timeout) ends the pipe
+// (ErrBackendStalled): a pause of a few seconds (GC, a world save) costs the player
+// nothing, as TCP flow control holds it back meanwhile. A player who leaves while the
+// backend is not reading is released sooner: the player's socket stays in the poller
+// while its bytes wait, and the poller sees a reset or hang-up there even with unread
+// bytes queued, which cuts the wait to LeftGrace (ErrClientGone). A FIN queued behind
+// the player's own unsent bytes never arrives, so that departure waits for
+// StallTimeout.
 //
 // # Process-wide state
 //

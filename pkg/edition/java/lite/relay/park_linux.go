@@ -24,7 +24,10 @@ type parking struct {
 
 	mu    sync.Mutex
 	state parkState
-	// srcGone: the poller saw the source hang up or fail (names a stall's error).
+	// stallArmed: a write to the backend waits under the stall deadline (armStall),
+	// so a hang-up of the player shortens it to LeftGrace (under mu).
+	stallArmed bool
+	// srcGone: the poller saw the source hang up or fail.
 	srcGone atomic.Bool
 }
 
@@ -142,6 +145,7 @@ const hangup = syscall.EPOLLRDHUP | syscall.EPOLLHUP | syscall.EPOLLERR
 func (pk *parking) wake(events uint32, inline bool) {
 	if events&hangup != 0 {
 		pk.srcGone.Store(true)
+		pk.hurryStall()
 	}
 	if pk.on(evWake) != actServe {
 		return
@@ -207,15 +211,33 @@ func (pk *parking) work() {
 }
 
 // armStall bounds a write to the backend that would block: the splicer calls it on
-// the first EAGAIN of a chunk. Once parking is over the linger deadline rules instead.
+// an EAGAIN, first of a chunk or after the backend took some of it, so the bound is
+// on the backend accepting nothing. A player still connected gets StallTimeout, one
+// who has gone LeftGrace. Once parking is over the linger deadline rules instead.
 func (pk *parking) armStall() bool {
 	pk.mu.Lock()
 	defer pk.mu.Unlock()
 	if pk.state == blocking || pk.state == done {
 		return false
 	}
-	_ = pk.sp.dst.SetWriteDeadline(time.Now().Add(StallGrace))
+	wait := pk.d.l.r.stallTimeout()
+	if pk.srcGone.Load() {
+		wait = min(wait, LeftGrace)
+	}
+	pk.stallArmed = true
+	_ = pk.sp.dst.SetWriteDeadline(time.Now().Add(wait))
 	return true
+}
+
+// hurryStall is the poller seeing the player hang up or reset while its bytes wait
+// for a stalled backend: nobody is left to wait for, so the write gets LeftGrace.
+// (armStall reads srcGone under mu, so a hang-up between the two is never missed.)
+func (pk *parking) hurryStall() {
+	pk.mu.Lock()
+	defer pk.mu.Unlock()
+	if pk.stallArmed && pk.state != blocking && pk.state != done {
+		_ = pk.sp.dst.SetWriteDeadline(time.Now().Add(LeftGrace))
+	}
 }
 
 // disarmStall clears the bound once the chunk went through, unless parking ended
@@ -223,12 +245,14 @@ func (pk *parking) armStall() bool {
 func (pk *parking) disarmStall() {
 	pk.mu.Lock()
 	defer pk.mu.Unlock()
+	pk.stallArmed = false
 	if pk.state != blocking && pk.state != done {
 		_ = pk.sp.dst.SetWriteDeadline(time.Time{})
 	}
 }
 
-// stallErr names a write deadline armStall set.
+// stallErr names a write deadline armStall set: the player left, or the backend
+// accepted nothing for the whole stall timeout.
 func (pk *parking) stallErr(err error) error {
 	if !pk.sp.stalled || !errors.Is(err, os.ErrDeadlineExceeded) {
 		return err
@@ -236,7 +260,7 @@ func (pk *parking) stallErr(err error) error {
 	if pk.srcGone.Load() {
 		return fmt.Errorf("%w: %w: %w", ErrClientGone, ErrBackendStalled, err)
 	}
-	return fmt.Errorf("%w: %w", ErrBackendStalled, err)
+	return fmt.Errorf("%w for %v: %w", ErrBackendStalled, pk.d.l.r.stallTimeout(), err)
 }
 
 // park reports the direction idle: actRest parks it (holding no pipe and no buffer),

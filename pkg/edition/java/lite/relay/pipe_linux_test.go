@@ -235,30 +235,6 @@ func TestPipeAbortEndsParkedPipes(t *testing.T) {
 	}
 }
 
-func TestPipeEndsWhenTheBackendStallsAndThePlayerLeaves(t *testing.T) {
-	// The server neither reads nor writes; the player floods until flow control stops
-	// it, then leaves. Its FIN queues behind its own unsent bytes, so only the stall
-	// bound can end the pipe: within StallGrace of the up direction blocking.
-	var r Relay
-	p := startPipe(t, &r, Options{})
-	flooded := make(chan struct{})
-	go func() {
-		defer close(flooded)
-		chunk := make([]byte, 64<<10)
-		for {
-			if _, err := p.player.Write(chunk); err != nil {
-				return
-			}
-		}
-	}()
-	res := p.wait(t, 10*StallGrace)
-	_ = p.player.Close()
-	<-flooded
-	if res.First != Client || !errors.Is(res.UpErr, ErrBackendStalled) {
-		t.Fatalf("result %+v; want the up direction ended by the stall bound", res)
-	}
-}
-
 // Shutdown's Abort can run while sessions are still being handed to the relay. It must
 // not touch a pipe whose directions Start is still readying (the race detector sees
 // it if it does), and a pipe it skipped for that reason aborts itself once started.

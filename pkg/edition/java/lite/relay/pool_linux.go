@@ -3,6 +3,7 @@
 package relay
 
 import (
+	"errors"
 	"fmt"
 	"sync"
 	"syscall"
@@ -21,6 +22,34 @@ const pipeSize = 256 << 10
 // default size (64 KiB), closed when returned, so hundreds of busy directions still
 // fit the budget before the kernel starts shrinking pipes.
 const maxIdlePipes = 64
+
+// maxPipes bounds every pipe the pool keeps open, big or not, at any open-files
+// limit; pipesPerFD (one pipe, two descriptors, per 32 of the limit) bounds them at
+// small limits. Past the bound a direction copies through a user-space buffer (see
+// borrow), so pipes never take the descriptors a proxy keeps for accepting players.
+const (
+	maxPipes   = 512
+	pipesPerFD = 32
+)
+
+// PipeFDs is the most descriptors the relay's pipes hold at once under an open-files
+// limit of limit: what a proxy sets aside for them in its descriptor budget.
+func PipeFDs(limit uint64) int { return 2 * pipeBound(limit) }
+
+func pipeBound(limit uint64) int { return int(min(uint64(maxPipes), limit/pipesPerFD)) }
+
+// errPipeBudget: the pool holds as many pipes as the open-files limit allows.
+var errPipeBudget = errors.New("splice pipes at their share of the open-files limit")
+
+// fdLimit is the process's soft open-files limit now (it may be raised after start);
+// with no answer, a limit that leaves the pipes their full bound.
+func fdLimit() uint64 {
+	var r syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &r); err != nil {
+		return maxPipes * pipesPerFD
+	}
+	return r.Cur
+}
 
 // pipe is one kernel pipe used as the splice buffer between two sockets.
 type pipe struct {
@@ -42,6 +71,8 @@ type pipePool struct {
 	open, big int
 	// create makes a pipe; nil means newPipe. Tests inject failures here.
 	create func(big bool) (*pipe, error)
+	// limit reports the open-files limit the pool's bound follows; nil means fdLimit.
+	limit func() uint64
 	// bufs backs the rare no-pipe fallback (descriptor limit): *[]byte chunks.
 	bufs sync.Pool
 }
@@ -74,6 +105,14 @@ func (p *pipePool) get() (*pipe, error) {
 		p.idle = p.idle[:n-1]
 		p.mu.Unlock()
 		return pp, nil
+	}
+	limit := p.limit
+	if limit == nil {
+		limit = fdLimit
+	}
+	if p.open >= pipeBound(limit()) {
+		p.mu.Unlock()
+		return nil, errPipeBudget
 	}
 	big := p.big < maxIdlePipes
 	p.open++

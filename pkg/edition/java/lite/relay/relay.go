@@ -14,19 +14,27 @@ import (
 // end).
 const LingerAfterHalfClose = 2 * time.Second
 
-// StallGrace is how long the client-to-backend direction waits for a backend that
-// accepts no byte at all before the session ends. A backend whose socket buffers are
-// full (megabytes unread) and that then reads nothing for this long is stuck; and a
-// player who leaves meanwhile cannot be seen leaving, because its FIN queues behind
-// its own unsent bytes. Without the bound such a session would outlive its player by
-// minutes. It applies while the direction parks (the default), not to the linger
-// after the other direction ended, which has its own deadline.
-const StallGrace = time.Second
+// StallTimeout is how long the client-to-backend direction waits for a backend that
+// accepts no byte at all, while the player is still connected, before the session
+// ends (ErrBackendStalled). It is the vanilla server's own patience with a silent peer
+// (its read timeout is 30 s): a GC pause or a world save that stops the backend reading
+// for seconds must not cost a player the bytes it sent meanwhile. The proxy buffers
+// nothing for it; TCP flow control holds the player back. It applies while the
+// direction parks (the default), not to the linger after the other direction ended,
+// which has its own deadline.
+const StallTimeout = 30 * time.Second
+
+// LeftGrace is how long the player's bytes may still wait for a stalled backend once
+// the player has gone: the relay's poller saw its socket hang up or reset (that shows
+// even with unread bytes queued), so the session ends (ErrClientGone) within about
+// this long, not at StallTimeout. A player whose FIN is queued behind its own unsent
+// bytes cannot be seen leaving; StallTimeout bounds that case.
+const LeftGrace = time.Second
 
 // ErrBackendStalled is the up direction's error when the backend accepted nothing for
-// StallGrace; ErrClientGone wraps it when the poller had seen the player hang up.
+// StallTimeout; ErrClientGone (wrapping it) when the player had gone meanwhile.
 var (
-	ErrBackendStalled = errors.New("backend accepted nothing for " + StallGrace.String())
+	ErrBackendStalled = errors.New("backend stopped reading")
 	ErrClientGone     = errors.New("player left while the backend was not reading")
 )
 
@@ -80,6 +88,10 @@ func (r Result) FirstErr() error {
 // needs no Close: a poller runs only while some pipe parks a direction in it.
 // Instances share nothing but the process-wide pipe pool (see pool_linux.go).
 type Relay struct {
+	// BackendStall replaces StallTimeout for this relay's pipes (tests use a short one);
+	// 0 is StallTimeout. Set it before the first Start.
+	BackendStall time.Duration
+
 	polls    pollers // the pollers parked directions wait in (Linux only)
 	sessions atomic.Int64
 	parked   atomic.Int64
@@ -90,6 +102,15 @@ type Relay struct {
 	// aborts counts Abort calls (under mu): a Start that overlapped one aborts its
 	// own pipe once it has started it, which Abort leaves alone until then.
 	aborts uint64
+}
+
+// stallTimeout is how long a still-connected player's bytes wait for a backend that
+// accepts none of them.
+func (r *Relay) stallTimeout() time.Duration {
+	if r.BackendStall > 0 {
+		return r.BackendStall
+	}
+	return StallTimeout
 }
 
 // Stats is a snapshot of a relay's work.

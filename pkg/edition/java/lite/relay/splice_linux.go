@@ -45,7 +45,7 @@ type splicer struct {
 	n       int     // bytes moved into the pipe (or buf) by the last fill
 	err     error   // the last system call's error
 	written int64
-	// stall, when set, bounds a flush that has to wait for dst (see StallGrace).
+	// stall, when set, bounds a flush that has to wait for dst (see StallTimeout).
 	stall staller
 	// ioFn is sp.io, bound once so the per-chunk loop allocates nothing: one callback
 	// for both sockets (flushing says which job it does), as each bound method value
@@ -61,8 +61,12 @@ type splicer struct {
 	// goroutine): no fallback read into a buffer, whose write could block.
 	now     bool
 	handoff bool // a step under now found work it cannot do without blocking
-	// armed: stall set a deadline for the chunk in flight; stalled: that one fired.
-	armed, stalled bool
+	// stalled: the stall deadline fired (see armed).
+	stalled bool
+	// armed: whether stall set a deadline for the chunk in flight, and whether dst
+	// took bytes since (then the next EAGAIN sets it afresh). A byte, not two bools:
+	// the link's size class has no room for another field.
+	armed armState
 }
 
 // init readies sp to move src to dst. srcRaw and dstRaw, when not nil, are the
@@ -91,6 +95,15 @@ func newSplicer(dst, src *net.TCPConn, pool *pipePool) (*splicer, error) {
 	}
 	return sp, nil
 }
+
+// armState is whether a flush waits under the stall deadline.
+type armState uint8
+
+const (
+	unarmed  armState = iota
+	armedNow          // set at the last EAGAIN
+	armedOld          // set before dst took more bytes: the next EAGAIN sets it again
+)
 
 // staller bounds how long a flush may wait for its destination.
 type staller interface {
@@ -156,8 +169,8 @@ func (sp *splicer) step(wait bool) (stepResult, error) {
 // flushWaiting empties the pipe into dst, waiting for dst to be writable.
 func (sp *splicer) flushWaiting() (stepResult, error) {
 	err := sp.writeDst()
-	if sp.armed {
-		sp.armed, sp.stalled = false, err != nil
+	if sp.armed != unarmed {
+		sp.armed, sp.stalled = unarmed, err != nil
 		sp.stall.disarmStall()
 	}
 	if err != nil {
@@ -259,14 +272,20 @@ func (sp *splicer) flush(fd uintptr) bool {
 		if n > 0 {
 			sp.pipe.buffered -= int(n)
 			sp.written += int64(n)
+			if sp.armed == armedNow {
+				sp.armed = armedOld
+			}
 			continue
 		}
 		switch err {
 		case syscall.EINTR:
 			continue
 		case syscall.EAGAIN:
-			if sp.stall != nil && !sp.armed {
-				sp.armed = sp.stall.armStall()
+			if sp.stall != nil && sp.armed != armedNow {
+				sp.armed = unarmed
+				if sp.stall.armStall() {
+					sp.armed = armedNow
+				}
 			}
 			return sp.noWait
 		case nil:
