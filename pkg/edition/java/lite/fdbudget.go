@@ -48,7 +48,6 @@ type fdBudget struct {
 	reserve int
 }
 
-
 // budgetFor splits limit for a process with procs relay pollers. A tiny limit still
 // gets one connection and one refusal slot; the reserve then is what is left.
 func budgetFor(limit uint64, procs int) fdBudget {
