@@ -68,10 +68,21 @@ stop_engines() {
   scripts/engines/kube.sh stop || true
 }
 trap stop_engines EXIT
+# start prints export lines; a failed start must fail the run, not leave the
+# variables unset (the engine tests would then skip), so the output is taken
+# first and evaluated after. One retry: a start right after another
+# instance's stop has been seen to lose its API server once.
 say "starting etcd and kube-apiserver"
-eval "$(scripts/engines/kube.sh start)"
+kube_env=$(scripts/engines/kube.sh start) || {
+  scripts/engines/kube.sh stop || true
+  say "kube.sh start failed; once more"
+  kube_env=$(scripts/engines/kube.sh start)
+}
+eval "$kube_env"
 say "starting dockerd"
-eval "$(scripts/engines/docker.sh start)"
+docker_env=$(scripts/engines/docker.sh start)
+eval "$docker_env"
+: "${GATETEST_KUBECONFIG:?kube.sh start printed no GATETEST_KUBECONFIG}" "${GATETEST_DOCKER_HOST:?docker.sh start printed no GATETEST_DOCKER_HOST}"
 
 say "go test -race -count=1 ./... (engines: kubernetes, docker; addresses on lo: ${#addrs[@]})"
 go test -race -count=1 "$@" ./...

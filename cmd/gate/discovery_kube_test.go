@@ -20,6 +20,7 @@ import (
 	discoveryv1 "k8s.io/api/discovery/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
 	"go.minekube.com/gate/internal/mctest"
@@ -54,7 +55,12 @@ func newKubeWorld(t *testing.T, backends int) *kubeWorld {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cs, err := kubernetes.NewForConfig(rc)
+	hc, err := rest.HTTPClientFor(rc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(hc.CloseIdleConnections) // the test's own connections end with it
+	cs, err := kubernetes.NewForConfigAndClient(rc, hc)
 	if err != nil {
 		t.Fatal(err)
 	}

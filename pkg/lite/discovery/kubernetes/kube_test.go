@@ -14,6 +14,7 @@ import (
 	discoveryv1 "k8s.io/api/discovery/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/utils/ptr"
 
@@ -53,7 +54,13 @@ func newKubeEnv(t *testing.T) *kubeEnv {
 	if err != nil {
 		t.Fatalf("load GATETEST_KUBECONFIG: %v", err)
 	}
-	client, err := kubernetes.NewForConfig(rc)
+	hc, err := rest.HTTPClientFor(rc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The test's own connections must be gone when the test ends (goleak).
+	t.Cleanup(hc.CloseIdleConnections)
+	client, err := kubernetes.NewForConfigAndClient(rc, hc)
 	if err != nil {
 		t.Fatal(err)
 	}

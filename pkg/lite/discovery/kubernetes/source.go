@@ -3,10 +3,12 @@ package kubernetes
 import (
 	"context"
 	"fmt"
+	"net"
 	"net/http"
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -156,6 +158,8 @@ func (s *Source) client(h *health) (kubernetes.Interface, func(), error) {
 	rc.Wrap(func(rt http.RoundTripper) http.RoundTripper {
 		return &transport{next: rt, health: h, backoff: s.opt.Backoff}
 	})
+	conns := &dialed{open: make(map[net.Conn]struct{})}
+	rc.Dial = conns.DialContext
 	hc, err := rest.HTTPClientFor(rc)
 	if err != nil {
 		return nil, nil, fmt.Errorf("kubernetes client: %w", err)
@@ -164,8 +168,53 @@ func (s *Source) client(h *health) (kubernetes.Interface, func(), error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("kubernetes client: %w", err)
 	}
-	// Idle keep-alive connections hold goroutines; a stopped source leaves none.
-	return cs, func() { utilnet.CloseIdleConnectionsFor(hc.Transport) }, nil
+	// Keep-alive connections hold goroutines; a stopped source leaves none. A
+	// watch's stream may still be closing when Run returns, so its connection
+	// is not idle yet: every connection the source dialled is closed.
+	return cs, func() {
+		utilnet.CloseIdleConnectionsFor(hc.Transport)
+		conns.closeAll()
+	}, nil
+}
+
+// dialed remembers the connections a source's client opened.
+type dialed struct {
+	mu   sync.Mutex
+	open map[net.Conn]struct{}
+}
+
+func (d *dialed) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
+	c, err := (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext(ctx, network, addr)
+	if err != nil {
+		return nil, err
+	}
+	d.mu.Lock()
+	d.open[c] = struct{}{}
+	d.mu.Unlock()
+	return trackedConn{Conn: c, d: d}, nil
+}
+
+func (d *dialed) closeAll() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for c := range d.open {
+		_ = c.Close()
+	}
+	clear(d.open)
+}
+
+// trackedConn forgets itself when closed, so a long-running source does not
+// keep every connection it ever opened.
+type trackedConn struct {
+	net.Conn
+	d *dialed
+}
+
+func (c trackedConn) Close() error {
+	c.d.mu.Lock()
+	delete(c.d.open, c.Conn)
+	c.d.mu.Unlock()
+	return c.Conn.Close()
 }
 
 // watchers are the two informers and what the source needs of them.
