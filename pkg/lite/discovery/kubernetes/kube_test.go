@@ -2,6 +2,7 @@ package kubernetes
 
 import (
 	"fmt"
+	"net"
 	"net/netip"
 	"os"
 	"reflect"
@@ -54,12 +55,18 @@ func newKubeEnv(t *testing.T) *kubeEnv {
 	if err != nil {
 		t.Fatalf("load GATETEST_KUBECONFIG: %v", err)
 	}
+	// The test's own connections must be gone when the test ends (goleak):
+	// its client dials through the same tracker a source uses.
+	conns := &dialed{open: make(map[net.Conn]struct{})}
+	rc.Dial = conns.DialContext
 	hc, err := rest.HTTPClientFor(rc)
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The test's own connections must be gone when the test ends (goleak).
-	t.Cleanup(hc.CloseIdleConnections)
+	t.Cleanup(func() {
+		hc.CloseIdleConnections()
+		conns.closeAll()
+	})
 	client, err := kubernetes.NewForConfigAndClient(rc, hc)
 	if err != nil {
 		t.Fatal(err)
