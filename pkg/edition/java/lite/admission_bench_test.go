@@ -24,14 +24,14 @@ func BenchmarkAdmit(b *testing.B) {
 		b.Run(tc.name, func(b *testing.B) {
 			cfg := config.Default()
 			cfg.ProxyProtocol = tc.header
-			cfg.Quota.Connections.OPS, cfg.Quota.Connections.Burst = 1e9, 1<<30
+			cfg.Quota.Connections.Rate, cfg.Quota.Connections.Burst = 1e9, 1<<30
 			data := hs
 			remote := &net.TCPAddr{IP: net.IPv4(203, 0, 113, 9), Port: 4000}
 			if tc.header {
 				data = append(v2HeaderFrom(b, "203.0.113.9"), hs...)
 				remote = &net.TCPAddr{IP: net.IPv4(10, 0, 0, 2), Port: 4000}
 			}
-			l := &Lite{log: logr.Discard(), adm: admission.New(admissionConfig(cfg), admission.Options{})}
+			l := &Lite{log: logr.Discard(), adm: admission.New(cfg.Quota.Config, admission.Options{})}
 			snap := &snapshot{cfg: cfg}
 			c := &scriptedConn{data: data, chunk: len(data), remote: remote}
 			b.ReportAllocs()

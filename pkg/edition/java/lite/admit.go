@@ -12,7 +12,6 @@ import (
 	"github.com/pires/go-proxyproto"
 
 	"go.minekube.com/gate/pkg/edition/java/lite/admission"
-	"go.minekube.com/gate/pkg/edition/java/lite/config"
 )
 
 // maxRefusalReplies bounds the refused connections whose handshake is read (within
@@ -245,22 +244,3 @@ func (s *session) sendDisconnect(frame []byte) {
 
 // Admission exposes the instance's admission controller (for metrics and tests).
 func (l *Lite) Admission() *admission.Controller { return l.adm }
-
-// admissionConfig translates the config's quota section for the admission controller.
-func admissionConfig(cfg *config.Config) admission.Config {
-	q := cfg.Quota
-	limit := func(s config.QuotaSettings) admission.Limit {
-		return admission.Limit{Enabled: s.Enabled, Rate: s.OPS, Burst: s.Burst, MaxEntries: s.MaxEntries}
-	}
-	a := admission.Config{
-		Connections:           limit(q.Connections),
-		Status:                limit(q.Status),
-		Logins:                limit(q.Logins),
-		MaxConnections:        q.MaxConnections,
-		MaxConnectionsPerAddr: q.MaxConnectionsPerIP,
-	}
-	if q.Access != nil {
-		a.Allow, a.Deny = q.Access.Allow, q.Access.Deny
-	}
-	return a
-}

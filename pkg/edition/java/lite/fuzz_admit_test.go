@@ -91,7 +91,7 @@ func FuzzAdmitProxyHeader(f *testing.F) {
 			remote = &net.TCPAddr{IP: net.IPv4(10, 9, 8, 7), Port: 5555}
 		}
 		c := &scriptedConn{data: data, chunk: int(chunk) + 1, remote: remote}
-		adm := admission.New(admissionConfig(cfg), admission.Options{})
+		adm := admission.New(cfg.Quota.Config, admission.Options{})
 		l := &Lite{log: logr.Discard(), adm: adm}
 		s := &session{conn: conn{l: l, client: c, clientAddr: remote, start: time.Now()}, snap: &snapshot{cfg: cfg}}
 

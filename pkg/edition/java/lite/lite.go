@@ -109,7 +109,7 @@ func New(cfg *config.Config, o Options) (*Lite, error) {
 		cache:     status.NewCache(status.Options{Now: o.Now}),
 		protocols: status.NewProtocols(0),
 		conns:     make(map[net.Conn]struct{}),
-		adm:       admission.New(admissionConfig(cfg), admission.Options{Now: o.Now}),
+		adm:       admission.New(cfg.Quota.Config, admission.Options{Now: o.Now}),
 		refusing:  make(chan struct{}, maxRefusalReplies),
 		freed:     make(chan struct{}, 1),
 	}
@@ -144,7 +144,7 @@ func (l *Lite) Reload(cfg *config.Config) error {
 		return fmt.Errorf("compile config: %w", err)
 	}
 	l.mgr.SetRoutes(s.strategyRoutes())
-	l.adm.Update(admissionConfig(cfg))
+	l.adm.Update(cfg.Quota.Config)
 	l.snap.Store(s)
 	return nil
 }

@@ -71,19 +71,8 @@ func compile(cfg *config.Config) (*snapshot, error) {
 			msg = globalUnavailable
 		}
 		cr.unavailable = disconnectFrame(msg, defaultUnavailable)
-		if f := r.Fallback; f != nil {
-			cr.fallback = &status.Fallback{
-				MOTD:            f.MOTD,
-				VersionName:     f.VersionName,
-				VersionProtocol: f.VersionProtocol,
-				Online:          f.Online,
-				Max:             f.Max,
-				Favicon:         f.Favicon,
-			}
-			for _, sp := range f.Sample {
-				cr.fallback.Sample = append(cr.fallback.Sample, status.SamplePlayer(sp))
-			}
-		}
+		// The config is read-only once loaded, so the route renders from it directly.
+		cr.fallback = r.Fallback
 		for _, b := range r.Backend {
 			if route.MaxParam(b) == 0 {
 				cr.static = append(cr.static, b)

@@ -7,37 +7,59 @@ import (
 	"time"
 )
 
-// Limit is one token-bucket quota.
+// Limit is one token-bucket quota, counted per client address block (IPv4 /24,
+// IPv6 /64).
 type Limit struct {
 	// Enabled turns the quota on; a disabled quota admits everything.
 	Enabled bool
-	// Rate is the refill in tokens per second; > 0 when enabled.
+	// Rate is the refill in tokens (operations) per second; > 0 when enabled.
 	Rate float64
 	// Burst is the bucket size; >= 1 when enabled.
 	Burst int
-	// MaxEntries bounds how many address blocks the quota tracks; < 1 means 1.
+	// MaxEntries bounds how many address blocks the quota tracks (beyond it
+	// blocks share overflow buckets, see the package doc); < 1 means 1.
 	MaxEntries int
 }
 
-// Config is the admission policy. The zero value admits everything.
+// Config is the admission policy. The zero value admits everything;
+// DefaultConfig is Gate's defaults.
 type Config struct {
-	// Connections limits new connections of any kind per address block, checked at
-	// accept (Gate's quota.connections).
+	// Connections limits new connections of any kind per address block, checked
+	// at accept (Gate's quota.connections). Package lite pays it when a
+	// connection ends without a status or login handshake; those pay Status or
+	// Logins instead. Default: enabled, 5/s, burst 10, 1000 entries.
 	Connections Limit
-	// Status limits status pings per address block, checked once the handshake is read.
+	// Status limits status pings (legacy ones too) per address block, checked
+	// once the handshake is read. Default: enabled, 5/s, burst 10, 1000 entries.
 	Status Limit
 	// Logins limits logins (and transfers) per address block, checked once the
-	// handshake is read.
+	// handshake is read. Default: enabled, 0.4/s, burst 3, 1000 entries.
 	Logins Limit
-	// MaxConnections caps the connections open at once over all clients; 0 means no cap.
+	// MaxConnections caps the client connections open at once over all
+	// clients (handshakes, pings and player sessions together). A player
+	// session holds two sockets, so keep it under half the process's
+	// open-file limit. Default 10000; 0 means no cap.
 	MaxConnections int
-	// MaxConnectionsPerAddr caps the connections one client address (an IPv4 address or
-	// an IPv6 /64) holds open at once; 0 means no cap.
+	// MaxConnectionsPerAddr caps the connections one client address (an IPv4
+	// address or an IPv6 /64) holds open at once. Default 32; 0 means no cap.
 	MaxConnectionsPerAddr int
-	// Allow, when not empty, admits only addresses inside one of its prefixes.
+	// Allow, when not empty, admits only addresses inside one of its
+	// prefixes. Default: empty (everyone).
 	Allow []netip.Prefix
-	// Deny refuses addresses inside any of its prefixes; it wins over Allow.
+	// Deny refuses addresses inside any of its prefixes, even when Allow
+	// lists them. Default: empty.
 	Deny []netip.Prefix
+}
+
+// DefaultConfig returns Gate's quota defaults.
+func DefaultConfig() Config {
+	return Config{
+		Connections:           Limit{Enabled: true, Rate: 5, Burst: 10, MaxEntries: 1000},
+		Logins:                Limit{Enabled: true, Rate: 0.4, Burst: 3, MaxEntries: 1000},
+		Status:                Limit{Enabled: true, Rate: 5, Burst: 10, MaxEntries: 1000},
+		MaxConnections:        10000,
+		MaxConnectionsPerAddr: 32,
+	}
 }
 
 // Options are what a Controller needs besides its policy.

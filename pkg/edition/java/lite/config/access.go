@@ -2,33 +2,25 @@ package config
 
 import "net/netip"
 
-// Access is `config.quota.allow` and `config.quota.deny`: who may connect at
+// decodeAccess decodes `quota.allow` and `quota.deny`: who may connect at
 // all. Both match the player's address (from a trusted PROXY header when there
 // is one); a connection whose player is unknown (a trusted proxy without a
-// header) is not matched against either.
-type Access struct {
-	// Allow, when not empty, admits only addresses inside one of its
-	// prefixes. Default: empty (everyone).
-	Allow []netip.Prefix
-	// Deny refuses addresses inside any of its prefixes, even when Allow
-	// lists them. Default: empty.
-	Deny []netip.Prefix
-}
-
-// decodeAccess decodes the two lists; nil when both are absent or empty, so
-// that a config listing `allow: []` equals the default.
-func (d *decoder) decodeAccess(allow, deny *entry) *Access {
-	var a Access
+// header) is not matched against either. A list that is absent or empty is
+// nil, so that a config listing `allow: []` equals the default.
+func (d *decoder) decodeAccess(allow, deny *entry) (allowed, denied []netip.Prefix) {
 	if allow != nil {
-		a.Allow = d.prefixList(*allow)
+		allowed = d.prefixList(*allow)
 	}
 	if deny != nil {
-		a.Deny = d.prefixList(*deny)
+		denied = d.prefixList(*deny)
 	}
-	if len(a.Allow) == 0 && len(a.Deny) == 0 {
-		return nil
+	if len(allowed) == 0 {
+		allowed = nil
 	}
-	return &a
+	if len(denied) == 0 {
+		denied = nil
+	}
+	return allowed, denied
 }
 
 // prefixList decodes an IP address, a CIDR prefix, or a list of them. Every

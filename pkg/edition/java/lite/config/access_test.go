@@ -20,7 +20,7 @@ func TestAdmissionDefaults(t *testing.T) {
 		t.Fatalf("Parse: %v %q", err, warningStrings(warns))
 	}
 	q := cfg.Quota
-	if q.MaxConnections != 10000 || q.MaxConnectionsPerIP != 32 || q.FirstByteTimeout != 5*time.Second || q.Access != nil {
+	if q.MaxConnections != 10000 || q.MaxConnectionsPerAddr != 32 || q.FirstByteTimeout != 5*time.Second || q.Allow != nil || q.Deny != nil {
 		t.Fatalf("admission defaults: %+v", q)
 	}
 }
@@ -44,14 +44,11 @@ func TestAccessLists(t *testing.T) {
 			if err != nil || len(warns) != 0 {
 				t.Fatalf("Parse: %v %q", err, warningStrings(warns))
 			}
-			if tc.allow == nil && tc.deny == nil {
-				if cfg.Quota.Access != nil {
-					t.Fatalf("access = %+v, want nil", cfg.Quota.Access)
-				}
-				return
-			}
-			if got := cfg.Quota.Access; !slices.Equal(got.Allow, prefixesOf(t, tc.allow)) || !slices.Equal(got.Deny, prefixesOf(t, tc.deny)) {
-				t.Fatalf("access = %+v", got)
+			// An absent or empty list must be nil, so the config equals the default.
+			q := cfg.Quota
+			if (tc.allow == nil) != (q.Allow == nil) || (tc.deny == nil) != (q.Deny == nil) ||
+				!slices.Equal(q.Allow, prefixesOf(t, tc.allow)) || !slices.Equal(q.Deny, prefixesOf(t, tc.deny)) {
+				t.Fatalf("allow = %v, deny = %v", q.Allow, q.Deny)
 			}
 		})
 	}
@@ -128,7 +125,7 @@ func TestAdmissionCapsAndWarnings(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if q := cfg.Quota; q.MaxConnectionsPerIP != tc.perIP || q.MaxConnections != tc.total || q.FirstByteTimeout != tc.firstByte {
+			if q := cfg.Quota; q.MaxConnectionsPerAddr != tc.perIP || q.MaxConnections != tc.total || q.FirstByteTimeout != tc.firstByte {
 				t.Fatalf("quota = %+v", q)
 			}
 			if got := warningStrings(warns); !slices.Equal(got, tc.warn) {

@@ -1,6 +1,11 @@
 // Package config owns the configuration of a Lite proxy: the YAML types with
 // Gate-compatible keys (top-level `config:`, `api:` and `noAutoReload:`), their defaults, and
 // validation that reports every problem at once with file, line and key path.
+// Where a section is exactly what a runtime package takes, the type is that
+// package's, aliased here (HealthCheck and P2CConfig are strategy's, Fallback
+// is status's, Quota embeds admission.Config): the decoder maps each YAML key
+// to its field explicitly, so keys do not follow the Go names, and the
+// runtime package documents the fields.
 //
 // It reads the file by walking yaml.Node trees, so it knows the line of every
 // key: unknown or misspelled keys and bad values are errors, keys that only

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"reflect"
 	"slices"
 	"testing"
 	"time"
@@ -74,7 +75,7 @@ func TestExampleReferenceMatchesDefaults(t *testing.T) {
 	def := Default()
 	if cfg.Bind != def.Bind || cfg.ConnectionTimeout != def.ConnectionTimeout || cfg.ReadTimeout != def.ReadTimeout ||
 		cfg.Debug || cfg.ProxyProtocol || !slices.Equal(cfg.ProxyProtocolTrustedProxies, def.ProxyProtocolTrustedProxies) ||
-		cfg.Quota != def.Quota || cfg.Lite.HealthCheck != def.Lite.HealthCheck ||
+		!reflect.DeepEqual(cfg.Quota, def.Quota) || cfg.Lite.HealthCheck != def.Lite.HealthCheck ||
 		cfg.Lite.ShutdownGrace != def.Lite.ShutdownGrace || cfg.API != def.API {
 		t.Fatalf("reference differs from defaults:\n got %+v\nwant %+v", cfg, def)
 	}

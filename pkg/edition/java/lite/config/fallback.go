@@ -1,30 +1,15 @@
 package config
 
 import (
-	"encoding/json"
-
 	"github.com/google/uuid"
+
+	"go.minekube.com/gate/pkg/edition/java/lite/status"
 )
 
 // Fallback is the status response a route answers pings with when every
-// backend is down (Gate's `fallback:`).
-type Fallback struct {
-	// MOTD is the description as text component JSON; nil shows none.
-	MOTD json.RawMessage
-	// VersionName is `version.name`. Default "" (empty).
-	VersionName string
-	// VersionProtocol is `version.protocol`; nil echoes the client's
-	// protocol so the entry looks compatible.
-	VersionProtocol *int32
-	// Online and Max are `players.online` and `players.max`. Default 0.
-	Online, Max int
-	// Sample is `players.sample`, the names shown when hovering over the
-	// player count. Default none.
-	Sample []SamplePlayer
-	// Favicon is a PNG data URI; "" shows none. `favicon` may also name a PNG
-	// file, read at load.
-	Favicon string
-}
+// backend is down (Gate's `fallback:`); the fields and their defaults are
+// status's.
+type Fallback = status.Fallback
 
 const fallbackIgnored = "ignored: not supported by this proxy's fallback status"
 
@@ -66,13 +51,7 @@ func (d *decoder) decodeVersion(e entry, fb *Fallback) {
 }
 
 // SamplePlayer is one entry of `players.sample`.
-type SamplePlayer struct {
-	// Name is shown as is. Required.
-	Name string
-	// ID is the player's UUID in canonical form. Default (unset) the nil
-	// UUID, as in Gate; clients only show the name.
-	ID string
-}
+type SamplePlayer = status.SamplePlayer
 
 // maxSample caps `players.sample`: the client shows a handful, and the list
 // counts against the size of a status response.

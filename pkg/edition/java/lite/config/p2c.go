@@ -2,33 +2,18 @@ package config
 
 import (
 	"regexp"
-	"time"
 
 	"go.minekube.com/gate/pkg/lite/strategy"
 )
 
-// P2CConfig holds the route keys that tune strategy p2c. They are accepted on
-// every route (the reference file shows them all); a route with another
-// strategy warns when one differs from its default, since only p2c reads
-// them. The defaults are strategy's (strategy.P2CConfig).
-type P2CConfig struct {
-	// LatencyWeight is what a full backend adds to its score, which is a
-	// latency in milliseconds (`latencyWeight`). Always > 0.
-	LatencyWeight time.Duration
-	// StaleAfter is when a backend's load report starts fading toward
-	// "half full", reached at three times this (`staleAfter`). Always > 0.
-	StaleAfter time.Duration
-	// Saturation is the load (0..1] from which a backend takes no new
-	// players while others have room (`saturation`).
-	Saturation float64
-	// Peers is how many proxy replicas share the backends (`peers`).
-	// Default 0: estimated from the backends' reports.
-	Peers int
-	// DrainMOTD drains a backend whose MOTD matches it (`drainMotd`, an
-	// RE2 regular expression such as '(?i)maintenance'). Default nil
-	// (configured ''): no draining.
-	DrainMOTD *regexp.Regexp
-}
+// P2CConfig holds the route keys that tune strategy p2c (latencyWeight,
+// staleAfter, saturation, peers, drainMotd; Drain is drainMotd, an RE2
+// regular expression such as '(?i)maintenance'; empty for none). They are
+// accepted on every route (the reference file shows them all); a route with
+// another strategy warns when one differs from its default, since only the
+// load-reading strategies read them. The fields, their meaning and defaults
+// are strategy's; SlowStart has no key and stays zero (strategy's default).
+type P2CConfig = strategy.P2CConfig
 
 // defaultP2C is every key at strategy's default.
 func defaultP2C() P2CConfig {
@@ -36,8 +21,8 @@ func defaultP2C() P2CConfig {
 		Saturation: strategy.DefaultSaturation}
 }
 
-// isDefault reports whether every key has its default value.
-func (p P2CConfig) isDefault() bool {
+// isDefaultP2C reports whether every key has its default value.
+func isDefaultP2C(p P2CConfig) bool {
 	return p == defaultP2C()
 }
 
@@ -48,7 +33,7 @@ func (d *decoder) p2cHandlers(p *P2CConfig) map[string]handler {
 		"staleAfter":    func(f entry) { d.positive(f, &p.StaleAfter) },
 		"saturation":    func(f entry) { d.saturation(f, &p.Saturation) },
 		"peers":         func(f entry) { d.intField(f, 0, &p.Peers) },
-		"drainMotd":     func(f entry) { d.drainPattern(f, &p.DrainMOTD) },
+		"drainMotd":     func(f entry) { d.drainPattern(f, &p.Drain) },
 	}
 }
 
@@ -83,7 +68,7 @@ func (d *decoder) drainPattern(e entry, dst **regexp.Regexp) {
 
 // lintP2C warns about p2c settings a route cannot use.
 func (d *decoder) lintP2C(r *Route, meta routeMeta) {
-	if !r.Strategy.ReadsLoad() && !r.P2C.isDefault() {
+	if !r.Strategy.ReadsLoad() && !isDefaultP2C(r.P2C) {
 		d.warnf(meta.line, meta.path, "latencyWeight, staleAfter, saturation, peers and drainMotd have no effect: strategy is %s, not p2c, least-loaded or weighted-random", r.Strategy)
 	}
 	if len(r.Capacity) > 0 && !r.Strategy.ReadsLoad() && r.Status != StatusAggregate {

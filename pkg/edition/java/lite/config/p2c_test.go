@@ -81,8 +81,8 @@ func TestP2CKeys(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := mustParse(t, p2cRoute(tt.lines)).Lite.Routes[0]
-			drain := r.P2C.DrainMOTD
-			r.P2C.DrainMOTD = nil
+			drain := r.P2C.Drain
+			r.P2C.Drain = nil
 			if !slices.Equal(r.Backend, tt.backends) || !maps.Equal(r.Capacity, tt.capacity) || r.P2C != tt.p2c || r.Status != tt.status {
 				t.Fatalf("route = backends %q capacity %v p2c %+v status %q; want %q %v %+v %q",
 					r.Backend, r.Capacity, r.P2C, r.Status, tt.backends, tt.capacity, tt.p2c, tt.status)

@@ -27,13 +27,7 @@ func (r *Route) StrategyRoute(key string, backends []string) strategy.Route {
 		Strategy: r.Strategy,
 		Backends: backends,
 		Health:   r.HealthCheck,
-		P2C: strategy.P2CConfig{
-			LatencyWeight: r.P2C.LatencyWeight,
-			StaleAfter:    r.P2C.StaleAfter,
-			Saturation:    r.P2C.Saturation,
-			Peers:         r.P2C.Peers,
-			Drain:         r.P2C.DrainMOTD,
-		},
+		P2C:      r.P2C,
 		Capacity: r.Capacity,
 	}
 }

@@ -49,9 +49,9 @@ func TestDefaults(t *testing.T) {
 		cfg.Lite.ShutdownGrace != 10*time.Second || cfg.API.Bind != "localhost:8080" {
 		t.Fatalf("defaults not applied: %+v", cfg)
 	}
-	if cfg.Quota.Connections != (QuotaSettings{Enabled: true, OPS: 5, Burst: 10, MaxEntries: 1000}) ||
-		cfg.Quota.Logins != (QuotaSettings{Enabled: true, OPS: 0.4, Burst: 3, MaxEntries: 1000}) ||
-		cfg.Quota.Status != (QuotaSettings{Enabled: true, OPS: 5, Burst: 10, MaxEntries: 1000}) {
+	if cfg.Quota.Connections != (QuotaSettings{Enabled: true, Rate: 5, Burst: 10, MaxEntries: 1000}) ||
+		cfg.Quota.Logins != (QuotaSettings{Enabled: true, Rate: 0.4, Burst: 3, MaxEntries: 1000}) ||
+		cfg.Quota.Status != (QuotaSettings{Enabled: true, Rate: 5, Burst: 10, MaxEntries: 1000}) {
 		t.Fatalf("quota defaults: %+v", cfg.Quota)
 	}
 	if !slices.Equal(cfg.ProxyProtocolTrustedProxies, DefaultTrustedProxies()) {
@@ -262,7 +262,7 @@ func TestProxyAndAPI(t *testing.T) {
 		!slices.Equal(cfg.ProxyProtocolTrustedProxies, wantTrusted) {
 		t.Fatalf("proxy settings = %+v", cfg)
 	}
-	if cfg.Quota.Status != (QuotaSettings{Enabled: true, OPS: 2, Burst: 10, MaxEntries: 1000}) {
+	if cfg.Quota.Status != (QuotaSettings{Enabled: true, Rate: 2, Burst: 10, MaxEntries: 1000}) {
 		t.Fatalf("status quota = %+v", cfg.Quota.Status)
 	}
 	if cfg.API != (API{Enabled: true, Bind: "127.0.0.1:9000", TokenFile: filepath.Join(dir, "token")}) {

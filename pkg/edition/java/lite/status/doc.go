@@ -6,7 +6,8 @@
 // configured fallback status, and the small JSON text components used for disconnect messages.
 // It also reads the few fields of a backend's Status Response that load-aware strategies and
 // legacy ping replies need (ParseReport), and rewrites the player counts of a response for a
-// route that shows its backends as one server (WithPlayers).
+// route that shows its backends as one server (WithPlayers). It owns the Fallback type that
+// the config decodes into (config.Fallback is an alias), with its fields' docs and defaults.
 //
 // It does not own any network I/O: the proxy passes a fetch function that dials a backend and
 // performs the exchange, and it writes the bytes returned here with the wire package. It does

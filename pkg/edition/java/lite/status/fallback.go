@@ -5,20 +5,36 @@ import (
 	"encoding/json"
 )
 
-// Fallback is a route's configured offline status.
+// Fallback is the status response a route answers pings with when every
+// backend is down (Gate's `fallback:`). Read-only once built: Render may run
+// on many connections at once.
 type Fallback struct {
-	MOTD            json.RawMessage // text component JSON (may be nil -> empty text)
-	VersionName     string
-	VersionProtocol *int32 // nil: echo the client's protocol so the entry looks compatible
-	Online, Max     int
-	Sample          []SamplePlayer // players.sample; nil renders none
-	Favicon         string         // data URI or ""
+	// MOTD is the description as text component JSON; nil or blank shows an
+	// empty text, and text that is not JSON is shown as plain text.
+	MOTD json.RawMessage
+	// VersionName is `version.name`. Default "" (empty).
+	VersionName string
+	// VersionProtocol is `version.protocol`; nil echoes the client's
+	// protocol so the entry looks compatible.
+	VersionProtocol *int32
+	// Online and Max are `players.online` and `players.max`. Default 0.
+	Online, Max int
+	// Sample is `players.sample`, the names shown when hovering over the
+	// player count. Default none; an empty list renders none.
+	Sample []SamplePlayer
+	// Favicon is a PNG data URI; "" shows none. (The config's `favicon` may
+	// also name a PNG file, which is read at load.)
+	Favicon string
 }
 
-// SamplePlayer is one name in the player list shown on hover.
+// SamplePlayer is one entry of `players.sample`, a name in the player list
+// shown on hover.
 type SamplePlayer struct {
+	// Name is shown as is. Required.
 	Name string `json:"name"`
-	ID   string `json:"id"` // a UUID in canonical form
+	// ID is the player's UUID in canonical form; clients only show the
+	// name. The config's default (unset) is the nil UUID, as in Gate.
+	ID string `json:"id"`
 }
 
 type statusVersion struct {
