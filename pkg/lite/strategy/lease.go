@@ -88,6 +88,7 @@ func (l *Lease) Settle(firstByte time.Duration, err error) {
 		b.active.Add(1)
 		b.placed.Add(1)
 		b.unsettled.Add(-1)
+		b.answeredAt.Store(m.now().UnixNano())
 		m.observeFirstByte(b, firstByte)
 		m.served(b)
 		return
