@@ -1,8 +1,11 @@
 package plan
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"runtime"
+	"sync"
 	"text/tabwriter"
 	"time"
 
@@ -21,35 +24,55 @@ var TableFaults = []Fault{FaultBlackhole, FaultHang, FaultReset, FaultRefuse}
 // all. Dial timeout 2s, first-response timeout 3s, health checks off (the default),
 // probes as the proxy always runs them (the retest of an ejected backend).
 func FaultCosts(seed uint64) ([]FaultResult, error) {
-	var out []FaultResult
+	var runs []FaultOptions
 	for _, f := range TableFaults {
 		for _, rate := range FaultRates {
 			for _, name := range strategy.Names() {
-				r, err := RunFaults(FaultOptions{Strategy: name, Fault: f, Rate: rate, Duration: 2 * time.Minute,
+				runs = append(runs, FaultOptions{Strategy: name, Fault: f, Rate: rate, Duration: 2 * time.Minute,
 					Seed: seed, FaultAt: 10 * time.Second, RecoverAt: 70 * time.Second})
-				if err != nil {
-					return nil, err
-				}
-				out = append(out, r)
 			}
 		}
 	}
-	return out, nil
+	return runFaultsAll(runs)
 }
 
 // FlapRuns runs the flapping backend (down 10s, up 10s, from 10s in, for 5 minutes)
 // at 4 logins/s for every strategy, through 1 and through 4 replicas.
 func FlapRuns(seed uint64) ([]FaultResult, error) {
-	var out []FaultResult
+	var runs []FaultOptions
 	for _, replicas := range []int{1, 4} {
 		for _, name := range strategy.Names() {
-			r, err := RunFaults(FaultOptions{Strategy: name, Fault: FaultFlap, Rate: 4, Duration: 5 * time.Minute,
+			runs = append(runs, FaultOptions{Strategy: name, Fault: FaultFlap, Rate: 4, Duration: 5 * time.Minute,
 				Replicas: replicas, Seed: seed, FaultAt: 10 * time.Second, FlapUp: 10 * time.Second, FlapDown: 10 * time.Second})
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, r)
 		}
+	}
+	return runFaultsAll(runs)
+}
+
+// runFaultsAll runs each of runs, one per CPU at a time, and returns the results in
+// the order of runs. A run shares nothing with another (its own managers, clock and
+// random source), so the results do not depend on how the runs interleave.
+func runFaultsAll(runs []FaultOptions) ([]FaultResult, error) {
+	out := make([]FaultResult, len(runs))
+	errs := make([]error, len(runs))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(runs)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				out[i], errs[i] = RunFaults(runs[i])
+			}
+		}()
+	}
+	for i := range runs {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
 	}
 	return out, nil
 }

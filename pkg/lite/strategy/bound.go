@@ -43,6 +43,7 @@ func (m *Manager) boundUnlistedLocked(keep []*backend) {
 	drop := min(unlisted-MaxUnlistedBackends*7/8, len(cand))
 	for _, c := range cand[:drop] {
 		delete(m.backends, c.addr)
+		m.targets = nil
 		m.lat.delete(c.addr)
 	}
 	// Look again once as many new addresses as the room just made have arrived.

@@ -55,6 +55,7 @@ func (m *Manager) Reserve(addr string) *Lease {
 		if b = m.backends[addr]; b == nil {
 			b = newBackend(addr)
 			m.backends[addr] = b
+			m.targets = nil
 		}
 		b.unsettled.Add(1)
 		b.lastUsed.Store(m.now().UnixNano())
