@@ -1,11 +1,8 @@
 package plan
 
 import (
-	"errors"
 	"fmt"
 	"io"
-	"runtime"
-	"sync"
 	"text/tabwriter"
 	"time"
 
@@ -49,32 +46,9 @@ func FlapRuns(seed uint64) ([]FaultResult, error) {
 	return runFaultsAll(runs)
 }
 
-// runFaultsAll runs each of runs, one per CPU at a time, and returns the results in
-// the order of runs. A run shares nothing with another (its own managers, clock and
-// random source), so the results do not depend on how the runs interleave.
+// runFaultsAll runs each of runs and returns the results in the order of runs.
 func runFaultsAll(runs []FaultOptions) ([]FaultResult, error) {
-	out := make([]FaultResult, len(runs))
-	errs := make([]error, len(runs))
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), len(runs)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				out[i], errs[i] = RunFaults(runs[i])
-			}
-		}()
-	}
-	for i := range runs {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
-		return nil, err
-	}
-	return out, nil
+	return eachParallel(runs, RunFaults)
 }
 
 // WriteFaultTable prints fault runs as one row per fault, rate and replicas, with the
