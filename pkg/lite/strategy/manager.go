@@ -199,6 +199,7 @@ func (m *Manager) pinBackends(routes []Route, next map[string]*route, reload boo
 			delete(m.backends, addr)
 			m.targets = nil
 			m.lat.delete(addr)
+			b.latency.Store(nil)
 		}
 		// An unlisted backend with players keeps its settings until it is
 		// idle and expires like a templated one.

@@ -247,6 +247,7 @@ func (m *Manager) sweepLocked(now time.Time, force bool) {
 			delete(m.backends, addr)
 			m.targets = nil
 			m.lat.delete(addr)
+			b.latency.Store(nil)
 		}
 	}
 	m.lat.sweep()
