@@ -35,6 +35,7 @@ func docBlock(t *testing.T, doc, marker string) string {
 // Every generated figure in docs/lite/strategies.md is what the command
 // printed next to it prints today.
 func TestStrategiesDocIsGenerated(t *testing.T) {
+	t.Parallel()
 	raw, err := os.ReadFile(strategiesDoc)
 	if err != nil {
 		t.Fatal(err)
@@ -43,10 +44,7 @@ func TestStrategiesDocIsGenerated(t *testing.T) {
 	var all []*ScenarioResult
 	var table bytes.Buffer
 	for i, name := range ScenarioNames() {
-		r, err := RunScenario(name, ScenarioOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		r := scenarioRun(t, name, DefaultSeed)
 		all = append(all, r)
 		if i > 0 {
 			table.WriteString("\n")

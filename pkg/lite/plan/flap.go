@@ -21,37 +21,34 @@ var TableFaults = []Fault{FaultBlackhole, FaultHang, FaultReset, FaultRefuse}
 // all. Dial timeout 2s, first-response timeout 3s, health checks off (the default),
 // probes as the proxy always runs them (the retest of an ejected backend).
 func FaultCosts(seed uint64) ([]FaultResult, error) {
-	var out []FaultResult
+	var runs []FaultOptions
 	for _, f := range TableFaults {
 		for _, rate := range FaultRates {
 			for _, name := range strategy.Names() {
-				r, err := RunFaults(FaultOptions{Strategy: name, Fault: f, Rate: rate, Duration: 2 * time.Minute,
+				runs = append(runs, FaultOptions{Strategy: name, Fault: f, Rate: rate, Duration: 2 * time.Minute,
 					Seed: seed, FaultAt: 10 * time.Second, RecoverAt: 70 * time.Second})
-				if err != nil {
-					return nil, err
-				}
-				out = append(out, r)
 			}
 		}
 	}
-	return out, nil
+	return runFaultsAll(runs)
 }
 
 // FlapRuns runs the flapping backend (down 10s, up 10s, from 10s in, for 5 minutes)
 // at 4 logins/s for every strategy, through 1 and through 4 replicas.
 func FlapRuns(seed uint64) ([]FaultResult, error) {
-	var out []FaultResult
+	var runs []FaultOptions
 	for _, replicas := range []int{1, 4} {
 		for _, name := range strategy.Names() {
-			r, err := RunFaults(FaultOptions{Strategy: name, Fault: FaultFlap, Rate: 4, Duration: 5 * time.Minute,
+			runs = append(runs, FaultOptions{Strategy: name, Fault: FaultFlap, Rate: 4, Duration: 5 * time.Minute,
 				Replicas: replicas, Seed: seed, FaultAt: 10 * time.Second, FlapUp: 10 * time.Second, FlapDown: 10 * time.Second})
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, r)
 		}
 	}
-	return out, nil
+	return runFaultsAll(runs)
+}
+
+// runFaultsAll runs each of runs and returns the results in the order of runs.
+func runFaultsAll(runs []FaultOptions) ([]FaultResult, error) {
+	return eachParallel(runs, RunFaults)
 }
 
 // WriteFaultTable prints fault runs as one row per fault, rate and replicas, with the

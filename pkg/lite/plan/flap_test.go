@@ -19,6 +19,7 @@ var (
 // timeout, every strategy sheds it within EjectFailures player attempts, no player
 // fails, and none waits longer than one timeout for it.
 func TestDyingBackendCostsAtMostThreeAttemptsAtAnyRate(t *testing.T) {
+	t.Parallel()
 	runs, err := faultCosts()
 	if err != nil {
 		t.Fatal(err)
@@ -38,6 +39,7 @@ func TestDyingBackendCostsAtMostThreeAttemptsAtAnyRate(t *testing.T) {
 // A backend flapping 10s up, 10s down for 5 minutes at 4 logins/s: no strategy wastes
 // more attempts on it than random, with 1 and with 4 replicas, and no player fails.
 func TestFlappingBackendCostsNoStrategyMoreThanRandom(t *testing.T) {
+	t.Parallel()
 	runs, err := flapRuns()
 	if err != nil {
 		t.Fatal(err)
@@ -78,6 +80,7 @@ func TestFlappingBackendCostsNoStrategyMoreThanRandom(t *testing.T) {
 }
 
 func TestFaultTablesGolden(t *testing.T) {
+	t.Parallel()
 	costs, err := faultCosts()
 	if err != nil {
 		t.Fatal(err)

@@ -1,7 +1,6 @@
 package plan
 
 import (
-	"container/heap"
 	"context"
 	"errors"
 	"fmt"
@@ -90,13 +89,18 @@ var (
 
 // faultSim is one fault run on a virtual clock.
 type faultSim struct {
-	o     FaultOptions
-	clk   *clock
-	rng   *rand.Rand
-	reps  []*faultReplica
-	q     simQueue
-	addrs []string
-	res   FaultResult
+	o    FaultOptions
+	clk  *clock
+	rng  *rand.Rand
+	reps []*faultReplica
+	q    simQueue // settles and leaves
+	// Arrivals and probe rounds come at fixed intervals: they are generated as the
+	// clock reaches them rather than queued up front, so the queue holds only what is
+	// in flight. At one instant an arrival comes first, then a probe round, then
+	// queued events in the order they were queued.
+	arrivals, probes ticker
+	addrs            []string
+	res              FaultResult
 }
 
 type faultReplica struct {
@@ -129,13 +133,8 @@ func RunFaults(o FaultOptions) (FaultResult, error) {
 		m.SetRoutes([]strategy.Route{rt})
 		s.reps = append(s.reps, &faultReplica{m: m})
 	}
-	gap := time.Duration(float64(time.Second) / o.Rate)
-	for t := time.Duration(0); t < o.Duration; t += gap {
-		heap.Push(&s.q, simEvent{at: epoch.Add(t), kind: evArrive})
-	}
-	for t := time.Duration(0); t < o.Duration; t += time.Second {
-		heap.Push(&s.q, simEvent{at: epoch.Add(t), kind: evProbe})
-	}
+	s.arrivals = ticker{every: time.Duration(float64(time.Second) / o.Rate), end: o.Duration}
+	s.probes = ticker{every: time.Second, end: o.Duration}
 	s.run()
 	for _, r := range s.reps {
 		s.res.Wasted += r.wasted
@@ -146,26 +145,54 @@ func RunFaults(o FaultOptions) (FaultResult, error) {
 
 func (s *faultSim) run() {
 	ctx := context.Background()
-	for s.q.Len() > 0 {
-		e := heap.Pop(&s.q).(simEvent)
-		s.clk.t = e.at
-		switch e.kind {
+	for {
+		at, kind := s.arrivals.next, evArrive
+		if !s.arrivals.due() || s.probes.due() && s.probes.next < at {
+			at, kind = s.probes.next, evProbe
+		}
+		queued := s.q.peek()
+		if !s.arrivals.due() && !s.probes.due() {
+			if queued == nil {
+				return
+			}
+			kind = -1
+		} else if queued != nil && queued.at < at {
+			kind = -1
+		}
+		switch kind {
 		case evArrive:
+			s.arrivals.advance()
+			s.clk.t = epoch.Add(at)
 			s.res.Logins++
 			rep := s.reps[s.rng.IntN(len(s.reps))]
 			l := &login{rep: rep, order: rep.m.Order(routeKey, s.addrs, strategy.IntentLogin)}
 			s.try(l)
-		case evSettle:
-			s.settle(e)
-		case evLeave:
-			e.lease.Release()
 		case evProbe:
+			s.probes.advance()
+			s.clk.t = epoch.Add(at)
 			for _, r := range s.reps {
 				r.m.ProbeDue(ctx)
+			}
+		default:
+			e := s.q.pop()
+			s.clk.t = epoch.Add(e.at)
+			switch e.kind {
+			case evSettle:
+				s.settle(e)
+			case evLeave:
+				e.lease.Release()
 			}
 		}
 	}
 }
+
+// ticker is a series of instants every interval from 0 until end (exclusive).
+type ticker struct {
+	every, end, next time.Duration
+}
+
+func (t *ticker) due() bool { return t.next < t.end }
+func (t *ticker) advance()  { t.next += t.every }
 
 // try starts the login's next attempt, or counts the player as failed.
 func (s *faultSim) try(l *login) {
@@ -177,18 +204,18 @@ func (s *faultSim) try(l *login) {
 	l.next++
 	lease := l.rep.m.Reserve(addr)
 	cost, err := s.outcome(addr)
-	heap.Push(&s.q, simEvent{at: s.clk.t.Add(cost), kind: evSettle, login: l, lease: lease, cost: cost, err: err})
+	s.q.push(&simEvent{at: s.clk.t.Sub(epoch) + cost, kind: evSettle, login: l, lease: lease, cost: cost, err: err})
 }
 
-func (s *faultSim) settle(e simEvent) {
+func (s *faultSim) settle(e *simEvent) {
 	l := e.login
 	if e.err == nil {
 		e.lease.Settle(faultLatency, nil)
 		if at := s.clk.t.Sub(epoch); e.lease.Addr() == "bad" && s.o.RecoverAt > 0 && at >= s.o.RecoverAt && s.res.Back == 0 {
 			s.res.Back = Duration(at - s.o.RecoverAt)
 		}
-		end := s.clk.t.Add(faultSessions/2 + time.Duration(s.rng.Int64N(int64(faultSessions))))
-		heap.Push(&s.q, simEvent{at: end, kind: evLeave, lease: e.lease})
+		end := s.clk.t.Sub(epoch) + faultSessions/2 + time.Duration(s.rng.Int64N(int64(faultSessions)))
+		s.q.push(&simEvent{at: end, kind: evLeave, lease: e.lease})
 		return
 	}
 	e.lease.Settle(0, e.err)
@@ -247,7 +274,7 @@ const (
 )
 
 type simEvent struct {
-	at    time.Time
+	at    time.Duration // since epoch
 	seq   int
 	kind  int
 	login *login
@@ -256,29 +283,64 @@ type simEvent struct {
 	err   error
 }
 
-// simQueue orders events by time, then by the order they were pushed.
+// simQueue orders events by time, then by the order they were pushed. It is a
+// binary heap of pointers: a run queues one event per attempt and per session, and
+// moving pointers (not events) through an interface-free heap keeps the simulation's
+// cost in the strategies it measures, race detector or not.
 type simQueue struct {
-	items  []simEvent
+	items  []*simEvent
 	pushed int
 }
 
-func (q *simQueue) Len() int { return len(q.items) }
-func (q *simQueue) Less(i, j int) bool {
-	a, b := &q.items[i], &q.items[j]
-	if !a.at.Equal(b.at) {
-		return a.at.Before(b.at)
+func (q *simQueue) less(i, j int) bool {
+	a, b := q.items[i], q.items[j]
+	if a.at != b.at {
+		return a.at < b.at
 	}
 	return a.seq < b.seq
 }
-func (q *simQueue) Swap(i, j int) { q.items[i], q.items[j] = q.items[j], q.items[i] }
-func (q *simQueue) Push(x any) {
-	e := x.(simEvent)
+
+// peek returns the first event, nil when the queue is empty.
+func (q *simQueue) peek() *simEvent {
+	if len(q.items) == 0 {
+		return nil
+	}
+	return q.items[0]
+}
+
+func (q *simQueue) push(e *simEvent) {
 	q.pushed++
 	e.seq = q.pushed
 	q.items = append(q.items, e)
+	for i := len(q.items) - 1; i > 0; {
+		parent := (i - 1) / 2
+		if !q.less(i, parent) {
+			break
+		}
+		q.items[i], q.items[parent] = q.items[parent], q.items[i]
+		i = parent
+	}
 }
-func (q *simQueue) Pop() any {
-	x := q.items[len(q.items)-1]
-	q.items = q.items[:len(q.items)-1]
-	return x
+
+func (q *simQueue) pop() *simEvent {
+	n := len(q.items) - 1
+	top := q.items[0]
+	q.items[0] = q.items[n]
+	q.items[n] = nil
+	q.items = q.items[:n]
+	for i := 0; ; {
+		least, l, r := i, 2*i+1, 2*i+2
+		if l < n && q.less(l, least) {
+			least = l
+		}
+		if r < n && q.less(r, least) {
+			least = r
+		}
+		if least == i {
+			break
+		}
+		q.items[i], q.items[least] = q.items[least], q.items[i]
+		i = least
+	}
+	return top
 }

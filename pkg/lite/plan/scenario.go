@@ -139,13 +139,19 @@ func RunScenario(name string, so ScenarioOptions) (*ScenarioResult, error) {
 	}
 	out := &ScenarioResult{Scenario: sc.Name, Summary: sc.Summary, Target: sc.Target, Seed: o.Seed, Count: o.Count,
 		Replicas: o.Replicas, Arrival: Duration(o.Arrival), Session: Duration(o.Session), Backends: o.Backends}
-	for _, n := range names {
+	// The strategies' runs are independent worlds: they run side by side.
+	rows, err := eachParallel(names, func(n strategy.Name) (StrategyRun, error) {
+		o := o
 		o.Strategy = n
 		r, err := Run(o)
 		if err != nil {
-			return nil, fmt.Errorf("scenario %s, strategy %s: %w", sc.Name, n, err)
+			return StrategyRun{}, fmt.Errorf("scenario %s, strategy %s: %w", sc.Name, n, err)
 		}
-		out.Runs = append(out.Runs, rowOf(r))
+		return rowOf(r), nil
+	})
+	if err != nil {
+		return nil, err
 	}
+	out.Runs = rows
 	return out, nil
 }

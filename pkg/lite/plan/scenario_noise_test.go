@@ -7,13 +7,11 @@ import (
 	"go.minekube.com/gate/pkg/lite/strategy"
 )
 
-// runs runs a scenario and indexes its runs by strategy.
-func runs(t *testing.T, name string, seed uint64) map[strategy.Name]StrategyRun {
+// runs runs a scenario for the named strategies (all when none is named) and
+// indexes its runs by strategy.
+func runs(t *testing.T, name string, seed uint64, names ...strategy.Name) map[strategy.Name]StrategyRun {
 	t.Helper()
-	r, err := RunScenario(name, ScenarioOptions{Seed: seed})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := scenarioRun(t, name, seed, names...)
 	out := map[strategy.Name]StrategyRun{}
 	for _, run := range r.Runs {
 		out[run.Strategy] = run
@@ -24,6 +22,7 @@ func runs(t *testing.T, name string, seed uint64) map[strategy.Name]StrategyRun 
 var seeds = []uint64{42, 7, 1}
 
 func TestSpikyEqualTargets(t *testing.T) {
+	t.Parallel()
 	for _, seed := range seeds {
 		r := runs(t, "spiky-equal", seed)
 		ll := r[strategy.LowestLatency].Metrics
@@ -42,6 +41,7 @@ func TestSpikyEqualTargets(t *testing.T) {
 }
 
 func TestUnluckyFirstProbeLocksNobodyOut(t *testing.T) {
+	t.Parallel()
 	for _, seed := range seeds {
 		for name, run := range runs(t, "unlucky-first-probe", seed) {
 			if name != strategy.Sequential && name != GateLowestLatency && run.Metrics.MinShare < 25 {
@@ -52,8 +52,9 @@ func TestUnluckyFirstProbeLocksNobodyOut(t *testing.T) {
 }
 
 func TestFasterForRealIsAdoptedWithinTwoMinutes(t *testing.T) {
+	t.Parallel()
 	for _, seed := range seeds {
-		m := runs(t, "faster-for-real", seed)[strategy.LowestLatency].Metrics
+		m := runs(t, "faster-for-real", seed, strategy.LowestLatency)[strategy.LowestLatency].Metrics
 		if a := m.AdoptedAfter; a == nil || *a < 0 || time.Duration(*a) > 2*time.Minute {
 			t.Errorf("seed %d: the faster backend was adopted after %v, want within 2m", seed, a)
 		}
@@ -61,8 +62,9 @@ func TestFasterForRealIsAdoptedWithinTwoMinutes(t *testing.T) {
 }
 
 func TestSlowServerIsShed(t *testing.T) {
+	t.Parallel()
 	for _, seed := range seeds {
-		r := runs(t, "slow-server", seed)
+		r := runs(t, "slow-server", seed, strategy.LowestLatency, strategy.P2C)
 		for _, name := range []strategy.Name{strategy.LowestLatency, strategy.P2C} {
 			if s := r[name].Metrics.ShedAfter; s == nil || *s < 0 || time.Duration(*s) > 2*time.Minute {
 				t.Errorf("seed %d: %s shed the slow server after %v, want within 2m", seed, name, s)
@@ -72,8 +74,9 @@ func TestSlowServerIsShed(t *testing.T) {
 }
 
 func TestBigAndSmallCapacitySplit(t *testing.T) {
+	t.Parallel()
 	for _, seed := range seeds {
-		r := runs(t, "big-and-small", seed)
+		r := runs(t, "big-and-small", seed, strategy.P2C, strategy.LeastLoaded, strategy.WeightedRandom)
 		for _, name := range []strategy.Name{strategy.P2C, strategy.LeastLoaded, strategy.WeightedRandom} {
 			if got := r[name].Metrics.MaxOverFair; got > 1.15 {
 				t.Errorf("seed %d: %s max/fair %.2f, want at most 1.15 (players %v)", seed, name, got, r[name].Players)
@@ -83,8 +86,9 @@ func TestBigAndSmallCapacitySplit(t *testing.T) {
 }
 
 func TestZeroReporterWith16Replicas(t *testing.T) {
+	t.Parallel()
 	for _, seed := range seeds {
-		r := runs(t, "zero-reporter-16", seed)
+		r := runs(t, "zero-reporter-16", seed, strategy.LeastConnections, strategy.P2C, strategy.WeightedRandom)
 		lc := r[strategy.LeastConnections].TurnedAway
 		// least-loaded is left out: ranking instead of sampling, its
 		// replicas herd between two reports (docs/lite/strategies.md).

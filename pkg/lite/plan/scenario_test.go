@@ -13,6 +13,9 @@ import (
 // p2cOn runs one scenario for p2c alone.
 func p2cOn(t *testing.T, name string, replicas int, seed uint64) StrategyRun {
 	t.Helper()
+	if sc := Scenarios()[slices.IndexFunc(Scenarios(), func(s Scenario) bool { return s.Name == name })]; sc.Options.Replicas == replicas {
+		return scenarioRun(t, name, seed, strategy.P2C).Runs[0]
+	}
 	r, err := RunScenario(name, ScenarioOptions{Replicas: replicas, Seed: seed, Strategies: []strategy.Name{strategy.P2C}})
 	if err != nil {
 		t.Fatal(err)
@@ -22,6 +25,7 @@ func p2cOn(t *testing.T, name string, replicas int, seed uint64) StrategyRun {
 
 // The balance targets for p2c, on fixed seeds.
 func TestP2CBalanceTargets(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		scenario string
 		replicas []int
@@ -46,6 +50,7 @@ func TestP2CBalanceTargets(t *testing.T) {
 }
 
 func TestP2CShedsADeadBackendWithinThreeDialsPerReplica(t *testing.T) {
+	t.Parallel()
 	for _, n := range []int{1, 4, 16} {
 		run := p2cOn(t, "dead-and-black-holed", n, 42)
 		if d := run.Metrics.DeadDialsPerReplica; d == nil || *d > strategy.EjectFailures {
@@ -58,10 +63,8 @@ func TestP2CShedsADeadBackendWithinThreeDialsPerReplica(t *testing.T) {
 }
 
 func TestLowestLatencyDoesNotFlapOnNoise(t *testing.T) {
-	r, err := RunScenario("noisy-equal", ScenarioOptions{Strategies: []strategy.Name{strategy.LowestLatency, GateLowestLatency}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	t.Parallel()
+	r := scenarioRun(t, "noisy-equal", DefaultSeed, strategy.LowestLatency, GateLowestLatency)
 	ours, gate := r.Runs[0].Metrics.FlapsPerHour, r.Runs[1].Metrics.FlapsPerHour
 	if ours == nil || *ours > 0.5 {
 		t.Fatalf("lowest-latency flaps %v per hour on two equal noisy backends, want at most 0.5", ours)
@@ -74,6 +77,7 @@ func TestLowestLatencyDoesNotFlapOnNoise(t *testing.T) {
 // Every backend gets players, whatever the seed: p2c samples, it does not
 // rank, so no backend is starved by the others being slightly better.
 func TestP2CStarvesNoBackendOver1000Seeds(t *testing.T) {
+	t.Parallel()
 	for seed := uint64(1); seed <= 1000; seed++ {
 		o := world()
 		o.Strategy = strategy.P2C
@@ -94,6 +98,7 @@ func TestP2CStarvesNoBackendOver1000Seeds(t *testing.T) {
 // A backend added by a reload gets its first player soon, at every seed:
 // p99 over 200 seeds within 60 connections, one player a second.
 func TestP2CNewBackendFirstPlayerP99(t *testing.T) {
+	t.Parallel()
 	for _, replicas := range []int{1, 4} {
 		var firsts []int
 		for seed := uint64(1); seed <= 200; seed++ {
@@ -122,12 +127,10 @@ func TestP2CNewBackendFirstPlayerP99(t *testing.T) {
 // The comparison of every strategy on every scenario is pinned: it is
 // what docs/lite/strategies.md reports.
 func TestScenariosGolden(t *testing.T) {
+	t.Parallel()
 	var buf bytes.Buffer
 	for i, name := range ScenarioNames() {
-		r, err := RunScenario(name, ScenarioOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		r := scenarioRun(t, name, DefaultSeed)
 		if i > 0 {
 			buf.WriteString("\n")
 		}

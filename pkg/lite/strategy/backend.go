@@ -80,6 +80,7 @@ type backend struct {
 	active      atomic.Int64
 	unsettled   atomic.Int64 // attempts reserved and not settled
 	firstByte   atomic.Int64 // latest first-byte time, ns
+	answeredAt  atomic.Int64 // manager clock, unix ns of the latest login it answered; 0: none
 	lastUsed    atomic.Int64 // manager clock, unix ns; lets templated backends expire
 	wantLatency atomic.Bool  // a lowest-latency route uses it: probe it while unmeasured
 	report      atomic.Pointer[reportAt]

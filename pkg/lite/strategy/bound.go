@@ -42,7 +42,9 @@ func (m *Manager) boundUnlistedLocked(keep []*backend) {
 	slices.SortFunc(cand, func(a, b idle) int { return cmp.Compare(a.used, b.used) })
 	drop := min(unlisted-MaxUnlistedBackends*7/8, len(cand))
 	for _, c := range cand[:drop] {
+		m.backends[c.addr].latency.Store(nil)
 		delete(m.backends, c.addr)
+		m.targets = nil
 		m.lat.delete(c.addr)
 	}
 	// Look again once as many new addresses as the room just made have arrived.

@@ -91,7 +91,9 @@ func (s *latencyStore) add(b *backend, d time.Duration) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	next := &latencyEstimate{samples: 1, at: now, last: d}
-	if old, ok := s.get(b.addr, now); ok {
+	// b's mirror is the cache's entry (dropping a backend clears both), read
+	// without the cache's lock and clock call.
+	if old, ok := fresh(b.latency.Load(), now); ok {
 		next.window, next.samples = old.window, old.samples+1
 	}
 	next.window[(next.samples-1)%LatencyWindow] = d

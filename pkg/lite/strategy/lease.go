@@ -55,6 +55,7 @@ func (m *Manager) Reserve(addr string) *Lease {
 		if b = m.backends[addr]; b == nil {
 			b = newBackend(addr)
 			m.backends[addr] = b
+			m.targets = nil
 		}
 		b.unsettled.Add(1)
 		b.lastUsed.Store(m.now().UnixNano())
@@ -88,6 +89,7 @@ func (l *Lease) Settle(firstByte time.Duration, err error) {
 		b.active.Add(1)
 		b.placed.Add(1)
 		b.unsettled.Add(-1)
+		b.answeredAt.Store(m.now().UnixNano())
 		m.observeFirstByte(b, firstByte)
 		m.served(b)
 		return

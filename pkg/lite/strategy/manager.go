@@ -32,6 +32,7 @@ type Manager struct {
 	mu        sync.RWMutex
 	routes    map[string]*route
 	backends  map[string]*backend
+	targets   []*backend // backends in address order, for probes; nil when backends changed
 	lastSweep time.Time
 	boundAt   int // len(backends) at which boundUnlistedLocked next looks (bound.go)
 }
@@ -171,6 +172,7 @@ func (m *Manager) pinBackends(routes []Route, next map[string]*route, reload boo
 			if b == nil {
 				b = newBackend(addr)
 				m.backends[addr] = b
+				m.targets = nil
 			}
 			if reload && prevPins[addr] == 0 && b.pins == 0 {
 				b.warmSince.Store(nowNS)
@@ -195,7 +197,9 @@ func (m *Manager) pinBackends(routes []Route, next map[string]*route, reload boo
 			b.setSettings(p.settings)
 		case b.idle():
 			delete(m.backends, addr)
+			m.targets = nil
 			m.lat.delete(addr)
+			b.latency.Store(nil)
 		}
 		// An unlisted backend with players keeps its settings until it is
 		// idle and expires like a templated one.

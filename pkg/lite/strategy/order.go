@@ -203,6 +203,7 @@ func (m *Manager) createMissing(r *route, addrs []string, bs []*backend, now tim
 				b.hc = r.health
 			}
 			m.backends[addr] = b
+			m.targets = nil
 		}
 		b.lastUsed.Store(now.UnixNano())
 		bs[i] = b
@@ -228,6 +229,7 @@ func (m *Manager) backendFor(addr string) *backend {
 		b = newBackend(addr)
 		b.lastUsed.Store(m.now().UnixNano())
 		m.backends[addr] = b
+		m.targets = nil
 	}
 	return b
 }
@@ -243,7 +245,9 @@ func (m *Manager) sweepLocked(now time.Time, force bool) {
 		idle := now.Sub(time.Unix(0, b.lastUsed.Load()))
 		if b.pins == 0 && b.idle() && idle >= dynamicIdle {
 			delete(m.backends, addr)
+			m.targets = nil
 			m.lat.delete(addr)
+			b.latency.Store(nil)
 		}
 	}
 	m.lat.sweep()

@@ -95,16 +95,28 @@ func (m *Manager) ProbeDue(ctx context.Context) int {
 	return n
 }
 
-// probeTargets lists the known backends in address order.
+// probeTargets lists the known backends in address order. The list is kept
+// until the set of backends changes: the probe loop (and the simulator, once
+// per replica and virtual second) asks far more often than backends come and
+// go. Callers must not modify it.
 func (m *Manager) probeTargets() []*backend {
 	m.mu.RLock()
-	bs := make([]*backend, 0, len(m.backends))
-	for _, b := range m.backends {
-		bs = append(bs, b)
-	}
+	bs := m.targets
 	m.mu.RUnlock()
-	slices.SortFunc(bs, func(a, b *backend) int { return strings.Compare(a.addr, b.addr) })
-	return bs
+	if bs != nil {
+		return bs
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.targets == nil {
+		bs := make([]*backend, 0, len(m.backends))
+		for _, b := range m.backends {
+			bs = append(bs, b)
+		}
+		slices.SortFunc(bs, func(a, b *backend) int { return strings.Compare(a.addr, b.addr) })
+		m.targets = bs
+	}
+	return m.targets
 }
 
 // dueAt returns when b next needs a probe; ok is false when it needs none
@@ -130,7 +142,9 @@ func (m *Manager) dueAt(b *backend, now time.Time) (at time.Time, ok bool) {
 		consider(b.retestAt)
 	}
 	if b.wantLatency.Load() {
-		if e, fresh := m.lat.get(b.addr, now); fresh {
+		// The backend's mirror of its estimate, as Order reads it: no cache lock,
+		// no clock call and no copy of the sample window.
+		if e, ok := fresh(b.latency.Load(), now); ok {
 			consider(e.at.Add(LatencyTTL))
 		} else {
 			consider(b.latencyProbeAt.Add(latencyRetry))

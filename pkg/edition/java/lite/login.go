@@ -30,7 +30,7 @@ func (s *session) serveLogin(ctx context.Context, rt *compiledRoute, m route.Mat
 	order := s.order
 	var lastErr error
 	var refusal []byte // the last backend's "full" Disconnect, for when none serves
-	for _, addr := range order {
+	for i, addr := range order {
 		if ctx.Err() != nil || !time.Now().Before(budget) {
 			break
 		}
@@ -48,11 +48,15 @@ func (s *session) serveLogin(ctx context.Context, rt *compiledRoute, m route.Mat
 			}
 			lastErr = err
 			s.l.log.V(1).Info("backend failed, trying next", s.logKV("err", err.Error())...)
+			// The order was fixed before this login learnt anything; other logins may
+			// have shown since which backends answer (range reads the re-ordered tail).
+			s.l.mgr.Failover(order[i+1:])
 			continue
 		}
 		if frame, full := backendFull(first.b); full {
 			refusal = append(refusal[:0], frame...)
 			lastErr = s.settleFull(addr, backend, first, lease)
+			s.l.mgr.Failover(order[i+1:])
 			continue
 		}
 		lease.Settle(first.after, nil)
