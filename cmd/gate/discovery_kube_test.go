@@ -55,11 +55,30 @@ func newKubeWorld(t *testing.T, backends int) *kubeWorld {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The test's own connections end with it (goleak): CloseIdleConnections
+	// does not reach client-go's http2 connections, so every one is closed.
+	var mu sync.Mutex
+	var conns []net.Conn
+	rc.Dial = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := (&net.Dialer{}).DialContext(ctx, network, addr)
+		if err == nil {
+			mu.Lock()
+			conns = append(conns, c)
+			mu.Unlock()
+		}
+		return c, err
+	}
+	t.Cleanup(func() {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range conns {
+			_ = c.Close()
+		}
+	})
 	hc, err := rest.HTTPClientFor(rc)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(hc.CloseIdleConnections) // the test's own connections end with it
 	cs, err := kubernetes.NewForConfigAndClient(rc, hc)
 	if err != nil {
 		t.Fatal(err)
