@@ -384,86 +384,23 @@ func routeBackends(t *testing.T, g *running, host string) int {
 	return n
 }
 
-// forwarder is a TCP relay in front of the API server that a test cuts and
-// restores: to the proxy that is the API server going away and coming back.
-type forwarder struct {
-	t        *testing.T
-	upstream string
-	addr     string
-	mu       sync.Mutex
-	ln       net.Listener
-	conns    map[net.Conn]bool
-	wg       sync.WaitGroup
-}
-
-func newForwarder(t *testing.T, upstream string) *forwarder {
-	f := &forwarder{t: t, upstream: upstream, conns: map[net.Conn]bool{}}
-	f.listen("127.0.0.1:0")
-	t.Cleanup(func() { f.cut(); f.wg.Wait() })
-	return f
-}
-
-func (f *forwarder) listen(addr string) {
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		f.t.Fatal(err)
-	}
-	f.mu.Lock()
-	f.ln, f.addr = ln, ln.Addr().String()
-	f.mu.Unlock()
-	f.wg.Go(func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			up, err := net.Dial("tcp", f.upstream)
-			if err != nil {
-				_ = c.Close()
-				continue
-			}
-			f.mu.Lock()
-			f.conns[c], f.conns[up] = true, true
-			f.mu.Unlock()
-			f.wg.Go(func() { _, _ = io.Copy(up, c); _ = up.Close() })
-			f.wg.Go(func() { _, _ = io.Copy(c, up); _ = c.Close() })
-		}
-	})
-}
-
-// cut closes the listener and every relayed connection.
-func (f *forwarder) cut() {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.ln != nil {
-		_ = f.ln.Close()
-		f.ln = nil
-	}
-	for c := range f.conns {
-		_ = c.Close()
-	}
-	clear(f.conns)
-}
-
-func (f *forwarder) restore() { f.listen(f.addr) }
-
 // viaForwarder writes a copy of the kubeconfig whose server is f.
-func viaForwarder(t *testing.T, kubeconfig string) (string, *forwarder) {
+func viaForwarder(t *testing.T, kubeconfig string) (string, *mctest.Forwarder) {
 	t.Helper()
 	cfg, err := clientcmd.LoadFromFile(kubeconfig)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var f *forwarder
+	var f *mctest.Forwarder
 	for _, c := range cfg.Clusters {
 		u, err := url.Parse(c.Server)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if f == nil {
-			f = newForwarder(t, u.Host)
+			f = mctest.NewForwarder(t, "tcp", u.Host)
 		}
-		u.Host = f.addr
+		u.Host = f.Addr()
 		c.Server = u.String()
 	}
 	path := filepath.Join(t.TempDir(), "kubeconfig")
@@ -490,7 +427,7 @@ func TestKubernetesOutageKeepsRoutesServingAndConverges(t *testing.T) {
 	}
 
 	outage := 30 * time.Second
-	f.cut()
+	f.Cut()
 	down := time.Now()
 	for _, g := range replicas {
 		until(t, "the source to say it is stale", 20*time.Second, func() bool {
@@ -524,7 +461,7 @@ func TestKubernetesOutageKeepsRoutesServingAndConverges(t *testing.T) {
 		t.Fatalf("%d logins failed during the outage", failed)
 	}
 
-	f.restore()
+	f.Restore()
 	back := time.Now()
 	for _, g := range replicas {
 		until(t, "convergence after the outage", 20*time.Second, func() bool {

@@ -3,14 +3,11 @@ package docker
 import (
 	"context"
 	"fmt"
-	"io"
 	"net"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -176,127 +173,40 @@ func TestMCRouterLabelsAndPortLabel(t *testing.T) {
 	ping(t, defAddr, "anything.example.com")
 }
 
-// forwarder stands between the source and the daemon's socket, so a test can
-// take the daemon away and bring it back without touching the daemon other
-// tests share. While cut it accepts and at once closes every connection.
-type forwarder struct {
-	path, target string
-	ln           net.Listener
-	cut          atomic.Bool
-	refused      atomic.Int64 // connections closed while cut
-	mu           sync.Mutex
-	conns        map[net.Conn]struct{}
-	wg           sync.WaitGroup
-}
-
-func newForwarder(t *testing.T, target string) *forwarder {
-	t.Helper()
-	ep, err := parseHost(target)
-	if err != nil || ep.network != "unix" {
-		t.Skipf("the forwarder needs a unix socket daemon, have %s", target)
-	}
-	f := &forwarder{path: filepath.Join(t.TempDir(), "fwd.sock"), target: ep.addr, conns: map[net.Conn]struct{}{}}
-	f.ln, err = net.Listen("unix", f.path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.wg.Go(f.serve)
-	t.Cleanup(func() {
-		_ = f.ln.Close()
-		f.closeAll()
-		f.wg.Wait()
-	})
-	return f
-}
-
-func (f *forwarder) serve() {
-	for {
-		c, err := f.ln.Accept()
-		if err != nil {
-			return
-		}
-		if f.cut.Load() {
-			f.refused.Add(1)
-			_ = c.Close()
-			continue
-		}
-		up, err := net.Dial("unix", f.target)
-		if err != nil {
-			_ = c.Close()
-			continue
-		}
-		f.track(c, up)
-		f.wg.Go(func() { pipe(c, up); f.untrack(c, up) })
-	}
-}
-
-// pipe copies both ways until either side ends, then closes both.
-func pipe(a, b net.Conn) {
-	done := make(chan struct{}, 2)
-	cp := func(dst, src net.Conn) { _, _ = io.Copy(dst, src); done <- struct{}{} }
-	go cp(a, b)
-	go cp(b, a)
-	<-done
-	_ = a.Close()
-	_ = b.Close()
-	<-done
-}
-
-func (f *forwarder) track(cs ...net.Conn) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	for _, c := range cs {
-		f.conns[c] = struct{}{}
-	}
-}
-
-func (f *forwarder) untrack(cs ...net.Conn) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	for _, c := range cs {
-		delete(f.conns, c)
-	}
-}
-
-func (f *forwarder) closeAll() {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	for c := range f.conns {
-		_ = c.Close()
-	}
-}
-
-// disconnect cuts every connection and refuses new ones until reconnect.
-func (f *forwarder) disconnect() { f.cut.Store(true); f.closeAll() }
-func (f *forwarder) reconnect()  { f.cut.Store(false) }
-
+// TestLostDaemonIsStaleOnceAndConvergesAfterReconnect puts a forwarder between
+// the source and the daemon's socket, so the test can take the daemon away and
+// bring it back without touching the daemon other tests share.
 func TestLostDaemonIsStaleOnceAndConvergesAfterReconnect(t *testing.T) {
 	e := needEngine(t)
-	fwd := newForwarder(t, e.host)
+	ep, err := parseHost(e.host)
+	if err != nil || ep.network != "unix" {
+		t.Skipf("the forwarder needs a unix socket daemon, have %s", e.host)
+	}
+	fwd := mctest.NewForwarder(t, "unix", ep.addr)
 	host := uniq("outage") + ".example.com"
 	labels := map[string]string{"gate.hosts": host}
 	first := e.run(t, spec{name: uniq("outage-1"), labels: labels})
 	firstAddr := net.JoinHostPort(e.ip(t, first, "bridge"), "25565")
 
 	logs := &mctest.Logs{}
-	rec := startSource(t, "unix://"+fwd.path, "", logs)
+	rec := startSource(t, "unix://"+fwd.Addr(), "", logs)
 	waitRoute(t, rec, host, 10*time.Second, firstAddr)
 	before, _ := rec.counts()
 
-	fwd.disconnect()
+	fwd.Cut()
 	mctest.WaitFor(t, "Stale", time.Second, func() bool { _, s := rec.counts(); return s > 0 })
 	second := e.run(t, spec{name: uniq("outage-2"), labels: labels})
 	secondAddr := net.JoinHostPort(e.ip(t, second, "bridge"), "25565")
 	e.stop(t, first)
-	mctest.WaitFor(t, "three refused reconnects", 5*time.Second, func() bool { return fwd.refused.Load() >= 3 })
+	mctest.WaitFor(t, "three refused reconnects", 5*time.Second, func() bool { return fwd.Refused() >= 3 })
 	if r, s := rec.counts(); r != before || s != 1 {
 		t.Fatalf("during the outage: %d Replace (want %d, none new) and %d Stale (want 1)", r, before, s)
 	}
 
-	fwd.reconnect()
+	fwd.Restore()
 	t0 := time.Now()
 	waitRoute(t, rec, host, 5*time.Second, secondAddr)
-	t.Logf("converged %s after the daemon came back (%d reconnects refused)", since(t0), fwd.refused.Load())
+	t.Logf("converged %s after the daemon came back (%d reconnects refused)", since(t0), fwd.Refused())
 	rec.mu.Lock()
 	for i, rs := range rec.replaces {
 		if _, ok := find(rs, host); !ok {

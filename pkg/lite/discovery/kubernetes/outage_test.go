@@ -1,12 +1,9 @@
 package kubernetes
 
 import (
-	"io"
-	"net"
 	"net/url"
 	"path/filepath"
 	"slices"
-	"sync"
 	"testing"
 	"time"
 
@@ -17,113 +14,10 @@ import (
 	"go.minekube.com/gate/pkg/lite/discovery"
 )
 
-// forwarder is a TCP relay in front of the API server that a test can cut
-// (every connection closed, new ones refused) and restore on the same port.
-type forwarder struct {
-	t      *testing.T
-	target string
-	addr   string
-
-	mu    sync.Mutex
-	ln    net.Listener
-	conns map[net.Conn]struct{}
-	wg    sync.WaitGroup
-}
-
-func newForwarder(t *testing.T, target string) *forwarder {
-	f := &forwarder{t: t, target: target, conns: make(map[net.Conn]struct{})}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.addr = ln.Addr().String()
-	f.serve(ln)
-	t.Cleanup(func() {
-		f.cut()
-		f.wg.Wait()
-	})
-	return f
-}
-
-func (f *forwarder) serve(ln net.Listener) {
-	f.mu.Lock()
-	f.ln = ln
-	f.mu.Unlock()
-	f.wg.Go(func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			f.wg.Go(func() { f.relay(c) })
-		}
-	})
-}
-
-func (f *forwarder) track(c net.Conn) bool {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.ln == nil {
-		return false
-	}
-	f.conns[c] = struct{}{}
-	return true
-}
-
-func (f *forwarder) relay(c net.Conn) {
-	up, err := net.Dial("tcp", f.target)
-	if err != nil {
-		c.Close()
-		return
-	}
-	if !f.track(c) || !f.track(up) {
-		c.Close()
-		up.Close()
-		return
-	}
-	var wg sync.WaitGroup
-	pipe := func(dst, src net.Conn) {
-		_, _ = io.Copy(dst, src)
-		// Either side ending ends both: a cut must look like a dead server.
-		dst.Close()
-		src.Close()
-	}
-	wg.Go(func() { pipe(up, c) })
-	pipe(c, up)
-	wg.Wait()
-	f.mu.Lock()
-	delete(f.conns, c)
-	delete(f.conns, up)
-	f.mu.Unlock()
-}
-
-// cut closes the listener and every relayed connection; dials are refused
-// until restore.
-func (f *forwarder) cut() {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.ln != nil {
-		f.ln.Close()
-		f.ln = nil
-	}
-	for c := range f.conns {
-		c.Close()
-	}
-}
-
-// restore listens on the same port again.
-func (f *forwarder) restore() {
-	ln, err := net.Listen("tcp", f.addr)
-	if err != nil {
-		f.t.Fatalf("listen again on %s: %v", f.addr, err)
-	}
-	f.serve(ln)
-}
-
 // forwardedKubeconfig writes a copy of the env's kubeconfig whose server is
 // the forwarder, still verifying the API server's certificate under its own
 // name.
-func forwardedKubeconfig(t *testing.T, kubeconfig string) (string, *forwarder) {
+func forwardedKubeconfig(t *testing.T, kubeconfig string) (string, *mctest.Forwarder) {
 	cfg, err := clientcmd.LoadFromFile(kubeconfig)
 	if err != nil {
 		t.Fatal(err)
@@ -137,11 +31,11 @@ func forwardedKubeconfig(t *testing.T, kubeconfig string) (string, *forwarder) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := newForwarder(t, u.Host)
+	f := mctest.NewForwarder(t, "tcp", u.Host)
 	if cluster.TLSServerName == "" {
 		cluster.TLSServerName = u.Hostname()
 	}
-	u.Host = f.addr
+	u.Host = f.Addr()
 	cluster.Server = u.String()
 	file := filepath.Join(t.TempDir(), "kubeconfig")
 	if err := clientcmd.WriteToFile(*cfg, file); err != nil {
@@ -167,7 +61,7 @@ func TestKubeOutageKeepsLastSetAndConvergesAfter(t *testing.T) {
 	sink.waitRoute(t, "3 backends through the forwarder", 2*time.Second, origin, hasAddrs(e.wantAddrs(3, 25565)))
 	before := sink.replaceCount()
 
-	f.cut()
+	f.Cut()
 	mctest.WaitFor(t, "Stale", 5*time.Second, func() bool { return sink.staleCount() > 0 })
 	// Let the source retry a few times against the refusing port.
 	failsAtStale := src.fails.Load()
@@ -181,7 +75,7 @@ func TestKubeOutageKeepsLastSetAndConvergesAfter(t *testing.T) {
 	if n := sink.replaceCount(); n != before {
 		t.Errorf("%d Replaces while the API server was unreachable: %+v", n-before, sink.all()[before:])
 	}
-	f.restore()
+	f.Restore()
 	restored := time.Now()
 	sink.waitRoute(t, "the converged set", 5*time.Second, origin, func(r discovery.Route, ok bool) bool {
 		other, found := sink.route("kubernetes " + ns + "/other")
