@@ -300,7 +300,11 @@ func TestKubernetesServiceIsABalancedRouteThroughTwoReplicas(t *testing.T) {
 			return true
 		}
 	}
-	until(t, "logins on all 3 backends", 10*time.Second, reached(0, 1, 2))
+	// Logins through either replica, until every backend has had one and both
+	// replicas route the host: each replica's informers see the write on their own.
+	until(t, "logins on all 3 backends through both replicas", 10*time.Second, func() bool {
+		return reached(0, 1, 2)() && routeBackends(t, replicas[0], host) == 3 && routeBackends(t, replicas[1], host) == 3
+	})
 	t.Logf("figure: 3 endpoints: logins reached all 3 through 2 replicas %v after the EndpointSlice write", time.Since(wrote).Round(time.Millisecond))
 	for len(held) < 100 {
 		g := replicas[len(held)%2]
