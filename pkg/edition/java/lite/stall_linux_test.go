@@ -69,6 +69,40 @@ func TestBackendPauseKeepsThePlayersUpload(t *testing.T) {
 	}
 }
 
+// TestHalfClosedPlayerIsNotGone: a player who sent its last bytes and shut its
+// side (FIN) while the backend pauses has not left; the FIN must not cut the
+// wait to relay.LeftGrace, or the queued bytes never reach the backend.
+func TestHalfClosedPlayerIsNotGone(t *testing.T) {
+	const size, pause = 4 << 20, 2500 * time.Millisecond
+	pre := preamble()
+	up := seededBytes(21, size)
+	got := make(chan int64, 1)
+	b := newScriptBackend(t, len(pre), func(c *net.TCPConn) {
+		_ = c.SetReadBuffer(128 << 10)
+		_, _ = c.Write(serverAnswer)
+		<-time.After(pause) // the pause is the fault under test, not a wait for something
+		n, _ := io.Copy(io.Discard, c)
+		got <- n
+	})
+	p := relayProxy(t, b.addr, make(endings, 1))
+	c := dialTCP(t, p.addr)
+	if _, err := c.Write(pre); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.ReadFull(c, make([]byte, len(serverAnswer))); err != nil {
+		t.Fatal(err)
+	}
+	// 4 MiB fit in the sockets' buffers, so the write returns during the pause and
+	// the FIN follows at once.
+	if _, err := c.Write(up); err != nil {
+		t.Fatal(err)
+	}
+	_ = c.CloseWrite()
+	if n := <-got; n != size {
+		t.Fatalf("backend got %d of %d bytes after the player's FIN", n, size)
+	}
+}
+
 // TestPlayerLeavingAStalledBackendIsReleased: a player who quits while the backend has
 // stopped reading, with its own bytes still queued for it. Its reset reaches the relay
 // even so, and the session, both sockets and the admission slot end within about

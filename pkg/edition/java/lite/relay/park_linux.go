@@ -137,8 +137,10 @@ func (pk *parking) control(op int) bool {
 	return pk.d.l.park.p.control(pk.sp.srcRaw, op, pk.id) == nil
 }
 
-// hangup is what epoll reports when the peer closed (FIN), reset or failed.
-const hangup = syscall.EPOLLRDHUP | syscall.EPOLLHUP | syscall.EPOLLERR
+// hangup is what epoll reports when the peer is gone: a reset or failure, or both
+// directions shut. A FIN alone (EPOLLRDHUP) is not: a half-closed player may still
+// read, and its last bytes must still reach a paused backend.
+const hangup = syscall.EPOLLHUP | syscall.EPOLLERR
 
 // wake is the poller's callback: the socket is readable (or closed or failed). With
 // inline, the poller has nothing else to do and serves the burst itself.
