@@ -46,15 +46,7 @@ func newWorld(t *testing.T, fileYAML string) *world {
 		t.Fatal(err)
 	}
 	w.addr = ln.Addr().String()
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- p.Serve(ctx, ln) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("serve: %v", err)
-		}
-	})
+	mctest.Run(t, "proxy", func(ctx context.Context) error { return p.Serve(ctx, ln) })
 	mctest.WaitFor(t, "proxy ready", 5*time.Second, p.Ready)
 	return w
 }

@@ -105,18 +105,8 @@ config:
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	served, watched := make(chan error, 1), make(chan error, 1)
-	go func() { served <- l.Serve(ctx, ln) }()
-	go func() { watched <- src.Run(ctx, m) }()
-	t.Cleanup(func() {
-		cancel()
-		for _, done := range []chan error{served, watched} {
-			if err := <-done; err != nil {
-				t.Errorf("proxy: %v", err)
-			}
-		}
-	})
+	mctest.Run(t, "proxy", func(ctx context.Context) error { return l.Serve(ctx, ln) })
+	mctest.Run(t, "docker source", func(ctx context.Context) error { return src.Run(ctx, m) })
 	mctest.WaitFor(t, "proxy ready", 5*time.Second, l.Ready)
 	return &proxy{Lite: l, addr: ln.Addr().String()}
 }

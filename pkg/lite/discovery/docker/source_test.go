@@ -35,20 +35,7 @@ func startSource(t *testing.T, host, network string, logs *mctest.Logs) *recorde
 		t.Fatal(err)
 	}
 	rec := &recorder{}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- src.Run(ctx, rec) }()
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Errorf("Run: %v", err)
-			}
-		case <-time.After(10 * time.Second):
-			t.Error("Run did not return within 10s of its context ending")
-		}
-	})
+	mctest.Run(t, "docker source", func(ctx context.Context) error { return src.Run(ctx, rec) })
 	return rec
 }
 

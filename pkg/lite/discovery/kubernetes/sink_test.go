@@ -111,20 +111,7 @@ func (s *recordingSink) waitRoute(t *testing.T, what string, d time.Duration, or
 // an error or does not return.
 func runSource(t *testing.T, src *Source, sink discovery.Sink) {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- src.Run(ctx, sink) }()
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Errorf("Run: %v", err)
-			}
-		case <-time.After(10 * time.Second):
-			t.Errorf("Run did not return within 10s of its context ending")
-		}
-	})
+	mctest.Run(t, "kubernetes source", func(ctx context.Context) error { return src.Run(ctx, sink) })
 }
 
 // addrs lists a route's backend addresses.
