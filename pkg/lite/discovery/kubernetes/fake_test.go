@@ -9,12 +9,37 @@ import (
 
 	discoveryv1 "k8s.io/api/discovery/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes/fake"
+	"k8s.io/client-go/tools/cache"
 
 	"go.minekube.com/gate/internal/mctest"
 	"go.minekube.com/gate/pkg/edition/java/lite/config"
 	"go.minekube.com/gate/pkg/lite/discovery"
 )
+
+// fakeListWatch lists and watches through a fake clientset.
+func fakeListWatch(client *fake.Clientset) ListWatchFunc {
+	return func(resource, ns string, tweak func(*metav1.ListOptions)) cache.ListerWatcher {
+		list := func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+			tweak(&o)
+			if resource == "services" {
+				return client.CoreV1().Services(ns).List(ctx, o)
+			}
+			return client.DiscoveryV1().EndpointSlices(ns).List(ctx, o)
+		}
+		watchFn := func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+			tweak(&o)
+			if resource == "services" {
+				return client.CoreV1().Services(ns).Watch(ctx, o)
+			}
+			return client.DiscoveryV1().EndpointSlices(ns).Watch(ctx, o)
+		}
+		// The fake clientset cannot stream a list (WatchList); it says so.
+		return cache.ToListWatcherWithWatchListSemantics(&cache.ListWatch{ListWithContextFunc: list, WatchFuncWithContext: watchFn}, client)
+	}
+}
 
 // These tests drive the source's own logic (sync, debounce, dedupe of equal
 // sets, warnings) through client-go's fake clientset; the API server's
@@ -29,7 +54,7 @@ func TestFakeFirstSetAfterSyncAndBurstIsOneReplace(t *testing.T) {
 	)
 	sink := &recordingSink{}
 	// A long window, so that the burst fits in it however slow the machine.
-	src := New(config.KubernetesDiscovery{}, testLogger(t), Options{Client: client, Debounce: time.Second})
+	src := New(config.KubernetesDiscovery{}, testLogger(t), Options{ListWatch: fakeListWatch(client), Debounce: time.Second})
 	runSource(t, src, sink)
 
 	sink.waitRoute(t, "the first set", 2*time.Second, "kubernetes ns/mc", func(r discovery.Route, ok bool) bool { return ok })
@@ -82,7 +107,7 @@ func TestFakeAmbiguousPortWarnsOncePerChange(t *testing.T) {
 	)
 	var logs mctest.Logs
 	sink := &recordingSink{}
-	runSource(t, New(config.KubernetesDiscovery{}, logs.Logger(0), Options{Client: client}), sink)
+	runSource(t, New(config.KubernetesDiscovery{}, logs.Logger(0), Options{ListWatch: fakeListWatch(client)}), sink)
 	sink.waitRoute(t, "the route", 2*time.Second, "kubernetes ns/mc", func(r discovery.Route, ok bool) bool { return ok && len(r.Backends) == 0 })
 
 	// More events on the same ambiguous slice: still one warning.
@@ -112,7 +137,7 @@ func TestFakeAmbiguousPortWarnsOncePerChange(t *testing.T) {
 func TestFakeDeletedServiceLeavesEmptySet(t *testing.T) {
 	client := fake.NewClientset(service("ns", "mc", map[string]string{AnnotationHosts: "mc.example.com"}))
 	sink := &recordingSink{}
-	runSource(t, New(config.KubernetesDiscovery{}, testLogger(t), Options{Client: client}), sink)
+	runSource(t, New(config.KubernetesDiscovery{}, testLogger(t), Options{ListWatch: fakeListWatch(client)}), sink)
 	sink.waitRoute(t, "the route", 2*time.Second, "kubernetes ns/mc", func(r discovery.Route, ok bool) bool { return ok })
 	if err := client.CoreV1().Services("ns").Delete(context.Background(), "mc", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
@@ -124,7 +149,7 @@ func TestRunReturnsNilWhenContextEndsBeforeSync(t *testing.T) {
 	client := fake.NewClientset()
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if err := New(config.KubernetesDiscovery{}, testLogger(t), Options{Client: client}).Run(ctx, &recordingSink{}); err != nil {
+	if err := New(config.KubernetesDiscovery{}, testLogger(t), Options{ListWatch: fakeListWatch(client)}).Run(ctx, &recordingSink{}); err != nil {
 		t.Fatalf("Run: %v", err)
 	}
 }

@@ -18,9 +18,11 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
 	utilnet "k8s.io/apimachinery/pkg/util/net"
-	"k8s.io/client-go/informers"
-	"k8s.io/client-go/kubernetes"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
@@ -43,11 +45,16 @@ type Options struct {
 	Backoff Backoff
 	// Now is the clock outages are timed with. Default time.Now.
 	Now func() time.Time
-	// Client replaces the client built from the config (tests with a fake
-	// clientset). Outages are then only seen through the informers' watch
-	// error handler.
-	Client kubernetes.Interface
+	// ListWatch replaces the lists and watches built from the config (tests
+	// with a fake clientset). Outages are then only seen through the
+	// informers' watch error handler.
+	ListWatch ListWatchFunc
 }
+
+// ListWatchFunc opens the list and watch of one resource ("services" or
+// "endpointslices") in namespace ("" for all), with tweak applied to every
+// request's options.
+type ListWatchFunc func(resource, namespace string, tweak func(*metav1.ListOptions)) cache.ListerWatcher
 
 // Source finds routes on annotated Services and their EndpointSlices. It
 // implements discovery.Source.
@@ -142,10 +149,13 @@ func (s *Source) Run(ctx context.Context, sink discovery.Sink) error {
 	}
 }
 
-// client builds the API client, its transport watched by h.
-func (s *Source) client(h *health) (kubernetes.Interface, func(), error) {
-	if s.opt.Client != nil {
-		return s.opt.Client, func() {}, nil
+// client builds the lists and watches, their transport watched by h. It uses
+// REST clients whose scheme holds only Services and EndpointSlices: client-go's
+// clientset registers every API group's types, which would more than double
+// the proxy's binary.
+func (s *Source) client(h *health) (ListWatchFunc, func(), error) {
+	if s.opt.ListWatch != nil {
+		return s.opt.ListWatch, func() {}, nil
 	}
 	rc, err := restConfig(s.cfg)
 	if err != nil {
@@ -164,17 +174,48 @@ func (s *Source) client(h *health) (kubernetes.Interface, func(), error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("kubernetes client: %w", err)
 	}
-	cs, err := kubernetes.NewForConfigAndClient(rc, hc)
+	core, err := restClient(rc, hc, "/api", corev1.SchemeGroupVersion)
 	if err != nil {
-		return nil, nil, fmt.Errorf("kubernetes client: %w", err)
+		return nil, nil, err
+	}
+	disc, err := restClient(rc, hc, "/apis", discoveryv1.SchemeGroupVersion)
+	if err != nil {
+		return nil, nil, err
+	}
+	lw := func(resource, namespace string, tweak func(*metav1.ListOptions)) cache.ListerWatcher {
+		c := core
+		if resource == "endpointslices" {
+			c = disc
+		}
+		return cache.NewFilteredListWatchFromClient(c, resource, namespace, tweak)
 	}
 	// Keep-alive connections hold goroutines; a stopped source leaves none. A
 	// watch's stream may still be closing when Run returns, so its connection
 	// is not idle yet: every connection the source dialled is closed.
-	return cs, func() {
+	return lw, func() {
 		utilnet.CloseIdleConnectionsFor(hc.Transport)
 		conns.closeAll()
 	}, nil
+}
+
+// watchedScheme knows the types the source lists and watches, and nothing else.
+var watchedScheme = func() *runtime.Scheme {
+	s := runtime.NewScheme()
+	utilruntime.Must(corev1.AddToScheme(s))
+	utilruntime.Must(discoveryv1.AddToScheme(s))
+	return s
+}()
+
+// restClient is a client of one API group version over hc.
+func restClient(base *rest.Config, hc *http.Client, apiPath string, gv schema.GroupVersion) (*rest.RESTClient, error) {
+	rc := rest.CopyConfig(base)
+	rc.APIPath, rc.GroupVersion = apiPath, &gv
+	rc.NegotiatedSerializer = serializer.NewCodecFactory(watchedScheme).WithoutConversion()
+	c, err := rest.RESTClientForConfigAndClient(rc, hc)
+	if err != nil {
+		return nil, fmt.Errorf("kubernetes client for %s: %w", gv, err)
+	}
+	return c, nil
 }
 
 // dialed remembers the connections a source's client opened.
@@ -219,24 +260,19 @@ func (c trackedConn) Close() error {
 
 // watchers are the two informers and what the source needs of them.
 type watchers struct {
-	factories []informers.SharedInformerFactory
-	services  cache.SharedIndexInformer
-	slices    cache.SharedIndexInformer
+	services cache.SharedIndexInformer
+	slices   cache.SharedIndexInformer
+	running  sync.WaitGroup
 }
 
-func (s *Source) startInformers(ctx context.Context, client kubernetes.Interface, sel labels.Selector, h *health, kick func()) (*watchers, error) {
-	// Two factories because the label selector is the Services' alone: a
-	// Service's slices carry the controller's labels, not the Service's.
-	svcFactory := informers.NewSharedInformerFactoryWithOptions(client, 0,
-		informers.WithNamespace(s.cfg.Namespace),
-		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = sel.String() }))
-	esFactory := informers.NewSharedInformerFactoryWithOptions(client, 0,
-		informers.WithNamespace(s.cfg.Namespace),
-		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = discoveryv1.LabelServiceName }))
+func (s *Source) startInformers(ctx context.Context, lw ListWatchFunc, sel labels.Selector, h *health, kick func()) (*watchers, error) {
+	// The label selector is the Services' alone: a Service's slices carry the
+	// controller's labels, not the Service's.
 	w := &watchers{
-		factories: []informers.SharedInformerFactory{svcFactory, esFactory},
-		services:  svcFactory.Core().V1().Services().Informer(),
-		slices:    esFactory.Discovery().V1().EndpointSlices().Informer(),
+		services: cache.NewSharedIndexInformer(lw("services", s.cfg.Namespace,
+			func(o *metav1.ListOptions) { o.LabelSelector = sel.String() }), &corev1.Service{}, 0, cache.Indexers{}),
+		slices: cache.NewSharedIndexInformer(lw("endpointslices", s.cfg.Namespace,
+			func(o *metav1.ListOptions) { o.LabelSelector = discoveryv1.LabelServiceName }), &discoveryv1.EndpointSlice{}, 0, cache.Indexers{}),
 	}
 	onChange := cache.ResourceEventHandlerFuncs{
 		AddFunc:    func(any) { kick() },
@@ -250,21 +286,30 @@ func (s *Source) startInformers(ctx context.Context, client kubernetes.Interface
 		if err := inf.SetWatchErrorHandlerWithContext(h.watchErrorHandler(res)); err != nil {
 			return nil, fmt.Errorf("watch %s: %w", res, err)
 		}
+		if err := inf.SetTransform(stripManagedFields); err != nil {
+			return nil, fmt.Errorf("watch %s: %w", res, err)
+		}
 	}
 	// client-go logs through the context's logger; its chatter is debug here.
 	logCtx := klog.NewContext(ctx, s.log.WithName("client-go").V(1))
-	for _, f := range w.factories {
-		f.StartWithContext(logCtx)
+	for _, inf := range []cache.SharedIndexInformer{w.services, w.slices} {
+		w.running.Go(func() { inf.RunWithContext(logCtx) })
 	}
 	return w, nil
 }
 
-// shutdown stops the informers and waits for their goroutines.
+// stripManagedFields drops what the source never reads and what costs the most
+// memory in a cache of every Service.
+func stripManagedFields(obj any) (any, error) {
+	if m, ok := obj.(metav1.Object); ok {
+		m.SetManagedFields(nil)
+	}
+	return obj, nil
+}
+
 func (w *watchers) shutdown(cancel context.CancelFunc) {
 	cancel()
-	for _, f := range w.factories {
-		f.Shutdown()
-	}
+	w.running.Wait()
 }
 
 // waitSynced waits for both caches to hold a full list, so that the first set
