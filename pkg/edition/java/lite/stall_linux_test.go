@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"go.minekube.com/gate/internal/mctest"
 	"go.minekube.com/gate/pkg/edition/java/lite"
 	"go.minekube.com/gate/pkg/edition/java/lite/relay"
 )
@@ -41,13 +42,7 @@ func TestBackendPauseKeepsThePlayersUpload(t *testing.T) {
 	})
 	ends := make(endings, 1)
 	p := relayProxy(t, b.addr, ends)
-	c := dialTCP(t, p.addr)
-	if _, err := c.Write(pre); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := io.ReadFull(c, make([]byte, len(serverAnswer))); err != nil {
-		t.Fatal(err)
-	}
+	c := joinScripted(t, p.addr, pre)
 	wrote := make(chan error, 1)
 	go func() {
 		_, err := c.Write(up)
@@ -85,13 +80,7 @@ func TestHalfClosedPlayerIsNotGone(t *testing.T) {
 		got <- n
 	})
 	p := relayProxy(t, b.addr, make(endings, 1))
-	c := dialTCP(t, p.addr)
-	if _, err := c.Write(pre); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := io.ReadFull(c, make([]byte, len(serverAnswer))); err != nil {
-		t.Fatal(err)
-	}
+	c := joinScripted(t, p.addr, pre)
 	// 4 MiB fit in the sockets' buffers, so the write returns during the pause and
 	// the FIN follows at once.
 	if _, err := c.Write(up); err != nil {
@@ -118,26 +107,9 @@ func TestPlayerLeavingAStalledBackendIsReleased(t *testing.T) {
 	t.Cleanup(func() { close(hold) })
 	ends := make(endings, 1)
 	p := relayProxy(t, b.addr, ends)
-	c := dialTCP(t, p.addr)
-	if _, err := c.Write(pre); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := io.ReadFull(c, make([]byte, len(serverAnswer))); err != nil {
-		t.Fatal(err)
-	}
+	c := joinScripted(t, p.addr, pre)
 	var written atomic.Int64
-	flooded := make(chan struct{})
-	go func() {
-		defer close(flooded)
-		chunk := make([]byte, 64<<10)
-		for {
-			n, err := c.Write(chunk)
-			written.Add(int64(n))
-			if err != nil {
-				return
-			}
-		}
-	}()
+	flooded := mctest.Flood(c, &written)
 	plateau(t, written.Load)
 	// The game quits with the keep-alive unread: its close is a reset.
 	left := time.Now()
@@ -153,4 +125,18 @@ func TestPlayerLeavingAStalledBackendIsReleased(t *testing.T) {
 		t.Errorf("ended %s; want %s", ev.Reason, lite.ReasonClientClosed)
 	}
 	admissionSettled(t, p)
+}
+
+// joinScripted logs in through the proxy at addr with pre and reads the
+// scripted backend's first answer: the session is then relayed.
+func joinScripted(t *testing.T, addr string, pre []byte) *net.TCPConn {
+	t.Helper()
+	c := dialTCP(t, addr)
+	if _, err := c.Write(pre); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.ReadFull(c, make([]byte, len(serverAnswer))); err != nil {
+		t.Fatal(err)
+	}
+	return c
 }

@@ -14,23 +14,6 @@ import (
 	"go.minekube.com/gate/internal/mctest"
 )
 
-// flood writes to c until it fails, counting what the kernel took.
-func flood(c net.Conn, written *atomic.Int64) <-chan struct{} {
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		chunk := make([]byte, 64<<10)
-		for {
-			n, err := c.Write(chunk)
-			written.Add(int64(n))
-			if err != nil {
-				return
-			}
-		}
-	}()
-	return done
-}
-
 // blocked waits until counter stops moving: the writer is held by flow control.
 func blocked(t *testing.T, counter *atomic.Int64) {
 	t.Helper()
@@ -107,7 +90,7 @@ func TestPipeReleasesAPlayerWhoLeavesAStalledBackend(t *testing.T) {
 				return inQueue(t, p.player) > 0
 			})
 			var written atomic.Int64
-			flooded := flood(p.player, &written)
+			flooded := mctest.Flood(p.player, &written)
 			blocked(t, &written)
 			left := time.Now()
 			tt.leave(p.player)
@@ -131,7 +114,7 @@ func TestPipeEndsWhenTheBackendStallsPastTheTimeout(t *testing.T) {
 	r := Relay{BackendStall: 300 * time.Millisecond}
 	p := startPipe(t, &r, Options{})
 	var written atomic.Int64
-	flooded := flood(p.player, &written)
+	flooded := mctest.Flood(p.player, &written)
 	res := p.wait(t, 20*time.Second)
 	_ = p.player.Close()
 	<-flooded
