@@ -195,7 +195,8 @@ func (m *Merger) decode(source string, routes []Route) ([]decoded, []Rejected) {
 			}
 		}
 		cr, _, err := m.file.Lite.DecodeDiscovered(config.Discovered{Origin: r.Origin, KeyPrefix: r.KeyPrefix,
-			Hosts: r.Hosts, Backends: addrs, Settings: r.Settings})
+			Hosts: r.Hosts, Backends: addrs, Settings: r.Settings,
+			Namespace: r.Namespace, Container: r.Container})
 		if err != nil {
 			rejected = append(rejected, Rejected{Origin: r.Origin, Err: err.Error()})
 			if key := "reject\x00" + err.Error(); !m.warned[key] {

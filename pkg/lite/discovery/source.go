@@ -49,6 +49,10 @@ type Route struct {
 	// ("gate.minekube.com/" for annotations, "gate." for labels), so that a
 	// rejected value is reported under the name the operator wrote.
 	KeyPrefix string
+	// Namespace is a Kubernetes object's namespace and Container a Docker
+	// container's name: a `wake` setting that names no namespace or
+	// container means the object's own.
+	Namespace, Container string
 }
 
 // Backend is one discovered backend address.

@@ -22,6 +22,9 @@ type Discovered struct {
 	// Settings are the other route keys, named as in the file, each value
 	// the text written on the object.
 	Settings map[string]string
+	// Namespace and Container are the object's own scope (discovery.Route):
+	// the defaults of a `wake` setting that names none.
+	Namespace, Container string
 }
 
 // errSourceOwned is why a discovered route may not set host or backend as a
