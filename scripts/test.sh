@@ -21,15 +21,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 say() { echo "== $*" >&2; }
+# The npm package the tests' real Minecraft server and bots run on.
+MINECRAFT_PROTOCOL=1.68.0
 
 if [ "${1:-}" != "--inside" ]; then
   if [ "$(id -u)" -ne 0 ]; then
     say "not root: no network namespace, no engines; their tests skip"
     exec go test -race -count=1 "$@" ./...
-[ $# -eq 0 ] || exit 0 # a focused run (extra go test arguments): no image check
-
-say "deploy/ (its own module): manifests, Helm chart and RBAC against the API server"
-(cd deploy && go test -race -count=1 ./...)
   fi
   need=()
   command -v "$(go env CC)" >/dev/null 2>&1 || need+=(gcc libc6-dev)
@@ -37,6 +35,8 @@ say "deploy/ (its own module): manifests, Helm chart and RBAC against the API se
   command -v unshare >/dev/null 2>&1 || need+=(util-linux)
   command -v curl >/dev/null 2>&1 || need+=(curl)
   command -v openssl >/dev/null 2>&1 || need+=(openssl)
+  command -v node >/dev/null 2>&1 || need+=(nodejs)
+  command -v npm >/dev/null 2>&1 || need+=(npm)
   if [ ${#need[@]} -gt 0 ]; then
     say "installing ${need[*]}"
     apt-get -o DPkg::Lock::Timeout=600 update -qq
@@ -45,6 +45,14 @@ say "deploy/ (its own module): manifests, Helm chart and RBAC against the API se
   scripts/engines/docker.sh install
   say "kube-apiserver and etcd (built once, then cached)"
   scripts/engines/kube.sh build
+  say "a real Minecraft server and client (npm minecraft-protocol, cached)"
+  node_dir=${GATETEST_ENGINES_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/gate-engines}/node
+  if [ ! -f "$node_dir/node_modules/minecraft-protocol/package.json" ] ||
+    ! grep -q "\"version\": \"$MINECRAFT_PROTOCOL\"" "$node_dir/node_modules/minecraft-protocol/package.json"; then
+    mkdir -p "$node_dir"
+    npm install --prefix "$node_dir" --no-audit --no-fund --loglevel=error "minecraft-protocol@$MINECRAFT_PROTOCOL" >&2
+  fi
+  export GATETEST_NODE_MODULES=$node_dir/node_modules
   say "go modules"
   go mod download
   (cd deploy && go mod download)

@@ -1,0 +1,48 @@
+// Real-client bots for tests: npm's minecraft-protocol client logs in count
+// offline-mode players at once through addr, asking for host in the
+// handshake, and reports each one's outcome as a JSON line: "joined" once the
+// server's join-game packet arrives, "kicked" with the Disconnect's text, or
+// "error". Joined bots stay for stay milliseconds, then leave.
+//
+//   node bots.js <addr-host> <addr-port> <handshake-host> <version> <count> <stay-ms> [name-prefix]
+'use strict'
+const mc = require('minecraft-protocol')
+
+const [host, port, fakeHost, version, count, stay, prefix = 'bot'] = process.argv.slice(2)
+const say = (o) => process.stdout.write(JSON.stringify(o) + '\n')
+const start = Date.now()
+let open = Number(count)
+
+function done () {
+  if (--open === 0) process.exit(0)
+}
+
+function text (reason) {
+  try {
+    const v = typeof reason === 'string' ? JSON.parse(reason) : reason
+    const flat = (c) => (typeof c === 'string' ? c : (c.text || '') + (c.extra || []).map(flat).join(''))
+    return flat(v)
+  } catch (_) {
+    return String(reason)
+  }
+}
+
+for (let i = 0; i < Number(count); i++) {
+  const name = prefix + i
+  let settled = false
+  const settle = (o) => {
+    if (settled) return
+    settled = true
+    say({ bot: name, ms: Date.now() - start, ...o })
+    if (o.outcome !== 'joined') done()
+  }
+  const c = mc.createClient({ host, port: Number(port), fakeHost, username: name, version, auth: 'offline', hideErrors: true, closeTimeout: 60000 })
+  c.on('login', () => {
+    settle({ outcome: 'joined' })
+    setTimeout(() => { c.end(); done() }, Number(stay))
+  })
+  c.on('disconnect', (p) => settle({ outcome: 'kicked', reason: text(p.reason) }))
+  c.on('kick_disconnect', (p) => settle({ outcome: 'kicked', reason: text(p.reason) }))
+  c.on('error', (err) => settle({ outcome: 'error', error: String(err) }))
+  c.on('end', (why) => settle({ outcome: 'closed', error: String(why || '') }))
+}
