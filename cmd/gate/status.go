@@ -60,6 +60,14 @@ func statusCmd(args []string, stdout, stderr io.Writer) int {
 		}
 		fmt.Fprintln(stdout)
 	}
+	// Likewise wake targets, only when routes name some.
+	if ws, err := c.Wake(ctx); err == nil && len(ws) > 0 {
+		if err := admin.WriteWake(stdout, ws, time.Now()); err != nil {
+			fmt.Fprintln(stderr, "gate lite status:", err)
+			return 1
+		}
+		fmt.Fprintln(stdout)
+	}
 	write := func() error { return admin.WriteTable(stdout, bs) }
 	if *balance {
 		routes, err := c.Routes(ctx)

@@ -21,6 +21,7 @@ import (
 	"go.minekube.com/gate/pkg/edition/java/lite/config"
 	"go.minekube.com/gate/pkg/lite/discovery"
 	"go.minekube.com/gate/pkg/lite/logging"
+	"go.minekube.com/gate/pkg/lite/wake"
 )
 
 // Paths served.
@@ -59,6 +60,9 @@ type Options struct {
 	// Sources, when not nil, reports the discovery sources for
 	// /api/v1/sources (the discovery.Merger's Sources).
 	Sources func() []discovery.SourceStatus
+	// Wake, when not nil, reports the wake targets for /api/v1/wake (the
+	// wake.Coordinator's States).
+	Wake func() []wake.State
 	// Log receives listener errors. The zero Logger discards.
 	Log logr.Logger
 }
@@ -90,6 +94,13 @@ func New(o Options) *Server {
 			ss = s.o.Sources()
 		}
 		writeJSON(w, sourcesView(ss))
+	})))
+	s.mux.Handle("GET "+PathWake, s.auth(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		ss := []wake.State{}
+		if s.o.Wake != nil {
+			ss = s.o.Wake()
+		}
+		writeJSON(w, ss)
 	})))
 	if o.Metrics != nil {
 		h := o.Metrics
