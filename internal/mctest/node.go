@@ -59,6 +59,9 @@ type NodeServerOptions struct {
 	MOTD       string
 	MaxPlayers int
 	Favicon    string // data:image/png;base64,... or ""
+	// HidePlayers makes its status report 0 players online whatever the
+	// truth, as a server behind another proxy does.
+	HidePlayers bool
 }
 
 // StartNodeServer starts node/server.js with the modules in modules and waits
@@ -74,6 +77,9 @@ func StartNodeServer(t TB, modules string, o NodeServerOptions) *NodeServer {
 	}
 	cmd := exec.Command("node", args...)
 	cmd.Env = append(os.Environ(), "NODE_PATH="+modules)
+	if o.HidePlayers {
+		cmd.Env = append(cmd.Env, "NODE_SERVER_HIDE_PLAYERS=1")
+	}
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatalf("node server: %v", err)

@@ -2,6 +2,7 @@ package mctest_test
 
 import (
 	"context"
+	"encoding/json"
 	"net"
 	"testing"
 	"time"
@@ -41,4 +42,26 @@ func freePort(t *testing.T) int {
 	}
 	defer ln.Close()
 	return ln.Addr().(*net.TCPAddr).Port
+}
+
+// Its status carries the favicon and, with HidePlayers, 0 players online.
+func TestNodeServerStatus(t *testing.T) {
+	modules := mctest.NodeModules(t)
+	fav := mctest.Favicon(3)
+	srv := mctest.StartNodeServer(t, modules, mctest.NodeServerOptions{Host: "127.0.0.1", Port: freePort(t),
+		MOTD: "fixture", Favicon: fav, HidePlayers: true})
+	body, err := mctest.Ping(srv.Addr, 765, "fixture.test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st struct {
+		Favicon string
+		Players struct{ Online, Max int }
+	}
+	if err := json.Unmarshal([]byte(body), &st); err != nil {
+		t.Fatalf("%v: %s", err, body)
+	}
+	if st.Favicon != fav || st.Players.Online != 0 || st.Players.Max != 100 {
+		t.Fatalf("status %s", body)
+	}
 }

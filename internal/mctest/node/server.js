@@ -4,6 +4,9 @@
 // Go test can wait for "listening" and count joins.
 //
 //   node server.js <host> <port> <version> [motd] [max-players] [favicon-data-uri]
+//
+// With NODE_SERVER_HIDE_PLAYERS=1 its status always reports 0 players online,
+// as a server behind another proxy or with hidden counts does.
 'use strict'
 const mc = require('minecraft-protocol')
 
@@ -17,7 +20,10 @@ const server = mc.createServer({
   motd,
   'max-players': Number(max),
   'online-mode': false,
-  favicon: favicon || undefined
+  favicon: favicon || undefined,
+  beforePing: process.env.NODE_SERVER_HIDE_PLAYERS === '1'
+    ? (response) => { response.players.online = 0; response.players.sample = []; return response }
+    : undefined
 })
 const data = require('minecraft-data')(server.version)
 
