@@ -68,6 +68,17 @@ type NodeServerOptions struct {
 // up to 30 s until it listens. The test's cleanup stops it by its pid.
 func StartNodeServer(t TB, modules string, o NodeServerOptions) *NodeServer {
 	t.Helper()
+	s, err := LaunchNodeServer(modules, o)
+	if err != nil {
+		t.Fatalf("%v", err)
+	}
+	t.Cleanup(s.Stop)
+	return s
+}
+
+// LaunchNodeServer is StartNodeServer for a goroutine that plays an engine
+// (and may not fail the test itself): the caller stops the server.
+func LaunchNodeServer(modules string, o NodeServerOptions) (*NodeServer, error) {
 	if o.MaxPlayers == 0 {
 		o.MaxPlayers = 100
 	}
@@ -82,13 +93,13 @@ func StartNodeServer(t TB, modules string, o NodeServerOptions) *NodeServer {
 	}
 	out, err := cmd.StdoutPipe()
 	if err != nil {
-		t.Fatalf("node server: %v", err)
+		return nil, fmt.Errorf("node server: %w", err)
 	}
 	cmd.Stderr = os.Stderr
 	if err := cmd.Start(); err != nil {
-		t.Fatalf("node server: %v", err)
+		return nil, fmt.Errorf("node server: %w", err)
 	}
-	s := &NodeServer{Addr: o.Host + ":" + strconv.Itoa(o.Port), cmd: cmd, done: make(chan struct{})}
+	s := &NodeServer{Addr: net.JoinHostPort(o.Host, strconv.Itoa(o.Port)), cmd: cmd, done: make(chan struct{})}
 	listening := make(chan struct{})
 	go func() {
 		defer close(s.done)
@@ -111,15 +122,15 @@ func StartNodeServer(t TB, modules string, o NodeServerOptions) *NodeServer {
 		}
 		_ = cmd.Wait()
 	}()
-	t.Cleanup(s.Stop)
 	select {
 	case <-listening:
+		return s, nil
 	case <-s.done:
-		t.Fatalf("node server on %s exited before listening", s.Addr)
+		return nil, fmt.Errorf("node server on %s exited before listening", s.Addr)
 	case <-time.After(30 * time.Second):
-		t.Fatalf("node server on %s not listening within 30s", s.Addr)
+		s.Stop()
+		return nil, fmt.Errorf("node server on %s not listening within 30s", s.Addr)
 	}
-	return s
 }
 
 // Joins returns the names of the players who joined so far.
