@@ -80,10 +80,13 @@ func (s *session) await(backend net.Conn, addr string, deadline time.Time) (firs
 	}
 }
 
-// pump forwards client bytes to the backend during one wait for its first byte.
+// pump forwards client bytes to the backend during one wait for its first byte. With
+// no backend (a login held while its target wakes, wakelogin.go) it only keeps them,
+// and a client that leaves cancels the hold.
 type pump struct {
 	s        *session
 	backend  net.Conn
+	cancel   context.CancelFunc // ends the hold when backend is nil
 	stopping atomic.Bool
 	done     chan struct{}
 	// Written by run before done closes; read after.
@@ -104,10 +107,12 @@ func (p *pump) run() {
 		if n > 0 {
 			chunk := s.buf[len(s.buf) : len(s.buf)+n]
 			s.buf = s.buf[:len(s.buf)+n]
-			if _, werr := p.backend.Write(chunk); werr != nil {
-				p.backendErr = werr
-				_ = p.backend.SetReadDeadline(longAgo)
-				return
+			if p.backend != nil { // else held: kept for the backend that joins
+				if _, werr := p.backend.Write(chunk); werr != nil {
+					p.backendErr = werr
+					_ = p.backend.SetReadDeadline(longAgo)
+					return
+				}
 			}
 		}
 		if err != nil {
@@ -115,11 +120,21 @@ func (p *pump) run() {
 			// and passes it on. Anything else means nobody is left to serve.
 			if !p.stopping.Load() && !errors.Is(err, io.EOF) {
 				p.clientErr = err
-				_ = p.backend.SetReadDeadline(longAgo) // wake the wait: nobody to serve
+				p.interrupt() // wake the wait: nobody to serve
 			}
 			return
 		}
 	}
+}
+
+// interrupt ends what the pump's session waits for: the backend's first byte, or
+// the hold.
+func (p *pump) interrupt() {
+	if p.backend == nil {
+		p.cancel()
+		return
+	}
+	_ = p.backend.SetReadDeadline(longAgo)
 }
 
 // stop ends the pump, waits for it and restores the client's read deadline; it returns

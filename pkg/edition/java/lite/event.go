@@ -53,6 +53,7 @@ const (
 	ReasonShutdown    = "shutdown"     // the proxy stopped
 	ReasonProxyFull   = "proxy-full"   // the proxy itself is out of file descriptors or memory
 	ReasonLoop        = "loop"         // the connection came from this proxy's own backend dial
+	ReasonStarting    = "starting"     // a held login's target did not start within holdFor
 
 	ReasonClientClosed  = "client-closed"  // session ended by the player's side
 	ReasonBackendClosed = "backend-closed" // session ended by the backend's side
@@ -66,6 +67,7 @@ const (
 	SourceBackend  = "backend"         // fetched from a backend for this ping
 	SourceFallback = "fallback"        // the route's configured fallback status
 	SourceLastGood = "last-known-good" // every backend failed: the last answer seen, if recent
+	SourceAsleep   = "asleep"          // the route's target sleeps: its last good answer, asleep MOTD
 )
 
 // Event is one step in the life of a connection. Fields that do not apply to a kind

@@ -18,6 +18,7 @@ import (
 	"go.minekube.com/gate/pkg/edition/java/lite/relay"
 	"go.minekube.com/gate/pkg/edition/java/lite/status"
 	"go.minekube.com/gate/pkg/lite/strategy"
+	"go.minekube.com/gate/pkg/lite/wake"
 )
 
 // Options are the parts of a Lite instance that do not come from the config file.
@@ -38,6 +39,13 @@ type Options struct {
 	// Now is the clock of status TTLs and strategy state (tests inject one). Socket
 	// deadlines always use the real clock. nil uses time.Now.
 	Now func() time.Time
+	// WakeTargets builds the target of each route's `wake` (the caller wires the
+	// engines). nil: routes that name one are served without waking, logged once.
+	WakeTargets TargetFactory
+	// Wake configures the instance's wake Coordinator (Holders, AfterFunc,
+	// RenewEvery). Zero Log and Now take the instance's; nil Holders is
+	// wake.Local(), for one replica.
+	Wake wake.Options
 }
 
 // Resolver is the seam for SRV lookups so tests need no DNS server. One that also
@@ -75,6 +83,8 @@ type Lite struct {
 	rel      relay.Relay // joined sessions' bytes; its poller runs only while sessions park
 	// hsBufs lends the buffers a connection's first bytes are read into.
 	hsBufs handshakeBufs
+	// wake owns the routes' sleeping targets (waking.go); it outlives reloads.
+	wake *waking
 
 	// fdCap is how many connections the open-files limit lets Serve handle at once
 	// (fdbudget.go); 0 is no cap. freed wakes an accept loop waiting at it.
@@ -112,6 +122,7 @@ func New(cfg *config.Config, o Options) (*Lite, error) {
 		adm:       admission.New(cfg.Quota.Config, admission.Options{Now: o.Now}),
 		refusing:  make(chan struct{}, maxRefusalReplies),
 		freed:     make(chan struct{}, 1),
+		wake:      newWaking(o),
 	}
 	l.mgr = strategy.NewManager(strategy.Options{
 		Seed:   o.Seed,
@@ -144,6 +155,7 @@ func (l *Lite) Reload(cfg *config.Config) error {
 		return fmt.Errorf("compile config: %w", err)
 	}
 	l.mgr.SetRoutes(s.strategyRoutes())
+	l.wake.bind(s) // before the swap: no session sees a wake route unbound
 	l.adm.Update(cfg.Quota.Config)
 	l.snap.Store(s)
 	return nil
@@ -158,6 +170,9 @@ func (l *Lite) Config() *config.Config { return l.snap.Load().cfg }
 
 // Manager exposes the instance's strategy manager (for the admin view and tests).
 func (l *Lite) Manager() *strategy.Manager { return l.mgr }
+
+// Wake exposes the instance's wake Coordinator (target states for the admin view).
+func (l *Lite) Wake() *wake.Coordinator { return l.wake.coord }
 
 // ListenAndServe binds the configured address and serves until ctx ends.
 func (l *Lite) ListenAndServe(ctx context.Context) error {
@@ -203,6 +218,7 @@ func (l *Lite) Serve(ctx context.Context, ln net.Listener) error {
 	l.drain(why, endSessions)
 	bg.Wait()
 	l.cache.Close()
+	l.wake.coord.Close()
 	return err
 }
 

@@ -60,7 +60,7 @@ func (s *session) serveLogin(ctx context.Context, rt *compiledRoute, m route.Mat
 			continue
 		}
 		lease.Settle(first.after, nil)
-		return s.join(ctx, backend, first, lease)
+		return s.join(ctx, rt, backend, first, lease)
 	}
 	s.ev.Backend, s.ev.BackendTemplate = "", ""
 	_ = s.client.SetWriteDeadline(time.Now().Add(s.snap.cfg.ConnectionTimeout))
@@ -78,13 +78,18 @@ func (s *session) serveLogin(ctx context.Context, rt *compiledRoute, m route.Mat
 // join hands the player to the backend that answered: its first bytes go to the
 // player, then the relay runs the session until it ends. From here on the session is
 // a relayed (relay.go), and s is not used again.
-func (s *session) join(ctx context.Context, backend net.Conn, first firstBytes, lease *strategy.Lease) error {
+func (s *session) join(ctx context.Context, rt *compiledRoute, backend net.Conn, first firstBytes, lease *strategy.Lease) error {
 	s.emit(EventJoined)
 	_ = s.client.SetWriteDeadline(time.Now().Add(s.snap.cfg.ConnectionTimeout))
 	_, werr := s.client.Write(first.b)
 	j := &relayed{conn: s.conn, evCtx: s.ev.context(), ctx: ctx, backend: backend, lease: lease,
 		down: int64(len(first.b)), logEnd: s.logSession()}
 	j.ev = nil // s's: it would keep the whole session alive
+	if rt.wake != nil {
+		// The target may not sleep while this session lasts (relayed.finish ends it).
+		j.woke = true
+		s.l.wake.startSession(j, rt.wake.key)
+	}
 	first.release()
 	// The handshake and what followed it were sent before relaying; the buffer is
 	// not needed any more, and an idle session should not keep it.

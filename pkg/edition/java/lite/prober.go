@@ -39,5 +39,9 @@ func (p prober) Probe(ctx context.Context, addr string) (strategy.Report, error)
 	if err != nil {
 		return strategy.Report{}, fmt.Errorf("probe %s: %w", addr, err)
 	}
-	return reportOf(body, rtt), nil
+	rep := reportOf(body, rtt)
+	for _, rt := range p.l.snap.Load().wakeByBackend[addr] {
+		p.l.wake.observe(rt, body, rep)
+	}
+	return rep, nil
 }

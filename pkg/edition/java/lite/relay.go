@@ -31,6 +31,9 @@ type relayed struct {
 	// handshake and what followed it; the backend's first bytes).
 	up, down int64
 	logEnd   bool // this session writes the INFO line at its end (sessionLogEvery)
+	// woke: the session holds its route's wake target awake (waking.sessions has
+	// its end); a bool in padding, so sessions of other routes pay nothing.
+	woke bool
 }
 
 // handOff gives the session to the relay (package relay) and returns at once. The
@@ -67,6 +70,9 @@ func (j *relayed) finish(up, down int64, reason string) {
 			"bytesUp", up, "bytesDown", down)...)
 	}
 	j.lease.Release()
+	if j.woke {
+		j.l.wake.endSession(j)
+	}
 	j.end()
 }
 

@@ -234,6 +234,9 @@ func (s *session) run(ctx context.Context) error {
 	// 5. Login or transfer (login.go): order the backends, dial down the list, relay.
 	// An admitted login teaches the route its protocol for status cache keys.
 	s.l.protocols.Learn(rt.key, s.hs.Protocol)
+	if s.l.wake.asleep(rt) {
+		return s.serveWaking(ctx, rt, m) // wakelogin.go: held until the target runs
+	}
 	return s.serveLogin(ctx, rt, m)
 }
 

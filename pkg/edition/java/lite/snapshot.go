@@ -30,6 +30,9 @@ type snapshot struct {
 	unknownHost []byte
 	// proxyProtocolBackends are backends that expect a PROXY header (probes send one too).
 	proxyProtocolBackends map[string]bool
+	// wakeByBackend are the routes with a wake target that each static backend
+	// serves, so a probe's answer reaches their cards (waking.observe).
+	wakeByBackend map[string][]*compiledRoute
 }
 
 // compiledRoute is one config route with everything the hot path needs precomputed.
@@ -43,6 +46,9 @@ type compiledRoute struct {
 	static []string
 	// first is what the route's backends see first, for logins and status fetches.
 	first reach.First
+	// wake is the route's sleeping target; nil when it names none or its target
+	// could not be built (waking.bind).
+	wake *routeWake
 }
 
 func compile(cfg *config.Config) (*snapshot, error) {
@@ -59,6 +65,7 @@ func compile(cfg *config.Config) (*snapshot, error) {
 		table:                 table,
 		unknownHost:           disconnectFrame(cfg.Lite.Disconnect.UnknownHost, defaultUnknownHost),
 		proxyProtocolBackends: make(map[string]bool),
+		wakeByBackend:         make(map[string][]*compiledRoute),
 	}
 	globalUnavailable := cfg.Lite.Disconnect.Unavailable
 	for _, r := range cfg.Lite.Routes {

@@ -105,6 +105,10 @@ func (s *session) readMore(pending []byte) ([]byte, error) {
 // last good answer if it is recent; else nil (the caller closes).
 func (s *session) statusBody(ctx context.Context, q statusQuery) ([]byte, string) {
 	rt, clientProtocol := q.rt, q.hs.Protocol
+	if s.l.wake.asleep(rt) {
+		// Never wakes the target: a ping is not a player.
+		return s.l.wake.asleepStatus(rt, clientProtocol), SourceAsleep
+	}
 	s.order = s.l.mgr.AppendOrder(s.orderBuf[:0], rt.key, q.backends, strategy.IntentStatus)
 	order := s.order
 	var key status.Key
@@ -175,6 +179,7 @@ func (l *Lite) fetchStatus(q statusQuery, addr string) ([]byte, error) {
 	l.mgr.ObserveStatus(addr, rep, err)
 	if err == nil {
 		l.protocols.Reported(rt.key, rep.Protocol)
+		l.wake.observe(rt, body, rep)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("status from %s: %w", addr, err)

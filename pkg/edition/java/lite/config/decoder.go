@@ -21,6 +21,8 @@ type decoder struct {
 	warns  []Warning
 	budget budget
 	env    envOverrides
+	// scope is a discovered route's namespace or container (DecodeDiscovered).
+	scope scope
 	// droppedErrs and droppedWarns count findings over maxErrors and maxWarnings.
 	droppedErrs, droppedWarns int
 }

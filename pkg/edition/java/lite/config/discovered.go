@@ -39,7 +39,8 @@ var errSourceOwned = errors.New("set by the source from the object itself, not b
 // as the source spells it. A route with no backends yet is valid: its host is
 // known and its players are told it is unavailable.
 func (l *Lite) DecodeDiscovered(in Discovered) (Route, []Warning, error) {
-	d := &decoder{file: in.Origin, dir: ".", budget: newBudget(), env: newEnvOverrides(nil)}
+	d := &decoder{file: in.Origin, dir: ".", budget: newBudget(), env: newEnvOverrides(nil),
+		scope: scope{namespace: in.Namespace, container: in.Container}}
 	m := &yaml.Node{Kind: yaml.MappingNode}
 	add := func(key string, val *yaml.Node) {
 		m.Content = append(m.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: key}, val)

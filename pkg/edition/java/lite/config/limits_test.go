@@ -183,7 +183,7 @@ func TestParseHugeUnknownKeyInEveryRouteIsBounded(t *testing.T) {
 		t.Fatalf("want %d errors, got %d: %v", maxErrors+2, len(list), err)
 	}
 	short := strings.Repeat("k", 64) + "..."
-	first := `config.yml:5: config.lite.routes[0].` + short + `: unknown key "` + short + `" (want one of "backend", `
+	first := `config.yml:5: config.lite.routes[0].` + short + `: unknown key "` + short + `" (want one of "asleepMotd", "backend", `
 	if got := list[0].Error(); !strings.HasPrefix(got, first) || !errors.Is(list[0], ErrUnknownKey) {
 		t.Errorf("first error %q, want it to start with %q", got, first)
 	}

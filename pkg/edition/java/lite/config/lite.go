@@ -42,6 +42,9 @@ type Lite struct {
 	// Discovery finds routes in Kubernetes and Docker (`discovery`). Default:
 	// every source off.
 	Discovery Discovery
+	// Wake holds the defaults of every route's `holdFor`, `idleAfter` and
+	// `asleepMotd` (`config.lite.wake`), resolved.
+	Wake WakeDefaults
 }
 
 // DefaultFirstResponseTimeout is FirstResponseTimeout's default: a healthy server
@@ -51,7 +54,7 @@ const DefaultFirstResponseTimeout = 3 * time.Second
 func defaultLite() Lite {
 	return Lite{HealthCheck: HealthCheck{}.WithDefaults(), ShutdownGrace: 10 * time.Second,
 		SessionLogEvery: 1, FirstResponseTimeout: DefaultFirstResponseTimeout,
-		Discovery: Discovery{Precedence: DefaultPrecedence()}}
+		Discovery: Discovery{Precedence: DefaultPrecedence()}, Wake: defaultWake()}
 }
 
 // Specs returns the routes as route specs, ready for route.Compile.
@@ -68,7 +71,7 @@ const liteOnly = "this binary only runs Lite mode; set config.lite.enabled: true
 // decodeLite decodes `config.lite`. Routes are decoded last because they
 // inherit the global healthCheck and disconnect, wherever those appear.
 func (d *decoder) decodeLite(e entry, l *Lite) {
-	var enabled, routes, health, disconnect, discovery *entry
+	var enabled, routes, health, disconnect, discovery, wakeDefaults *entry
 	enabledOK := false
 	ok := d.mapping(e, map[string]handler{
 		"enabled": func(f entry) {
@@ -79,6 +82,7 @@ func (d *decoder) decodeLite(e entry, l *Lite) {
 		"healthCheck": func(f entry) { health = &f },
 		"disconnect":  func(f entry) { disconnect = &f },
 		"discovery":   func(f entry) { discovery = &f },
+		"wake":        func(f entry) { wakeDefaults = &f },
 		"tcpShieldTrustedProxies": func(f entry) {
 			l.TCPShieldTrustedProxies = d.prefixList(f)
 		},
@@ -124,6 +128,9 @@ func (d *decoder) decodeLite(e entry, l *Lite) {
 	}
 	if discovery != nil {
 		d.decodeDiscovery(*discovery, &l.Discovery)
+	}
+	if wakeDefaults != nil {
+		d.decodeWakeDefaults(*wakeDefaults, &l.Wake)
 	}
 	switch {
 	case routes != nil:

@@ -9,6 +9,7 @@ import (
 
 	"go.minekube.com/gate/pkg/edition/java/lite/route"
 	"go.minekube.com/gate/pkg/lite/strategy"
+	"go.minekube.com/gate/pkg/lite/wake"
 )
 
 // Route is one entry of `config.lite.routes`.
@@ -65,6 +66,12 @@ type Route struct {
 	// from Origin (the containers of one Docker route); nil, or "" at an
 	// index, means Origin.
 	BackendOrigin []string
+	// Wake names the target that sleeps and is woken by a login (`wake`);
+	// nil: the route's servers always run.
+	Wake *wake.Spec
+	// WakeSettings are the route's `holdFor`, `idleAfter` and `asleepMotd`
+	// over `config.lite.wake`, resolved. They matter only with Wake.
+	WakeSettings WakeDefaults
 }
 
 // fileOrigin names a file route's origin, "<file>:<line>".
@@ -122,6 +129,7 @@ func (d *decoder) decodeRoute(e entry, l *Lite, health HealthCheck) (Route, rout
 		HealthCheck:  l.HealthCheck,
 		P2C:          defaultP2C(),
 		Status:       StatusBackend,
+		WakeSettings: l.Wake,
 		Line:         resolve(e.val).Line,
 	}
 	r.Origin = fileOrigin(d.file, r.Line)
@@ -146,10 +154,13 @@ func (d *decoder) decodeRoute(e entry, l *Lite, health HealthCheck) (Route, rout
 		},
 	}
 	maps.Copy(handlers, d.p2cHandlers(&r.P2C))
+	var tuned entry
+	maps.Copy(handlers, d.wakeHandlers(&r, &tuned))
 	ok := d.mapping(e, handlers, nil)
 	r.TCPShieldRealIP = tcpShield || realIP
 	if ok {
 		d.lintP2C(&r, meta)
+		d.lintWake(&r, tuned)
 	}
 	if ok && r.Host == nil {
 		d.errorf(r.Line, child(e.path, "host"), ErrMissing, "missing (want a host pattern or a list of them)")

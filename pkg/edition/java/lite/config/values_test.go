@@ -39,6 +39,7 @@ func TestDefaults(t *testing.T) {
 		HealthCheck:  HealthCheck{Interval: 10 * time.Second, Timeout: 3 * time.Second, Rise: 2, Fall: 3},
 		P2C:          P2CConfig{LatencyWeight: 250 * time.Millisecond, StaleAfter: 30 * time.Second, Saturation: 0.9},
 		Status:       StatusBackend,
+		WakeSettings: defaultWake(),
 		Line:         5,
 		Origin:       "config.yml:5",
 	}}

@@ -1,0 +1,144 @@
+package config_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"go.minekube.com/gate/pkg/edition/java/lite/config"
+	"go.minekube.com/gate/pkg/lite/wake"
+)
+
+func wakeRoutes(t *testing.T, extra string) *config.Config {
+	t.Helper()
+	cfg, _, err := config.Parse([]byte(`config:
+  lite:
+    enabled: true
+`+extra), "config.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
+func TestWakeKeysDefault(t *testing.T) {
+	cfg := wakeRoutes(t, `    routes:
+      - host: a
+        backend: 127.0.0.1:1
+        wake: {webhook: "http://127.0.0.1:9/wake"}
+      - host: b
+        backend: 127.0.0.1:2
+`)
+	r := cfg.Lite.Routes[0]
+	if r.Wake == nil || r.Wake.Kind != wake.KindWebhook || r.Wake.URL != "http://127.0.0.1:9/wake" {
+		t.Fatalf("wake = %+v", r.Wake)
+	}
+	w := r.WakeSettings
+	if w.HoldFor != 25*time.Second || w.IdleAfter != 10*time.Minute || !strings.Contains(string(w.AsleepMOTD), config.DefaultAsleepMOTD) {
+		t.Fatalf("settings = %+v (%s)", w, w.AsleepMOTD)
+	}
+	if cfg.Lite.Routes[1].Wake != nil {
+		t.Fatalf("route without wake has %+v", cfg.Lite.Routes[1].Wake)
+	}
+}
+
+func TestWakeKeysRouteOverridesGlobal(t *testing.T) {
+	cfg := wakeRoutes(t, `    wake: {holdFor: 20s, idleAfter: 5m, asleepMotd: "zzz"}
+    routes:
+      - host: a
+        backend: 127.0.0.1:1
+        wake: {exec: [/bin/start, mc], sleep: [/bin/stop, mc], timeout: 40s}
+        idleAfter: never
+      - host: b
+        backend: 127.0.0.1:2
+        wake: {docker: mc-b}
+        holdFor: 10s
+`)
+	a, b := cfg.Lite.Routes[0], cfg.Lite.Routes[1]
+	if a.Wake.Kind != wake.KindExec || strings.Join(a.Wake.Command, " ") != "/bin/start mc" ||
+		strings.Join(a.Wake.SleepCommand, " ") != "/bin/stop mc" || a.Wake.Timeout != 40*time.Second {
+		t.Fatalf("exec = %+v", a.Wake)
+	}
+	if a.WakeSettings.IdleAfter != 0 || a.WakeSettings.HoldFor != 20*time.Second || string(a.WakeSettings.AsleepMOTD) != `{"text":"zzz"}` {
+		t.Fatalf("a settings = %+v", a.WakeSettings)
+	}
+	if b.Wake.Kind != wake.KindDocker || b.Wake.Name != "mc-b" || b.WakeSettings.HoldFor != 10*time.Second || b.WakeSettings.IdleAfter != 5*time.Minute {
+		t.Fatalf("b = %+v %+v", b.Wake, b.WakeSettings)
+	}
+}
+
+func TestWakeKeysBadValuesNameFileLineAndKey(t *testing.T) {
+	_, _, err := config.Parse([]byte(`config:
+  lite:
+    enabled: true
+    wake: {holdFor: 45s}
+    routes:
+      - host: a
+        backend: 127.0.0.1:1
+        wake: {webhook: "ftp://x", docker: y}
+        holdFor: 30s
+        idleAfter: -1s
+        asleepMotd: "{not json"
+      - host: b
+        backend: 127.0.0.1:2
+        wake: {webhook: "http://127.0.0.1:9/", sleep: [x]}
+      - host: c
+        backend: 127.0.0.1:2
+        wake: {exec: "start.sh"}
+`), "config.yml")
+	if err == nil {
+		t.Fatal("accepted")
+	}
+	want := []string{
+		`config.yml:4: config.lite.wake.holdFor: 45s is not less than 30s, the client's own read timeout`,
+		`config.yml:8: config.lite.routes[0].wake: want exactly one of kubernetes, docker, webhook, exec, got 2`,
+		`config.yml:9: config.lite.routes[0].holdFor: 30s is not less than 30s`,
+		`config.yml:10: config.lite.routes[0].idleAfter: must not be negative`,
+		`config.yml:11: config.lite.routes[0].asleepMotd: invalid JSON text component`,
+		`config.yml:14: config.lite.routes[1].wake.sleep: only valid with exec`,
+		`config.yml:17: config.lite.routes[2].wake.exec: want a command as a list of arguments`,
+	}
+	for _, w := range want {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("missing %q in:\n%v", w, err)
+		}
+	}
+}
+
+func TestWakeSettingsWithoutWakeWarn(t *testing.T) {
+	_, warns, err := config.Parse([]byte(`config:
+  lite:
+    enabled: true
+    routes:
+      - host: a
+        backend: 127.0.0.1:1
+        idleAfter: 1m
+`), "config.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(warns) != 1 || !strings.Contains(warns[0].String(), "config.yml:7: config.lite.routes[0].idleAfter: has no effect: the route has no wake target") {
+		t.Fatalf("warnings = %v", warns)
+	}
+}
+
+func TestDiscoveredWakeDefaultsToTheObjectsScope(t *testing.T) {
+	l := discoveryLite(t)
+	r, _, err := l.DecodeDiscovered(config.Discovered{Origin: "kubernetes games/mc", KeyPrefix: "gate.minekube.com/",
+		Hosts: []string{"mc.example.com"}, Namespace: "games",
+		Settings: map[string]string{"wake": "deployment/mc", "idleAfter": "2m", "holdFor": "15s"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Wake == nil || r.Wake.Kind != wake.KindKubernetes || r.Wake.Namespace != "games" || r.Wake.Name != "mc" {
+		t.Fatalf("wake = %+v", r.Wake)
+	}
+	if r.WakeSettings.IdleAfter != 2*time.Minute || r.WakeSettings.HoldFor != 15*time.Second {
+		t.Fatalf("settings = %+v", r.WakeSettings)
+	}
+	_, _, err = l.DecodeDiscovered(config.Discovered{Origin: "kubernetes games/mc", KeyPrefix: "gate.minekube.com/",
+		Hosts: []string{"mc.example.com"}, Namespace: "games", Settings: map[string]string{"holdFor": "1m"}})
+	if err == nil || !strings.Contains(err.Error(), "gate.minekube.com/holdFor: 1m0s is not less than 30s") {
+		t.Fatalf("err = %v", err)
+	}
+}
