@@ -2,12 +2,13 @@ package kubewake
 
 import (
 	"context"
-	"crypto/rand"
+	crand "crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"strconv"
 	"strings"
@@ -40,6 +41,11 @@ const (
 	// app.kubernetes.io/name: gate).
 	LabelComponent = "app.kubernetes.io/component"
 )
+
+// leaseAttempts bounds the writes of one call. Unlike a scale, a Lease is
+// written by every replica that holds sessions, so a crowd of replicas
+// renewing at once needs as many rounds as there are of them.
+const leaseAttempts = 64
 
 // LeaseOptions tune LeaseHolders; the zero value is what production uses.
 type LeaseOptions struct {
@@ -98,7 +104,7 @@ func DefaultIdentity() string {
 		return h
 	}
 	var b [8]byte
-	_, _ = rand.Read(b[:])
+	_, _ = crand.Read(b[:])
 	return "gate-" + hex.EncodeToString(b[:])
 }
 
@@ -163,8 +169,20 @@ func (h *LeaseHolders) ClaimSleep(ctx context.Context, key string) (bool, error)
 // (else change sees an empty one and nothing is written). lost, if set, runs
 // when a write is refused, before the retry.
 func (h *LeaseHolders) modify(ctx context.Context, key, op string, create bool, change func(*leaseState) bool, lost func()) error {
+	ctx, cancel := context.WithTimeout(ctx, DefaultTimeout)
+	defer cancel()
 	name := LeaseName(key)
-	for range conflictRetries * 2 {
+	for attempt := range leaseAttempts {
+		if attempt > 0 {
+			// Each Conflict means another replica's write landed; a short
+			// random pause spreads the next round of a crowd of writers.
+			pause := time.Duration(rand.Int64N(int64(attempt)*int64(2*time.Millisecond) + 1))
+			select {
+			case <-ctx.Done():
+				return fmt.Errorf("%s %s: lease %s/%s: %w", op, key, h.namespace, name, ctx.Err())
+			case <-time.After(pause):
+			}
+		}
 		l, err := h.client.getLease(ctx, h.namespace, name)
 		missing := apierrors.IsNotFound(err)
 		if err != nil && !missing {
@@ -201,7 +219,7 @@ func (h *LeaseHolders) modify(ctx context.Context, key, op string, create bool, 
 			return fmt.Errorf("%s %s: write lease %s/%s: %w", op, key, h.namespace, name, err)
 		}
 	}
-	return fmt.Errorf("%s %s: lease %s/%s kept changing under %d attempts", op, key, h.namespace, name, conflictRetries*2)
+	return fmt.Errorf("%s %s: lease %s/%s kept changing under %d attempts", op, key, h.namespace, name, leaseAttempts)
 }
 
 // LeaseName is the Lease of a target key: stable, a valid DNS-1123 label
