@@ -1,0 +1,136 @@
+package kubewake
+
+import (
+	"net"
+	"os"
+	"testing"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/utils/ptr"
+
+	"go.minekube.com/gate/pkg/lite/wake"
+)
+
+// The tests in this file run against a real kube-apiserver. No controllers
+// run there: a Deployment's scale changes and nothing starts pods, which is
+// all waking needs. Namespaces are never fully deleted, so each test makes
+// its own.
+
+type kubeEnv struct {
+	cfg   *rest.Config
+	admin kubernetes.Interface
+}
+
+func newKubeEnv(t *testing.T) *kubeEnv {
+	t.Helper()
+	kc := os.Getenv("GATETEST_KUBECONFIG")
+	if kc == "" {
+		t.Skip("needs a kube-apiserver: set GATETEST_KUBECONFIG (run scripts/test.sh, or eval \"$(scripts/engines/kube.sh start)\")")
+	}
+	cfg, err := clientcmd.BuildConfigFromFlags("", kc)
+	if err != nil {
+		t.Fatalf("load GATETEST_KUBECONFIG: %v", err)
+	}
+	cfg.QPS, cfg.Burst = 500, 1000
+	// The admin client's keep-alive connections must be gone when the test
+	// ends (goleak): it dials through a tracker like the Client's.
+	conns := &dialed{open: make(map[net.Conn]struct{})}
+	acfg := rest.CopyConfig(cfg)
+	acfg.Dial = conns.DialContext
+	hc, err := rest.HTTPClientFor(acfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		hc.CloseIdleConnections()
+		conns.closeAll()
+	})
+	admin, err := kubernetes.NewForConfigAndClient(acfg, hc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &kubeEnv{cfg: cfg, admin: admin}
+}
+
+// client is a wake Client on cfg, closed when the test ends.
+func (e *kubeEnv) client(t *testing.T, cfg *rest.Config) *Client {
+	t.Helper()
+	c, err := NewClient(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	return c
+}
+
+func (e *kubeEnv) namespace(t *testing.T) string {
+	t.Helper()
+	ns, err := e.admin.CoreV1().Namespaces().Create(t.Context(), &corev1.Namespace{
+		ObjectMeta: metav1.ObjectMeta{GenerateName: "gate-wake-"},
+	}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatalf("create namespace: %v", err)
+	}
+	return ns.Name
+}
+
+// workload creates a Deployment or StatefulSet with replicas and returns
+// the Spec that names it.
+func (e *kubeEnv) workload(t *testing.T, ns, resource, name string, replicas int32) wake.Spec {
+	t.Helper()
+	labels := map[string]string{"app": name}
+	pod := corev1.PodTemplateSpec{
+		ObjectMeta: metav1.ObjectMeta{Labels: labels},
+		Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "mc", Image: "minecraft-server"}}},
+	}
+	meta := metav1.ObjectMeta{Namespace: ns, Name: name}
+	sel := &metav1.LabelSelector{MatchLabels: labels}
+	var err error
+	switch resource {
+	case "deployment":
+		_, err = e.admin.AppsV1().Deployments(ns).Create(t.Context(), &appsv1.Deployment{ObjectMeta: meta,
+			Spec: appsv1.DeploymentSpec{Replicas: ptr.To(replicas), Selector: sel, Template: pod}}, metav1.CreateOptions{})
+	case "statefulset":
+		_, err = e.admin.AppsV1().StatefulSets(ns).Create(t.Context(), &appsv1.StatefulSet{ObjectMeta: meta,
+			Spec: appsv1.StatefulSetSpec{Replicas: ptr.To(replicas), Selector: sel, Template: pod, ServiceName: name}}, metav1.CreateOptions{})
+	default:
+		t.Fatalf("resource %q", resource)
+	}
+	if err != nil {
+		t.Fatalf("create %s %s/%s: %v", resource, ns, name, err)
+	}
+	return wake.Spec{Kind: wake.KindKubernetes, Resource: resource, Namespace: ns, Name: name}
+}
+
+// observed is what the API server holds of a workload: its desired replicas
+// and its generation, which every write of the spec (scale included) bumps.
+type observed struct {
+	replicas   int32
+	generation int64
+}
+
+func (e *kubeEnv) observe(t *testing.T, s wake.Spec) observed {
+	t.Helper()
+	var meta metav1.ObjectMeta
+	var replicas *int32
+	switch s.Resource {
+	case "deployment":
+		d, err := e.admin.AppsV1().Deployments(s.Namespace).Get(t.Context(), s.Name, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		meta, replicas = d.ObjectMeta, d.Spec.Replicas
+	case "statefulset":
+		st, err := e.admin.AppsV1().StatefulSets(s.Namespace).Get(t.Context(), s.Name, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		meta, replicas = st.ObjectMeta, st.Spec.Replicas
+	}
+	return observed{replicas: ptr.Deref(replicas, -1), generation: meta.Generation}
+}
