@@ -9,6 +9,9 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -20,7 +23,9 @@ type client struct {
 	tr   *http.Transport
 }
 
-func newClient(ep endpoint) *client {
+// newClient dials ep. headerTimeout bounds the wait for a reply's header (0:
+// none, for calls such as a stop whose reply waits for the container).
+func newClient(ep endpoint, headerTimeout time.Duration) *client {
 	d := &net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}
 	tr := &http.Transport{
 		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
@@ -28,7 +33,7 @@ func newClient(ep endpoint) *client {
 		},
 		MaxIdleConns:          2,
 		IdleConnTimeout:       30 * time.Second,
-		ResponseHeaderTimeout: 10 * time.Second,
+		ResponseHeaderTimeout: headerTimeout,
 	}
 	return &client{http: &http.Client{Transport: tr}, tr: tr}
 }
@@ -62,11 +67,12 @@ type apiEvent struct {
 	} `json:"Actor"`
 }
 
-// listRunning lists running containers (paused ones are not running) and
-// the IDs of those among them whose health check says they are not ready.
-func (c *client) listRunning(ctx context.Context) ([]apiContainer, map[string]bool, error) {
+// list lists running containers (paused ones are not running) and stopped
+// ones (created or exited: a wake label keeps their route), and the IDs of the
+// running ones whose health check says they are not ready.
+func (c *client) list(ctx context.Context) ([]apiContainer, map[string]bool, error) {
 	var all, unready []apiContainer
-	if err := c.getJSON(ctx, "/containers/json", filters{"status": {"running"}}, &all); err != nil {
+	if err := c.getJSON(ctx, "/containers/json?all=1", filters{"status": {"running", "created", "exited"}}, &all); err != nil {
 		return nil, nil, err
 	}
 	if err := c.getJSON(ctx, "/containers/json", filters{"status": {"running"}, "health": {"starting", "unhealthy"}}, &unready); err != nil {
@@ -82,7 +88,7 @@ func (c *client) listRunning(ctx context.Context) ([]apiContainer, map[string]bo
 // watchedEvents are the event actions after which the container list may give
 // different routes. exec_* (which every health check run emits) is not among them.
 var watchedEvents = []string{
-	"start", "die", "stop", "kill", "destroy", "pause", "unpause", "rename", "update",
+	"create", "start", "die", "stop", "kill", "destroy", "pause", "unpause", "rename", "update",
 	"health_status", "connect", "disconnect",
 }
 
@@ -131,10 +137,14 @@ func (c *client) getJSON(ctx context.Context, path string, f filters, v any) err
 	return nil
 }
 
-// do sends GET path and returns a 200 response; any other status is an error
-// carrying the daemon's message.
+// do sends GET path (which may carry a query) and returns a 200 response;
+// any other status is an error carrying the daemon's message.
 func (c *client) do(ctx context.Context, path string, f filters) (*http.Response, error) {
-	q := url.Values{}
+	path, query, _ := strings.Cut(path, "?")
+	q, err := url.ParseQuery(query)
+	if err != nil {
+		return nil, err
+	}
 	if len(f) > 0 {
 		b, err := json.Marshal(f)
 		if err != nil {
@@ -142,26 +152,43 @@ func (c *client) do(ctx context.Context, path string, f filters) (*http.Response
 		}
 		q.Set("filters", string(b))
 	}
+	return c.send(ctx, http.MethodGet, path, q, http.StatusOK)
+}
+
+// send sends a bodiless request and returns the response when its status is
+// one of ok; any other status is an error carrying the daemon's message.
+func (c *client) send(ctx context.Context, method, path string, q url.Values, ok ...int) (*http.Response, error) {
 	// The host part is a placeholder: the transport dials the endpoint itself.
 	u := url.URL{Scheme: "http", Host: "docker", Path: path, RawQuery: q.Encode()}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	req, err := http.NewRequestWithContext(ctx, method, u.String(), nil)
 	if err != nil {
 		return nil, err
 	}
 	resp, err := c.http.Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("docker GET %s: %w", path, err)
+		return nil, fmt.Errorf("docker %s %s: %w", method, path, err)
 	}
-	if resp.StatusCode != http.StatusOK {
-		defer resp.Body.Close()
-		var m struct {
-			Message string `json:"message"`
-		}
-		b, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<10))
-		if json.Unmarshal(b, &m) != nil || m.Message == "" {
-			m.Message = string(b)
-		}
-		return nil, fmt.Errorf("docker GET %s: %s: %s", path, resp.Status, m.Message)
+	if slices.Contains(ok, resp.StatusCode) {
+		return resp, nil
 	}
-	return resp, nil
+	defer resp.Body.Close()
+	var m struct {
+		Message string `json:"message"`
+	}
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<10))
+	if json.Unmarshal(b, &m) != nil || m.Message == "" {
+		m.Message = string(b)
+	}
+	err = &APIError{Status: resp.StatusCode, Message: strings.TrimSpace(m.Message)}
+	return nil, fmt.Errorf("docker %s %s: %w", method, path, err)
+}
+
+// APIError is a reply of the daemon with an unexpected status.
+type APIError struct {
+	Status  int    // HTTP status, e.g. 404 for a missing container
+	Message string // the daemon's message
+}
+
+func (e *APIError) Error() string {
+	return strconv.Itoa(e.Status) + " " + http.StatusText(e.Status) + ": " + e.Message
 }

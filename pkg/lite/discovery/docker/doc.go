@@ -2,14 +2,19 @@
 // running Docker containers: `gate.hosts`, `gate.port`, `gate.network` and
 // `gate.<key>` for any other route setting, or mc-router's `mc-router.host`,
 // `mc-router.port`, `mc-router.network` and `mc-router.default`. Containers
-// that share a host become one route with one backend each.
+// that share a host become one route with one backend each. A stopped
+// container that names a wake target (`gate.wake`, or mc-router's
+// `mc-router.auto-scale-up: true`) keeps its route, without a backend, so that
+// a join can start it.
 //
 // It owns its small Docker Engine API client (plain HTTP and JSON over the
 // daemon's socket, standard library only), turning the container list into
 // routes, and following the daemon's event stream: reconnecting with backoff
-// and reporting staleness while the daemon is away.
+// and reporting staleness while the daemon is away. The client's start, stop
+// and inspect calls are exported (Containers) for the wake target.
 //
 // It does not parse or validate route settings (the discovery merger does, with
-// the file's parsers), does not merge its routes with anyone else's, and never
-// changes anything on the daemon.
+// the file's parsers), does not merge its routes with anyone else's, and the
+// source never changes anything on the daemon (package wake's Docker target
+// starts and stops containers).
 package docker

@@ -23,7 +23,20 @@ const (
 	LabelMCRouterPort    = "mc-router.port"
 	LabelMCRouterNetwork = "mc-router.network"
 	LabelMCRouterDefault = "mc-router.default" // "true": catch-all route
+
+	// LabelWake names what wakes the route (`container`: this container). A
+	// stopped container with it keeps its route, without a backend, so that a
+	// player can wake it. Its value is the route's `wake` setting.
+	LabelWake = KeyPrefix + "wake"
+	// mc-router's per-container switch for starting a stopped container on a
+	// join; "true" reads as `gate.wake: container`.
+	LabelMCRouterAutoScaleUp = "mc-router.auto-scale-up"
+	// mc-router's asleep MOTD; it reads as `gate.asleepMotd`.
+	LabelMCRouterAsleepMOTD = "mc-router.auto-scale-asleep-motd"
 )
+
+// WakeSelf is the wake setting that a container names itself by.
+const WakeSelf = "container"
 
 // defaultKey groups the catch-all members apart from every host.
 const defaultKey = "\x00default"
@@ -99,6 +112,11 @@ func makeRoute(hosts []string, ms []member) (discovery.Route, []warning) {
 		r.Hosts, r.Default = []string{"*"}, true
 	}
 	r.Origin = "docker " + ms[0].name
+	if len(ms) == 1 {
+		// A wake setting of several containers names none of them: waking
+		// one of three is nobody's intent, so the wake parser sees no name.
+		r.Container = ms[0].name
+	}
 	if len(ms) > 1 {
 		r.Origin += " (+" + strconv.Itoa(len(ms)-1) + ")"
 	}
@@ -132,9 +150,14 @@ func makeRoute(hosts []string, ms []member) (discovery.Route, []warning) {
 // readContainer reads one container's labels: its host patterns, whether it is
 // a catch-all, and its member entry (addr "" if it is not ready). A container
 // without route labels yields nothing; one whose labels or networks give no
-// address yields nothing and one warning.
+// address yields nothing and one warning. A stopped container yields a member
+// without an address when it can be woken, else nothing.
 func readContainer(c apiContainer, notReady bool, network string) (hosts []string, isDefault bool, m member, warns []warning) {
 	m.name = containerName(c)
+	stopped := c.State != "running"
+	if stopped && !wakeable(c.Labels) {
+		return nil, false, member{}, nil
+	}
 	skip := func(msg string, kv ...any) ([]string, bool, member, []warning) {
 		kv = append([]any{"container", m.name}, kv...)
 		return nil, false, member{}, []warning{{key: "container\x00" + c.ID, msg: msg, kv: kv}}
@@ -164,22 +187,63 @@ func readContainer(c apiContainer, notReady bool, network string) (hosts []strin
 		}
 		port = uint16(p)
 	}
-	ip, why, kv := address(c, network)
-	if why != "" {
-		return skip(why, kv...)
-	}
-	if !notReady {
-		m.addr = net.JoinHostPort(ip, strconv.Itoa(int(port)))
-	}
-	for k, v := range c.Labels {
-		if key, ok := strings.CutPrefix(k, KeyPrefix); ok && key != "" && k != LabelHosts && k != LabelPort && k != LabelNetwork {
-			if m.settings == nil {
-				m.settings = map[string]string{}
-			}
-			m.settings[key] = v
+	// A stopped container has no address; it gets one when it starts.
+	if !stopped {
+		ip, why, kv := address(c, network)
+		if why != "" {
+			return skip(why, kv...)
+		}
+		if !notReady {
+			m.addr = net.JoinHostPort(ip, strconv.Itoa(int(port)))
 		}
 	}
+	m.settings = settings(c.Labels)
 	return hosts, isDefault, m, nil
+}
+
+// settings collects the `gate.<key>` labels that are route settings, and
+// mc-router's wake labels where no gate label says the same.
+func settings(labels map[string]string) map[string]string {
+	var s map[string]string
+	set := func(k, v string) {
+		if s == nil {
+			s = map[string]string{}
+		}
+		s[k] = v
+	}
+	for k, v := range labels {
+		if key, ok := strings.CutPrefix(k, KeyPrefix); ok && key != "" && k != LabelHosts && k != LabelPort && k != LabelNetwork {
+			set(key, v)
+		}
+	}
+	if _, ok := labels[LabelWake]; !ok && mcRouterTrue(labels[LabelMCRouterAutoScaleUp]) {
+		set("wake", WakeSelf)
+	}
+	if v, ok := labels[LabelMCRouterAsleepMOTD]; ok {
+		if _, mine := labels[KeyPrefix+"asleepMotd"]; !mine {
+			set("asleepMotd", v)
+		}
+	}
+	return s
+}
+
+// wakeable reports whether a stopped container keeps its route: it names a
+// wake target (any non-blank value; the wake parser judges the value).
+func wakeable(labels map[string]string) bool {
+	if v, ok := labels[LabelWake]; ok {
+		return strings.TrimSpace(v) != ""
+	}
+	return mcRouterTrue(labels[LabelMCRouterAutoScaleUp])
+}
+
+// mcRouterTrue reads a boolean label the way mc-router does: anything but
+// blank, "0", "false" and "no" is true.
+func mcRouterTrue(v string) bool {
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "", "0", "false", "no":
+		return false
+	}
+	return true
 }
 
 // address picks the container's IP: on the network its label names, else on

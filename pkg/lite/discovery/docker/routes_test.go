@@ -20,6 +20,16 @@ func ctr(name string, labels map[string]string, nets ...string) apiContainer {
 	return c
 }
 
+// stopped is a container that is not running (exited): it has no address.
+func stopped(name string, labels map[string]string, nets ...string) apiContainer {
+	c := ctr(name, labels)
+	c.State = "exited"
+	for _, n := range nets {
+		c.NetworkSettings.Networks[n] = apiNetwork{}
+	}
+	return c
+}
+
 func be(addr, name string) discovery.Backend {
 	return discovery.Backend{Addr: addr, Origin: "docker " + name}
 }
@@ -36,7 +46,7 @@ func TestBuildRoutes(t *testing.T) {
 		{
 			name: "one container, default port",
 			cs:   []apiContainer{ctr("lobby", map[string]string{"gate.hosts": "Lobby.example.com"}, "bridge=10.0.0.2")},
-			want: []discovery.Route{{Origin: "docker lobby", Hosts: []string{"lobby.example.com"}, KeyPrefix: "gate.",
+			want: []discovery.Route{{Origin: "docker lobby", Container: "lobby", Hosts: []string{"lobby.example.com"}, KeyPrefix: "gate.",
 				Backends: []discovery.Backend{be("10.0.0.2:25565", "lobby")}}},
 		},
 		{
@@ -57,14 +67,14 @@ func TestBuildRoutes(t *testing.T) {
 			},
 			want: []discovery.Route{
 				{Origin: "docker x (+1)", Hosts: []string{"a"}, KeyPrefix: "gate.", Backends: []discovery.Backend{be("10.0.0.2:25565", "x"), be("10.0.0.3:25565", "y")}},
-				{Origin: "docker x", Hosts: []string{"b"}, KeyPrefix: "gate.", Backends: []discovery.Backend{be("10.0.0.2:25565", "x")}},
+				{Origin: "docker x", Container: "x", Hosts: []string{"b"}, KeyPrefix: "gate.", Backends: []discovery.Backend{be("10.0.0.2:25565", "x")}},
 			},
 		},
 		{
 			name: "settings and port label",
 			cs: []apiContainer{ctr("s", map[string]string{"gate.hosts": "s.example.com,*.s.example.com", "gate.port": "25570",
 				"gate.strategy": "random", "gate.proxyProtocol": "true", "other": "x"}, "bridge=10.0.0.9")},
-			want: []discovery.Route{{Origin: "docker s", Hosts: []string{"*.s.example.com", "s.example.com"}, KeyPrefix: "gate.",
+			want: []discovery.Route{{Origin: "docker s", Container: "s", Hosts: []string{"*.s.example.com", "s.example.com"}, KeyPrefix: "gate.",
 				Settings: map[string]string{"strategy": "random", "proxyProtocol": "true"},
 				Backends: []discovery.Backend{be("10.0.0.9:25570", "s")}}},
 		},
@@ -86,15 +96,15 @@ func TestBuildRoutes(t *testing.T) {
 				ctr("mc", map[string]string{"mc-router.host": "mc.example.com", "mc-router.port": "25566"}, "bridge=10.0.0.6"),
 			},
 			want: []discovery.Route{
-				{Origin: "docker mc", Hosts: []string{"mc.example.com"}, KeyPrefix: "gate.", Backends: []discovery.Backend{be("10.0.0.6:25566", "mc")}},
-				{Origin: "docker fallback", Hosts: []string{"*"}, Default: true, KeyPrefix: "gate.", Backends: []discovery.Backend{be("10.0.0.5:25565", "fallback")}},
+				{Origin: "docker mc", Container: "mc", Hosts: []string{"mc.example.com"}, KeyPrefix: "gate.", Backends: []discovery.Backend{be("10.0.0.6:25566", "mc")}},
+				{Origin: "docker fallback", Container: "fallback", Hosts: []string{"*"}, Default: true, KeyPrefix: "gate.", Backends: []discovery.Backend{be("10.0.0.5:25565", "fallback")}},
 			},
 		},
 		{
 			name: "gate labels win over mc-router's",
 			cs: []apiContainer{ctr("both", map[string]string{"gate.hosts": "g", "mc-router.host": "m", "gate.port": "1", "mc-router.port": "2",
 				"gate.network": "front", "mc-router.network": "back"}, "front=10.0.1.2", "back=10.0.2.2")},
-			want: []discovery.Route{{Origin: "docker both", Hosts: []string{"g"}, KeyPrefix: "gate.", Backends: []discovery.Backend{be("10.0.1.2:1", "both")}}},
+			want: []discovery.Route{{Origin: "docker both", Container: "both", Hosts: []string{"g"}, KeyPrefix: "gate.", Backends: []discovery.Backend{be("10.0.1.2:1", "both")}}},
 		},
 		{
 			name:  "several networks and nothing picks one: skipped with a warning",
@@ -106,7 +116,7 @@ func TestBuildRoutes(t *testing.T) {
 			name:    "several networks, configured network picks",
 			cs:      []apiContainer{ctr("multi", map[string]string{"gate.hosts": "m"}, "front=10.0.1.2", "back=10.0.2.2")},
 			network: "back",
-			want:    []discovery.Route{{Origin: "docker multi", Hosts: []string{"m"}, KeyPrefix: "gate.", Backends: []discovery.Backend{be("10.0.2.2:25565", "multi")}}},
+			want:    []discovery.Route{{Origin: "docker multi", Container: "multi", Hosts: []string{"m"}, KeyPrefix: "gate.", Backends: []discovery.Backend{be("10.0.2.2:25565", "multi")}}},
 		},
 		{
 			name:  "bad port label: skipped with a warning",
@@ -129,7 +139,42 @@ func TestBuildRoutes(t *testing.T) {
 			name:     "unhealthy container keeps its route without a backend",
 			cs:       []apiContainer{ctr("sick", map[string]string{"gate.hosts": "s"}, "bridge=10.0.0.2")},
 			notReady: map[string]bool{"id-sick": true},
-			want:     []discovery.Route{{Origin: "docker sick", Hosts: []string{"s"}, KeyPrefix: "gate.", Backends: []discovery.Backend{}}},
+			want:     []discovery.Route{{Origin: "docker sick", Container: "sick", Hosts: []string{"s"}, KeyPrefix: "gate.", Backends: []discovery.Backend{}}},
+		},
+		{
+			name: "stopped container with a wake label keeps its route without a backend",
+			cs:   []apiContainer{stopped("sleepy", map[string]string{"gate.hosts": "z", "gate.wake": "container", "gate.idleAfter": "10m"}, "bridge")},
+			want: []discovery.Route{{Origin: "docker sleepy", Container: "sleepy", Hosts: []string{"z"}, KeyPrefix: "gate.", Backends: []discovery.Backend{},
+				Settings: map[string]string{"wake": "container", "idleAfter": "10m"}}},
+		},
+		{
+			name: "stopped container without a wake label is not a route",
+			cs:   []apiContainer{stopped("off", map[string]string{"gate.hosts": "o"}, "bridge"), stopped("blank", map[string]string{"gate.hosts": "b", "gate.wake": " "}, "bridge")},
+			want: []discovery.Route{},
+		},
+		{
+			name: "mc-router auto-scale labels read as wake and asleepMotd",
+			cs: []apiContainer{
+				stopped("mc", map[string]string{"mc-router.host": "m", "mc-router.auto-scale-up": "true", "mc-router.auto-scale-asleep-motd": "zzz"}),
+				stopped("no", map[string]string{"mc-router.host": "n", "mc-router.auto-scale-up": "false"}),
+				ctr("own", map[string]string{"mc-router.host": "o", "mc-router.auto-scale-up": "yes", "gate.wake": "exec", "gate.asleepMotd": "mine",
+					"mc-router.auto-scale-asleep-motd": "theirs"}, "bridge=10.0.0.7"),
+			},
+			want: []discovery.Route{
+				{Origin: "docker mc", Container: "mc", Hosts: []string{"m"}, KeyPrefix: "gate.", Backends: []discovery.Backend{},
+					Settings: map[string]string{"wake": "container", "asleepMotd": "zzz"}},
+				{Origin: "docker own", Container: "own", Hosts: []string{"o"}, KeyPrefix: "gate.", Backends: []discovery.Backend{be("10.0.0.7:25565", "own")},
+					Settings: map[string]string{"wake": "exec", "asleepMotd": "mine"}},
+			},
+		},
+		{
+			name: "a route of several containers names no container",
+			cs: []apiContainer{
+				stopped("w-1", map[string]string{"gate.hosts": "w", "gate.wake": "container"}, "bridge"),
+				ctr("w-2", map[string]string{"gate.hosts": "w", "gate.wake": "container"}, "bridge=10.0.0.8"),
+			},
+			want: []discovery.Route{{Origin: "docker w-1 (+1)", Hosts: []string{"w"}, KeyPrefix: "gate.", Backends: []discovery.Backend{be("10.0.0.8:25565", "w-2")},
+				Settings: map[string]string{"wake": "container"}}},
 		},
 	}
 	for _, tt := range tests {

@@ -69,7 +69,7 @@ func (s *Source) Name() string { return Name }
 // (once per outage), reconnects with backoff, and converges with a fresh list.
 // It returns nil when ctx ends, with every goroutine it started finished.
 func (s *Source) Run(ctx context.Context, sink discovery.Sink) error {
-	r := &runner{s: s, c: newClient(s.ep), sink: sink, log: s.opts.Log, warned: map[string]bool{}}
+	r := &runner{s: s, c: newClient(s.ep, 10*time.Second), sink: sink, log: s.opts.Log, warned: map[string]bool{}}
 	defer r.c.close()
 	backoff := s.opts.MinBackoff
 	for {
@@ -160,7 +160,7 @@ func (r *runner) session(ctx context.Context) (synced bool, err error) {
 func (r *runner) sync(ctx context.Context) error {
 	lctx, cancel := context.WithTimeout(ctx, r.s.opts.ListTimeout)
 	defer cancel()
-	cs, notReady, err := r.c.listRunning(lctx)
+	cs, notReady, err := r.c.list(lctx)
 	if err != nil {
 		return fmt.Errorf("list containers: %w", err)
 	}

@@ -1,0 +1,215 @@
+package docker_test
+
+import (
+	"context"
+	"net"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.minekube.com/gate/internal/mctest"
+	"go.minekube.com/gate/pkg/lite/discovery"
+	"go.minekube.com/gate/pkg/lite/discovery/docker"
+	"go.minekube.com/gate/pkg/lite/wake"
+	"go.minekube.com/gate/pkg/lite/wake/dockerwake"
+)
+
+func newTarget(t *testing.T, host, name string, grace time.Duration) *dockerwake.Target {
+	t.Helper()
+	c, err := docker.NewContainers(host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	tg, err := dockerwake.New(c, wake.Spec{Kind: wake.KindDocker, Name: name, Timeout: grace})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tg
+}
+
+// waitBackends waits until the route of host has exactly the given backends.
+func waitBackends(t *testing.T, route func(string) (discovery.Route, bool), host string, d time.Duration, want ...string) discovery.Route {
+	t.Helper()
+	var rt discovery.Route
+	mctest.WaitFor(t, "route "+host+" with backends "+joinAddrs(want), d, func() bool {
+		var ok bool
+		rt, ok = route(host)
+		if !ok || len(rt.Backends) != len(want) {
+			return false
+		}
+		for i, b := range rt.Backends {
+			if b.Addr != want[i] {
+				return false
+			}
+		}
+		return true
+	})
+	return rt
+}
+
+func joinAddrs(a []string) string {
+	s := "["
+	for i, x := range a {
+		if i > 0 {
+			s += " "
+		}
+		s += x
+	}
+	return s + "]"
+}
+
+func TestStoppedWakeContainerKeepsItsRouteAndWakesOnceFor50ConcurrentWakes(t *testing.T) {
+	e := docker.NeedTestEngine(t)
+	name := docker.Uniq("sleepy")
+	host := docker.Uniq("sleepy") + ".example.com"
+	id := e.Create(t, name, map[string]string{"gate.hosts": host, "gate.wake": "container", "gate.idleAfter": "10m"})
+	route := e.WatchRoutes(t)
+
+	rt := waitBackends(t, route, host, 10*time.Second)
+	if rt.Container != name || rt.Settings["wake"] != "container" || rt.Settings["idleAfter"] != "10m" {
+		t.Fatalf("stopped wake container's route: %+v", rt)
+	}
+	tg := newTarget(t, e.Host(), name, 5*time.Second)
+	if tg.Key() != "docker "+name {
+		t.Errorf("key %q", tg.Key())
+	}
+	ctx := context.Background()
+	if on, err := tg.Running(ctx); err != nil || on {
+		t.Fatalf("Running before the wake: %v, %v", on, err)
+	}
+
+	// 50 concurrent wakes: the daemon starts the container once and answers
+	// the others "already started", which is success.
+	since := time.Now()
+	var wg sync.WaitGroup
+	errs := make(chan error, 50)
+	for range 50 {
+		wg.Go(func() {
+			if _, err := tg.Wake(ctx, wake.Request{ServerAddress: host}); err != nil {
+				errs <- err
+			}
+		})
+	}
+	wg.Wait()
+	woke := time.Since(since)
+	close(errs)
+	for err := range errs {
+		t.Errorf("wake: %v", err)
+	}
+	if n := e.Starts(t, id, since.Add(-time.Second), time.Now()); n != 1 {
+		t.Errorf("50 concurrent wakes started the container %d times, want 1", n)
+	}
+	if on, err := tg.Running(ctx); err != nil || !on {
+		t.Fatalf("Running after the wake: %v, %v", on, err)
+	}
+
+	addr := net.JoinHostPort(e.IP(t, id), "25565")
+	t0 := time.Now()
+	waitBackends(t, route, host, 5*time.Second, addr)
+	routed := time.Since(t0)
+	var err error
+	mctest.WaitFor(t, "status ping to the woken container", 5*time.Second, func() bool {
+		_, err = mctest.Ping(addr, docker.Protocol, host)
+		return err == nil
+	})
+	t.Logf("50 wakes returned after %s; the route had the address %s later", woke.Round(time.Millisecond), routed.Round(time.Millisecond))
+
+	// Sleep: mcload saves nothing but exits on SIGTERM, well inside the grace.
+	t0 = time.Now()
+	if err := tg.Sleep(ctx, wake.Request{ServerAddress: host}); err != nil {
+		t.Fatal(err)
+	}
+	slept := time.Since(t0)
+	if slept >= tg.StopGrace() {
+		t.Errorf("sleep took %s: the container ignored SIGTERM and was killed after the grace", slept)
+	}
+	if on, err := tg.Running(ctx); err != nil || on {
+		t.Fatalf("Running after the sleep: %v, %v", on, err)
+	}
+	rt = waitBackends(t, route, host, 5*time.Second)
+	if rt.Container != name {
+		t.Errorf("route after the sleep: %+v", rt)
+	}
+	if err := tg.Sleep(ctx, wake.Request{}); err != nil {
+		t.Errorf("sleeping a stopped container: %v", err)
+	}
+	t.Logf("sleep (SIGTERM, container exited) took %s", slept.Round(time.Millisecond))
+}
+
+func TestWakeOfMissingContainerNamesTheTarget(t *testing.T) {
+	e := docker.NeedTestEngine(t)
+	name := docker.Uniq("missing")
+	tg := newTarget(t, e.Host(), name, 0)
+	_, err := tg.Wake(context.Background(), wake.Request{})
+	if err == nil || !docker.IsNotFound(err) || !containsAll(err.Error(), "docker "+name, "wake", "404") {
+		t.Fatalf("wake of a missing container: %v", err)
+	}
+	if _, err := tg.Running(context.Background()); !docker.IsNotFound(err) {
+		t.Fatalf("running of a missing container: %v", err)
+	}
+	if tg.StopGrace() != dockerwake.DefaultStopGrace {
+		t.Errorf("default grace %s", tg.StopGrace())
+	}
+}
+
+func TestWakeCallIsBoundedByTheCallersContext(t *testing.T) {
+	// A daemon that accepts and never answers: the call must end with the
+	// caller's deadline, not hang.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var held sync.WaitGroup
+	conns := make(chan net.Conn, 4)
+	held.Go(func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			conns <- c
+		}
+	})
+	t.Cleanup(func() {
+		ln.Close()
+		held.Wait()
+		close(conns)
+		for c := range conns {
+			c.Close()
+		}
+	})
+	tg := newTarget(t, "tcp://"+ln.Addr().String(), "hang", time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	t0 := time.Now()
+	_, err = tg.Wake(ctx, wake.Request{})
+	if err == nil || time.Since(t0) > 2*time.Second {
+		t.Fatalf("wake against a silent daemon: %v after %s", err, time.Since(t0))
+	}
+	t.Logf("wake against a silent daemon failed after %s: %v", time.Since(t0).Round(time.Millisecond), err)
+}
+
+func containsAll(s string, subs ...string) bool {
+	for _, x := range subs {
+		if !strings.Contains(s, x) {
+			return false
+		}
+	}
+	return true
+}
+
+func TestDockerSpecsThatCannotNameAContainerAreRejected(t *testing.T) {
+	for _, s := range []wake.Spec{
+		{Kind: wake.KindDocker, Name: ""},
+		{Kind: wake.KindDocker, Name: "../containers/x"},
+		{Kind: wake.KindDocker, Name: "a b"},
+		{Kind: wake.KindDocker, Name: "ok", Timeout: -time.Second},
+		{Kind: wake.KindExec, Name: "ok"},
+	} {
+		if _, err := dockerwake.New(nil, s); err == nil {
+			t.Errorf("%+v accepted", s)
+		}
+	}
+}

@@ -1,0 +1,108 @@
+package dockerwake
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"time"
+
+	"go.minekube.com/gate/pkg/lite/discovery/docker"
+	"go.minekube.com/gate/pkg/lite/wake"
+)
+
+// DefaultStopGrace is how long a stopping server has between SIGTERM (on
+// which a Minecraft server saves its worlds) and SIGKILL, unless the spec's
+// Timeout says otherwise. Docker's own default of 10 s is too short for a big
+// world.
+const DefaultStopGrace = 30 * time.Second
+
+// callTimeout bounds a start or an inspect, and what a stop may take beyond
+// its grace (the daemon answers a stop only once the container is gone).
+const callTimeout = 30 * time.Second
+
+// nameRE is what the daemon accepts as a container name (an ID matches too);
+// anything else could not name a container and must not reach a URL path.
+var nameRE = regexp.MustCompile(`^[a-zA-Z0-9][a-zA-Z0-9_.-]*$`)
+
+// Target starts and stops one named container. It is safe for concurrent
+// use: every call is one stateless Engine API request, and the daemon makes a
+// start of a running container a no-op (304), so concurrent wakes start it
+// once.
+type Target struct {
+	c     *docker.Containers
+	key   string
+	name  string
+	grace time.Duration
+}
+
+var (
+	_ wake.Target   = (*Target)(nil)
+	_ wake.Observer = (*Target)(nil)
+)
+
+// New returns the target of s (Kind docker, Name the container), calling
+// through c, which the caller owns and closes. s.Timeout is the stop grace
+// (default DefaultStopGrace).
+func New(c *docker.Containers, s wake.Spec) (*Target, error) {
+	if s.Kind != wake.KindDocker {
+		return nil, fmt.Errorf("docker wake target: spec of kind %q", s.Kind)
+	}
+	if !nameRE.MatchString(s.Name) {
+		return nil, fmt.Errorf("docker wake target: container name %q: want letters, digits, '_', '.' or '-', starting with a letter or digit", s.Name)
+	}
+	if s.Timeout < 0 {
+		return nil, fmt.Errorf("docker wake target %s: negative stop grace %s", s.Name, s.Timeout)
+	}
+	grace := s.Timeout
+	if grace == 0 {
+		grace = DefaultStopGrace
+	}
+	return &Target{c: c, key: s.Key(), name: s.Name, grace: grace}, nil
+}
+
+// Key implements wake.Target.
+func (t *Target) Key() string { return t.key }
+
+// Wake starts the container; one that runs already is left alone. It returns
+// once the daemon has started the process, not once the server listens.
+func (t *Target) Wake(ctx context.Context, _ wake.Request) (wake.Result, error) {
+	ctx, cancel := context.WithTimeout(ctx, callTimeout)
+	defer cancel()
+	if _, err := t.c.Start(ctx, t.name); err != nil {
+		return wake.Result{}, t.wrap("wake", err)
+	}
+	return wake.Result{}, nil
+}
+
+// Sleep stops the container with the target's grace; a stopped container is
+// left alone.
+func (t *Target) Sleep(ctx context.Context, _ wake.Request) error {
+	ctx, cancel := context.WithTimeout(ctx, t.grace+callTimeout)
+	defer cancel()
+	if _, err := t.c.Stop(ctx, t.name, t.grace); err != nil {
+		return t.wrap("sleep", err)
+	}
+	return nil
+}
+
+// Running implements wake.Observer: a paused container does not run.
+func (t *Target) Running(ctx context.Context) (bool, error) {
+	ctx, cancel := context.WithTimeout(ctx, callTimeout)
+	defer cancel()
+	st, err := t.c.Inspect(ctx, t.name)
+	if err != nil {
+		return false, t.wrap("inspect", err)
+	}
+	return st.Running && !st.Paused, nil
+}
+
+// StopGrace is the grace a sleep gives the server.
+func (t *Target) StopGrace() time.Duration { return t.grace }
+
+func (t *Target) wrap(op string, err error) error {
+	if errors.Is(err, context.DeadlineExceeded) {
+		err = fmt.Errorf("no answer from the docker daemon in time: %w", err)
+	}
+	return fmt.Errorf("%s: %s: %w", t.key, op, err)
+}
