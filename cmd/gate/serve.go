@@ -22,6 +22,7 @@ import (
 	"go.minekube.com/gate/pkg/lite/discovery"
 	"go.minekube.com/gate/pkg/lite/logging"
 	"go.minekube.com/gate/pkg/lite/metrics"
+	"go.minekube.com/gate/pkg/lite/wake"
 )
 
 // app is one running proxy with its admin API and config watcher.
@@ -36,6 +37,8 @@ type app struct {
 	// them to proxy; a file reload goes through it too.
 	routes  *discovery.Merger
 	sources []discovery.Source
+	// wake builds the targets routes wake, on the engines' own clients.
+	wake    *wakeEngines
 	metrics *metrics.Metrics
 	admin   *admin.Server // nil while the API is off
 	apiBind string
@@ -153,11 +156,15 @@ func (a *app) start(ctx context.Context, cfg *config.Config) error {
 		a.log.V(1).Info("raised the open-files limit", "from", before, "to", after)
 	}
 	a.metrics = metrics.New(metrics.Options{})
-	p, err := lite.New(cfg, lite.Options{Log: a.log, Observer: a.metrics})
+	a.wake = newWakeEngines(cfg)
+	p, err := lite.New(cfg, lite.Options{Log: a.log, Observer: a.metrics,
+		WakeTargets: a.wake.Target, Wake: wake.Options{Holders: a.wake.Holders()}})
 	if err != nil {
+		a.wake.Close()
 		return err
 	}
 	a.proxy = p
+	a.metrics.Registry().MustRegister(p.Wake().Collector())
 	a.routes = discovery.NewMerger(discovery.MergerOptions{Apply: p.Reload, Log: a.log.WithName("discovery")})
 	if err := a.routes.SetFile(cfg); err != nil {
 		return err
@@ -187,7 +194,7 @@ func (a *app) start(ctx context.Context, cfg *config.Config) error {
 	}
 	a.apiBind = cfg.API.Bind
 	a.admin = admin.New(admin.Options{Source: p, Token: token, Metrics: a.metrics.Handler(),
-		PublicMetrics: cfg.API.PublicMetrics, Sources: a.routes.Sources, Log: a.log.WithName("admin")})
+		PublicMetrics: cfg.API.PublicMetrics, Sources: a.routes.Sources, Wake: p.Wake().States, Log: a.log.WithName("admin")})
 	return nil
 }
 
@@ -224,6 +231,7 @@ func (a *app) run(ctx context.Context) error {
 	err := a.proxy.Serve(ctx, a.ln)
 	stopSide()
 	wg.Wait()
+	a.wake.Close()
 	if errors.Is(err, context.Canceled) {
 		return nil
 	}
