@@ -1,0 +1,148 @@
+package wake
+
+import (
+	"fmt"
+	"net/url"
+	"strings"
+)
+
+// want lists the forms of a wake text, for error messages.
+const want = "want deployment/<name>, statefulset/<name>, container, https://..., exec:..."
+
+// ParseSpec parses a route's `wake` text (a file route's key, a discovered
+// Service's gate.minekube.com/wake annotation or a container's gate.wake
+// label). This is the one place its syntax is stated:
+//
+//	deployment/<name>               Kubernetes Deployment, through its scale subresource
+//	statefulset/<name>              Kubernetes StatefulSet, likewise
+//	<namespace>/deployment/<name>   either of the two in another namespace
+//	container                       the Docker container the route was discovered from
+//	container/<name>                the Docker container <name>
+//	http://... or https://...       webhook: POST {"action":"wake"|"sleep",...} to the URL
+//	exec:<argv words>               command run without a shell, words split at spaces
+//
+// The resource word is case-insensitive. namespace is the Kubernetes
+// namespace of a form without one (a discovered Service's own; "" means
+// "default"); container is what a bare "container" names (a discovered
+// container's name; "" makes it an error). Timeout, Secret and SleepCommand
+// have no text form: the config's mapping form of `wake` sets them.
+func ParseSpec(text string, namespace, container string) (Spec, error) {
+	text = strings.TrimSpace(text)
+	lower := strings.ToLower(text)
+	switch {
+	case text == "":
+		return Spec{}, fmt.Errorf("wake: empty (%s)", want)
+	case strings.HasPrefix(lower, "http://") || strings.HasPrefix(lower, "https://"):
+		return Spec{Kind: KindWebhook, URL: text}, Spec{Kind: KindWebhook, URL: text}.Validate()
+	case strings.HasPrefix(lower, "exec:"):
+		s := Spec{Kind: KindExec, Command: strings.Fields(text[len("exec:"):])}
+		return s, s.Validate()
+	case lower == "container":
+		if container == "" {
+			return Spec{}, fmt.Errorf("wake: %q names no container here (write container/<name>)", text)
+		}
+		s := Spec{Kind: KindDocker, Name: container}
+		return s, s.Validate()
+	case strings.HasPrefix(lower, "container/"):
+		s := Spec{Kind: KindDocker, Name: text[len("container/"):]}
+		return s, s.Validate()
+	}
+	parts := strings.Split(text, "/")
+	var s Spec
+	switch len(parts) {
+	case 2:
+		s = Spec{Kind: KindKubernetes, Namespace: namespace, Resource: parts[0], Name: parts[1]}
+	case 3:
+		s = Spec{Kind: KindKubernetes, Namespace: parts[0], Resource: parts[1], Name: parts[2]}
+		if s.Namespace == "" {
+			return Spec{}, fmt.Errorf("wake: %q: empty namespace (%s)", text, want)
+		}
+	default:
+		kind, _, _ := strings.Cut(text, "/")
+		if strings.Contains(kind, ":") {
+			kind, _, _ = strings.Cut(kind, ":")
+		}
+		return Spec{}, fmt.Errorf("wake: unknown kind %q (%s)", kind, want)
+	}
+	if s.Namespace == "" {
+		s.Namespace = "default"
+	}
+	s.Resource = strings.ToLower(s.Resource)
+	if s.Resource != "deployment" && s.Resource != "statefulset" {
+		return Spec{}, fmt.Errorf("wake: unknown kind %q (%s)", s.Resource, want)
+	}
+	return s, s.Validate()
+}
+
+// Validate reports what is wrong with a Spec in operator words; the config
+// package calls it for the mapping form of `wake`, ParseSpec for the text.
+func (s Spec) Validate() error {
+	switch s.Kind {
+	case KindKubernetes:
+		if s.Resource != "deployment" && s.Resource != "statefulset" {
+			return fmt.Errorf("wake: unknown Kubernetes resource %q (want deployment or statefulset)", s.Resource)
+		}
+		if !dnsName(s.Name, 253) {
+			return fmt.Errorf("wake: %s name %q is not a Kubernetes object name (lowercase letters, digits, '-' and '.')", s.Resource, s.Name)
+		}
+		if !dnsName(s.Namespace, 63) || strings.Contains(s.Namespace, ".") {
+			return fmt.Errorf("wake: namespace %q is not a Kubernetes namespace name (lowercase letters, digits and '-')", s.Namespace)
+		}
+	case KindDocker:
+		if !containerName(s.Name) {
+			return fmt.Errorf("wake: container name %q is not a Docker container name (letters, digits, '_', '.', '-')", s.Name)
+		}
+	case KindWebhook:
+		u, err := url.Parse(s.URL)
+		if err != nil {
+			return fmt.Errorf("wake: webhook URL %q: %w", s.URL, err)
+		}
+		if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return fmt.Errorf("wake: webhook URL %q needs http:// or https:// and a host", s.URL)
+		}
+	case KindExec:
+		if len(s.Command) == 0 {
+			return fmt.Errorf("wake: exec names no command (write exec:<program> <args>)")
+		}
+	default:
+		return fmt.Errorf("wake: unknown kind %q (want %s, %s, %s or %s)", s.Kind, KindKubernetes, KindDocker, KindWebhook, KindExec)
+	}
+	if s.Timeout < 0 {
+		return fmt.Errorf("wake: negative timeout %v", s.Timeout)
+	}
+	return nil
+}
+
+// dnsName reports whether s is a DNS-1123 subdomain of at most n characters
+// (Kubernetes object names).
+func dnsName(s string, n int) bool {
+	if s == "" || len(s) > n {
+		return false
+	}
+	for _, label := range strings.Split(s, ".") {
+		if label == "" || label[0] == '-' || label[len(label)-1] == '-' {
+			return false
+		}
+		for _, r := range label {
+			if (r < 'a' || r > 'z') && (r < '0' || r > '9') && r != '-' {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// containerName reports whether s is a valid Docker container name
+// ([a-zA-Z0-9][a-zA-Z0-9_.-]+, one character allowed).
+func containerName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i, r := range s {
+		alnum := r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9'
+		if !alnum && (i == 0 || (r != '_' && r != '.' && r != '-')) {
+			return false
+		}
+	}
+	return true
+}
