@@ -95,8 +95,13 @@ func (c *Coordinator) fly(t *target, f *flight, mustWake bool, req Request, read
 	c.mu.Unlock()
 	start := c.now()
 	res, err := tgt.Wake(c.ctx, req)
-	t.engine.Unlock()
 	c.m.call(t.key, "wake", callResult(err))
+	if err == nil {
+		// Before any claim (claims take t.engine too): a claim of the old
+		// period must not be mistaken for one of this.
+		c.recordWoke(t.key)
+	}
+	t.engine.Unlock()
 	if err != nil {
 		if c.ctx.Err() != nil {
 			c.land(t, f, landing{err: ErrClosed, closed: true})
@@ -108,7 +113,6 @@ func (c *Coordinator) fly(t *target, f *flight, mustWake bool, req Request, read
 	c.mu.Lock()
 	t.wakes++
 	c.mu.Unlock()
-	c.woke(t.key)
 
 	backoff := 100 * time.Millisecond
 	for {

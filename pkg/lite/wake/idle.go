@@ -98,7 +98,7 @@ func (c *Coordinator) sleep(t *target) {
 		if granted && err == nil {
 			// Claimed, but someone came: reopen the period so that a later
 			// sleep can be claimed.
-			c.woke(t.key)
+			c.recordWoke(t.key)
 		}
 		return
 	}
@@ -109,6 +109,10 @@ func (c *Coordinator) sleep(t *target) {
 	err = tgt.Sleep(c.ctx, req)
 	c.m.call(t.key, "sleep", callResult(err))
 
+	if err != nil {
+		// The target still runs: open a new period so that the retry may claim.
+		c.recordWoke(t.key)
+	}
 	c.mu.Lock()
 	t.sleeping = false
 	if err != nil {
@@ -128,13 +132,22 @@ func (c *Coordinator) sleep(t *target) {
 	c.logTransitions(logs)
 	if err != nil {
 		c.log.Error(err, "put wake target to sleep", "target", t.key, "took", c.now().Sub(start))
-		// The target still runs: open a new period so that the retry may claim.
-		c.woke(t.key)
 	}
 }
 
-// woke tells Holders that a new period began, in the background.
-func (c *Coordinator) woke(key string) {
+// recordWoke tells Holders that a new period began. Callers hold t.engine,
+// which orders it before any later claim.
+func (c *Coordinator) recordWoke(key string) {
+	ctx, cancel := context.WithTimeout(c.ctx, c.callTimeout)
+	defer cancel()
+	if err := c.holders.Woke(ctx, key); err != nil && c.ctx.Err() == nil {
+		c.log.Error(err, "record the wake of wake target", "target", key)
+	}
+}
+
+// woke calls recordWoke in the background, for a target found running
+// without a wake call of ours.
+func (c *Coordinator) woke(t *target) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.closed {
@@ -143,11 +156,9 @@ func (c *Coordinator) woke(key string) {
 	c.wg.Add(1)
 	go func() {
 		defer c.wg.Done()
-		ctx, cancel := context.WithTimeout(c.ctx, c.callTimeout)
-		defer cancel()
-		if err := c.holders.Woke(ctx, key); err != nil {
-			c.log.Error(err, "record the wake of wake target", "target", key)
-		}
+		t.engine.Lock()
+		defer t.engine.Unlock()
+		c.recordWoke(t.key)
 	}()
 }
 

@@ -34,7 +34,7 @@ func (c *Coordinator) Session(key string) (end func()) {
 	c.mu.Unlock()
 	c.logTransitions(logs)
 	if woke {
-		c.woke(key)
+		c.woke(t)
 	}
 	var once sync.Once
 	return func() { once.Do(func() { c.endSession(t) }) }

@@ -27,25 +27,35 @@ const want = "want deployment/<name>, statefulset/<name>, container, https://...
 // container's name; "" makes it an error). Timeout, Secret and SleepCommand
 // have no text form: the config's mapping form of `wake` sets them.
 func ParseSpec(text string, namespace, container string) (Spec, error) {
-	text = strings.TrimSpace(text)
+	s, err := parseSpec(strings.TrimSpace(text), namespace, container)
+	if err == nil {
+		err = s.Validate()
+	}
+	if err != nil {
+		return Spec{}, err
+	}
+	return s, nil
+}
+
+func parseSpec(text string, namespace, container string) (Spec, error) {
 	lower := strings.ToLower(text)
 	switch {
 	case text == "":
 		return Spec{}, fmt.Errorf("wake: empty (%s)", want)
 	case strings.HasPrefix(lower, "http://") || strings.HasPrefix(lower, "https://"):
-		return Spec{Kind: KindWebhook, URL: text}, Spec{Kind: KindWebhook, URL: text}.Validate()
+		return Spec{Kind: KindWebhook, URL: text}, nil
 	case strings.HasPrefix(lower, "exec:"):
-		s := Spec{Kind: KindExec, Command: strings.Fields(text[len("exec:"):])}
-		return s, s.Validate()
+		return Spec{Kind: KindExec, Command: strings.Fields(text[len("exec:"):])}, nil
 	case lower == "container":
 		if container == "" {
 			return Spec{}, fmt.Errorf("wake: %q names no container here (write container/<name>)", text)
 		}
-		s := Spec{Kind: KindDocker, Name: container}
-		return s, s.Validate()
+		return Spec{Kind: KindDocker, Name: container}, nil
 	case strings.HasPrefix(lower, "container/"):
-		s := Spec{Kind: KindDocker, Name: text[len("container/"):]}
-		return s, s.Validate()
+		return Spec{Kind: KindDocker, Name: text[len("container/"):]}, nil
+	}
+	if scheme, _, ok := strings.Cut(text, ":"); ok { // no object name holds a ':'
+		return Spec{}, fmt.Errorf("wake: unknown kind %q (%s)", scheme, want)
 	}
 	parts := strings.Split(text, "/")
 	var s Spec
@@ -59,9 +69,6 @@ func ParseSpec(text string, namespace, container string) (Spec, error) {
 		}
 	default:
 		kind, _, _ := strings.Cut(text, "/")
-		if strings.Contains(kind, ":") {
-			kind, _, _ = strings.Cut(kind, ":")
-		}
 		return Spec{}, fmt.Errorf("wake: unknown kind %q (%s)", kind, want)
 	}
 	if s.Namespace == "" {
@@ -71,7 +78,7 @@ func ParseSpec(text string, namespace, container string) (Spec, error) {
 	if s.Resource != "deployment" && s.Resource != "statefulset" {
 		return Spec{}, fmt.Errorf("wake: unknown kind %q (%s)", s.Resource, want)
 	}
-	return s, s.Validate()
+	return s, nil
 }
 
 // Validate reports what is wrong with a Spec in operator words; the config

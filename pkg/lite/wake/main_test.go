@@ -1,0 +1,11 @@
+package wake
+
+import (
+	"testing"
+
+	"go.uber.org/goleak"
+)
+
+// TestMain fails the package if any test leaves a goroutine behind (flights,
+// sleeps, hold loops).
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
