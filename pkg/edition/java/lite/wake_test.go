@@ -17,6 +17,7 @@ import (
 
 	"go.minekube.com/gate/internal/mctest"
 	"go.minekube.com/gate/pkg/edition/java/lite"
+	"go.minekube.com/gate/pkg/edition/java/lite/config"
 	"go.minekube.com/gate/pkg/lite/wake"
 )
 
@@ -450,3 +451,49 @@ func statusP99(t *testing.T, addr string, n int) time.Duration {
 }
 
 var _ lite.TargetFactory = func(wake.Spec) (wake.Target, error) { return nil, nil }
+
+// TestReloadDoesNotMoveTheSleep: a reload in the middle of an idle countdown (even one
+// that changes idleAfter) leaves the sleep at its original time.
+func TestReloadDoesNotMoveTheSleep(t *testing.T) {
+	e := newEngine(t, "webhook sleepy", sleepyStatus)
+	e.start()
+	clk := mctest.NewTimerClock(time.Time{})
+	awake := refusedAddr(t)
+	yaml := func(idle string) string {
+		return fill(wakeConfig, "sleepy", e.addr, "hold", "25s", "idle", idle, "awake", awake)
+	}
+	p := startProxy(t, yaml("60s"), proxyOpts{
+		wakeTargets: func(wake.Spec) (wake.Target, error) { return e, nil },
+		wake:        wake.Options{Now: clk.Now, AfterFunc: clk.AfterFunc},
+	})
+	t0 := clk.Now()
+	state := func() wake.State {
+		for _, s := range p.Wake().States() {
+			if s.Key == e.key {
+				return s
+			}
+		}
+		return wake.State{}
+	}
+	waitFor(t, "idle countdown", 5*time.Second, func() bool { return state().Phase == wake.PhaseIdle })
+	if at := state().SleepAt; !at.Equal(t0.Add(60 * time.Second)) {
+		t.Fatalf("sleep at %v, want %v", at, t0.Add(60*time.Second))
+	}
+	clk.Advance(30 * time.Second)
+	cfg, _, err := config.Parse([]byte(yaml("10m")), "test.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Reload(cfg); err != nil {
+		t.Fatal(err)
+	}
+	if s := state(); s.Phase != wake.PhaseIdle || !s.SleepAt.Equal(t0.Add(60*time.Second)) {
+		t.Fatalf("after reload: %+v, want idle until %v", s, t0.Add(60*time.Second))
+	}
+	clk.Advance(29 * time.Second)
+	if n := e.sleeps.Load(); n != 0 {
+		t.Fatalf("slept %d times before the original time", n)
+	}
+	clk.Advance(time.Second)
+	waitFor(t, "one sleep at the original time", 5*time.Second, func() bool { return e.sleeps.Load() == 1 })
+}
