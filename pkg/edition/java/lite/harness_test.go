@@ -18,6 +18,7 @@ import (
 	"go.minekube.com/gate/internal/mctest"
 	"go.minekube.com/gate/pkg/edition/java/lite"
 	"go.minekube.com/gate/pkg/edition/java/lite/config"
+	"go.minekube.com/gate/pkg/lite/wake"
 )
 
 // waitFor polls cond until it holds or the deadline passes.
@@ -90,6 +91,9 @@ type proxyOpts struct {
 	resolver lite.Resolver
 	seed     uint64
 	log      logr.Logger
+	// wakeTargets and wake are Options.WakeTargets and Options.Wake.
+	wakeTargets lite.TargetFactory
+	wake        wake.Options
 }
 
 // startProxy parses yaml (with {{name}} placeholders already filled) and serves it.
@@ -113,7 +117,8 @@ func startProxy(t testing.TB, yaml string, o ...proxyOpts) *proxy {
 			opt.log = logr.Discard()
 		}
 	}
-	p, err := lite.New(cfg, lite.Options{Log: opt.log, Seed: opt.seed, Now: opt.now, Dialer: opt.dialer, Observer: opt.obs, Resolver: opt.resolver})
+	p, err := lite.New(cfg, lite.Options{Log: opt.log, Seed: opt.seed, Now: opt.now, Dialer: opt.dialer, Observer: opt.obs, Resolver: opt.resolver,
+		WakeTargets: opt.wakeTargets, Wake: opt.wake})
 	if err != nil {
 		t.Fatal(err)
 	}

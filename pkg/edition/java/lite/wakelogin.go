@@ -58,6 +58,9 @@ func (s *session) serveWaking(ctx context.Context, rt *compiledRoute, m route.Ma
 		rt, m = s.snap.routes[m2.Route], m2
 	}
 	s.ev.Route = rt.key
+	if addr == "" { // the engine named none and no backend was asked: the route's own
+		return s.serveLogin(ctx, rt, m)
+	}
 	return s.joinReady(ctx, rt, m, addr)
 }
 
