@@ -57,6 +57,10 @@ func discoveryValues(scope string) map[string]any {
 	return map[string]any{"discovery": map[string]any{"kubernetes": map[string]any{"enabled": true, "scope": scope}}}
 }
 
+func wakeValues(scope string) map[string]any {
+	return map[string]any{"wake": map[string]any{"kubernetes": map[string]any{"enabled": true, "scope": scope}}}
+}
+
 // configOf parses the config.yml a ConfigMap carries.
 func configOf(t *testing.T, o objects) map[string]any {
 	t.Helper()
@@ -77,6 +81,7 @@ func TestChartDefaultsMatchPlainManifests(t *testing.T) {
 	o := renderChart(t, nil, "games")
 	checkBase(t, o)
 	checkDiscoveryRBAC(t, o, rbacShape{})
+	checkWakeRBAC(t, o, rbacShape{})
 	plain := loadManifests(t, "kubernetes/configmap.yaml")
 	if got, want := configOf(t, o), configOf(t, plain); !reflect.DeepEqual(got, want) {
 		t.Errorf("chart config.yml = %v\nwant the plain ConfigMap's %v", got, want)
@@ -117,8 +122,38 @@ func TestChartDiscoveryShapes(t *testing.T) {
 func TestChartRBACOffLeavesDiscoveryOn(t *testing.T) {
 	vals := discoveryValues("cluster")
 	vals["rbac"] = map[string]any{"create": false}
+	vals["wake"] = wakeValues("cluster")["wake"]
 	o := renderChart(t, vals, "games")
 	checkDiscoveryRBAC(t, o, rbacShape{})
+	checkWakeRBAC(t, o, rbacShape{})
+}
+
+// With waking on, values choose where targets may be; the Leases are in the
+// release's namespace either way. Waking needs the token even without
+// discovery (routes from the file may name targets).
+func TestChartWakeShapes(t *testing.T) {
+	for _, scope := range []string{"cluster", "namespace"} {
+		t.Run(scope, func(t *testing.T) {
+			o := renderChart(t, wakeValues(scope), "games")
+			checkBase(t, o)
+			account := o.serviceAccounts[0].Name
+			checkDiscoveryRBAC(t, o, rbacShape{})
+			checkWakeRBAC(t, o, rbacShape{scope: scope, account: account, namespace: "games"})
+			if sa := o.serviceAccounts[0]; sa.AutomountServiceAccountToken == nil || !*sa.AutomountServiceAccountToken {
+				t.Errorf("waking needs the token; automountServiceAccountToken = %v", sa.AutomountServiceAccountToken)
+			}
+
+			vals := discoveryValues("namespace")
+			vals["wake"] = wakeValues(scope)["wake"]
+			o = renderChart(t, vals, "games")
+			checkDiscoveryRBAC(t, o, rbacShape{scope: "namespace", account: account, namespace: "games"})
+			checkWakeRBAC(t, o, rbacShape{scope: scope, account: account, namespace: "games"})
+		})
+	}
+	_, err := tryRender(wakeValues("everywhere"), "games")
+	if err == nil || !strings.Contains(err.Error(), `wake.kubernetes.scope: unknown "everywhere"`) {
+		t.Fatalf("render error = %v, want one naming the value and the allowed ones", err)
+	}
 }
 
 func TestChartRejectsUnknownScope(t *testing.T) {
@@ -138,6 +173,8 @@ func TestChartLint(t *testing.T) {
 		{"defaults", nil},
 		{"cluster discovery", discoveryValues("cluster")},
 		{"namespace discovery", discoveryValues("namespace")},
+		{"cluster wake", wakeValues("cluster")},
+		{"namespace wake", wakeValues("namespace")},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			l := lint.All(chartDir, tt.values, "games", true)

@@ -2,6 +2,7 @@ package deploy
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -12,6 +13,58 @@ import (
 var discoveryAccess = []string{
 	"/services get", "/services list", "/services watch",
 	"discovery.k8s.io/endpointslices get", "discovery.k8s.io/endpointslices list", "discovery.k8s.io/endpointslices watch",
+}
+
+// wakeScaleAccess is what waking may do to Deployments and StatefulSets:
+// read and write their scale subresource, nothing of the objects themselves.
+var wakeScaleAccess = []string{
+	"apps/deployments/scale get", "apps/deployments/scale update",
+	"apps/statefulsets/scale get", "apps/statefulsets/scale update",
+}
+
+// wakeLeaseAccess is what waking may do to Leases (in the proxy's namespace).
+var wakeLeaseAccess = []string{
+	"coordination.k8s.io/leases create", "coordination.k8s.io/leases get", "coordination.k8s.io/leases update",
+}
+
+// named keeps the RBAC objects whose name contains part (and drops every
+// other kind): the discovery and wake RBAC live side by side.
+func (o objects) named(part string) objects {
+	var out objects
+	for _, r := range o.clusterRoles {
+		if strings.Contains(r.Name, part) {
+			out.clusterRoles = append(out.clusterRoles, r)
+		}
+	}
+	for _, b := range o.clusterRoleBindings {
+		if strings.Contains(b.Name, part) {
+			out.clusterRoleBindings = append(out.clusterRoleBindings, b)
+		}
+	}
+	for _, r := range o.roles {
+		if strings.Contains(r.Name, part) {
+			out.roles = append(out.roles, r)
+		}
+	}
+	for _, b := range o.roleBindings {
+		if strings.Contains(b.Name, part) {
+			out.roleBindings = append(out.roleBindings, b)
+		}
+	}
+	return out
+}
+
+func (o objects) rbacCount() int {
+	return len(o.clusterRoles) + len(o.clusterRoleBindings) + len(o.roles) + len(o.roleBindings)
+}
+
+// checkOnlyKnownRBAC fails on RBAC objects that are neither discovery's
+// nor waking's.
+func checkOnlyKnownRBAC(t *testing.T, o objects) {
+	t.Helper()
+	if n, known := o.rbacCount(), o.named("-discovery").rbacCount()+o.named("-wake-").rbacCount(); n != known {
+		t.Errorf("%d RBAC objects, only %d of them discovery's or waking's", n, known)
+	}
 }
 
 // grants expands rules into sorted "group/resource verb" entries. A rule
@@ -40,6 +93,10 @@ type rbacShape struct {
 	scope     string // "cluster", "namespace" or "" (none)
 	account   string // the ServiceAccount's name
 	namespace string // the subject's namespace; "" = the binding's own
+	// roleBindingNamespace is the subject's namespace in RoleBindings when
+	// it differs from namespace (the wake files' cluster shape: the Lease
+	// Role's binding needs none, the ClusterRoleBinding must name one).
+	roleBindingNamespace *string
 }
 
 // checkDiscoveryRBAC checks that o holds exactly the shape's role and binding,
@@ -47,6 +104,8 @@ type rbacShape struct {
 // the proxy's service account.
 func checkDiscoveryRBAC(t *testing.T, o objects, want rbacShape) {
 	t.Helper()
+	checkOnlyKnownRBAC(t, o)
+	o = o.named("-discovery")
 	counts := [4]int{len(o.clusterRoles), len(o.clusterRoleBindings), len(o.roles), len(o.roleBindings)}
 	var wantCounts [4]int
 	switch want.scope {
@@ -77,12 +136,77 @@ func checkDiscoveryRBAC(t *testing.T, o objects, want rbacShape) {
 	if got := grants(rules); !slices.Equal(got, discoveryAccess) {
 		t.Errorf("%s %s grants %q, want exactly %q", refKind, roleName, got, discoveryAccess)
 	}
+	checkBinding(t, ref, subjects, refKind, roleName, want)
+}
+
+func checkBinding(t *testing.T, ref rbacv1.RoleRef, subjects []rbacv1.Subject, refKind, roleName string, want rbacShape) {
+	t.Helper()
 	if ref != (rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: refKind, Name: roleName}) {
 		t.Errorf("binding's roleRef = %+v, want %s %s", ref, refKind, roleName)
 	}
 	wantSubject := rbacv1.Subject{Kind: rbacv1.ServiceAccountKind, Name: want.account, Namespace: want.namespace}
 	if len(subjects) != 1 || subjects[0] != wantSubject {
 		t.Errorf("binding's subjects = %+v, want only %+v", subjects, wantSubject)
+	}
+}
+
+// checkWakeRBAC checks that o holds exactly the wake RBAC of the shape: the
+// scale access in a ClusterRole (cluster) or a Role (namespace), the Lease
+// access in a Role either way, each bound to the proxy's service account.
+// Leases are namespaced to the proxy in both shapes.
+func checkWakeRBAC(t *testing.T, o objects, want rbacShape) {
+	t.Helper()
+	checkOnlyKnownRBAC(t, o)
+	o = o.named("-wake-")
+	counts := [4]int{len(o.clusterRoles), len(o.clusterRoleBindings), len(o.roles), len(o.roleBindings)}
+	var wantCounts [4]int
+	switch want.scope {
+	case "cluster":
+		wantCounts = [4]int{1, 1, 1, 1}
+	case "namespace":
+		wantCounts = [4]int{0, 0, 2, 2}
+	}
+	if counts != wantCounts {
+		t.Fatalf("wake ClusterRoles, ClusterRoleBindings, Roles, RoleBindings = %v, want %v for scope %q", counts, wantCounts, want.scope)
+	}
+	if want.scope == "" {
+		return
+	}
+	roles := map[string]rbacv1.RoleRef{} // by name: the kind a binding must refer to
+	for _, r := range o.clusterRoles {
+		roles[r.Name] = rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: r.Name}
+		if got := grants(r.Rules); !slices.Equal(got, wakeScaleAccess) {
+			t.Errorf("ClusterRole %s grants %q, want exactly %q", r.Name, got, wakeScaleAccess)
+		}
+	}
+	for _, r := range o.roles {
+		roles[r.Name] = rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: r.Name}
+		wantGrants := wakeLeaseAccess
+		if strings.HasSuffix(r.Name, "-wake-scale") {
+			wantGrants = wakeScaleAccess
+		} else if !strings.HasSuffix(r.Name, "-wake-leases") {
+			t.Errorf("Role %s: want a name ending in -wake-scale or -wake-leases", r.Name)
+		}
+		if got := grants(r.Rules); !slices.Equal(got, wantGrants) {
+			t.Errorf("Role %s grants %q, want exactly %q", r.Name, got, wantGrants)
+		}
+	}
+	for _, b := range o.clusterRoleBindings {
+		checkBinding(t, b.RoleRef, b.Subjects, "ClusterRole", b.Name, want)
+		delete(roles, b.RoleRef.Name)
+	}
+	for _, b := range o.roleBindings {
+		// A RoleBinding may name a ClusterRole, and it would then grant the
+		// scale in the proxy's namespace only: the shapes never do that.
+		w := want
+		if want.roleBindingNamespace != nil {
+			w.namespace = *want.roleBindingNamespace
+		}
+		checkBinding(t, b.RoleRef, b.Subjects, "Role", b.Name, w)
+		delete(roles, b.RoleRef.Name)
+	}
+	if len(roles) != 0 {
+		t.Errorf("roles without a binding: %v", roles)
 	}
 }
 
@@ -112,6 +236,30 @@ func TestRBACShapes(t *testing.T) {
 				t.Errorf("%d non-RBAC objects in %s", n, tt.file)
 			}
 			checkDiscoveryRBAC(t, o, tt.want)
+			checkWakeRBAC(t, o, rbacShape{})
+		})
+	}
+}
+
+// TestWakeRBACShapes checks the two wake files: each grants the scale
+// subresource's get and update (cluster-wide or in one namespace) and the
+// Leases' get, create and update in the proxy's namespace, and nothing else.
+func TestWakeRBACShapes(t *testing.T) {
+	account := loadManifests(t, "kubernetes/serviceaccount.yaml").serviceAccounts[0].Name
+	for _, tt := range []struct {
+		file string
+		want rbacShape
+	}{
+		{"kubernetes/rbac/wake-cluster.yaml", rbacShape{scope: "cluster", account: account, namespace: "default", roleBindingNamespace: new("")}},
+		{"kubernetes/rbac/wake-namespace.yaml", rbacShape{scope: "namespace", account: account}},
+	} {
+		t.Run(tt.want.scope, func(t *testing.T) {
+			o := loadManifests(t, tt.file)
+			if n := len(o.deployments) + len(o.services) + len(o.configMaps) + len(o.pdbs) + len(o.serviceAccounts); n != 0 {
+				t.Errorf("%d non-RBAC objects in %s", n, tt.file)
+			}
+			checkDiscoveryRBAC(t, o, rbacShape{})
+			checkWakeRBAC(t, o, tt.want)
 		})
 	}
 }

@@ -34,6 +34,17 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
 {{- end -}}
 {{- end -}}
 
+{{/* The wake RBAC shape: "cluster", "namespace" or "" (none). */}}
+{{- define "gate.wakeRBACScope" -}}
+{{- if and .Values.wake.kubernetes.enabled .Values.rbac.create -}}
+{{- $scope := .Values.wake.kubernetes.scope -}}
+{{- if not (has $scope (list "cluster" "namespace")) -}}
+{{- fail (printf "wake.kubernetes.scope: unknown %q (want cluster, namespace)" $scope) -}}
+{{- end -}}
+{{- $scope -}}
+{{- end -}}
+{{- end -}}
+
 {{/* The proxy's config.yml: values' config plus what the chart owns. */}}
 {{- define "gate.config" -}}
 {{- $cfg := deepCopy .Values.config -}}

@@ -59,7 +59,7 @@ func TestFakeFirstSetAfterSyncAndBurstIsOneReplace(t *testing.T) {
 
 	sink.waitRoute(t, "the first set", 2*time.Second, "kubernetes ns/mc", func(r discovery.Route, ok bool) bool { return ok })
 	first, _, n := sink.last()
-	want := []discovery.Route{{Origin: "kubernetes ns/mc", Hosts: []string{"mc.example.com"}, Backends: backends("10.0.0.1:25565"), KeyPrefix: KeyPrefix}}
+	want := []discovery.Route{{Origin: "kubernetes ns/mc", Namespace: "ns", Hosts: []string{"mc.example.com"}, Backends: backends("10.0.0.1:25565"), KeyPrefix: KeyPrefix}}
 	if n != 1 || !reflect.DeepEqual(first, want) {
 		t.Fatalf("first set (of %d):\n got %+v\nwant %+v", n, first, want)
 	}

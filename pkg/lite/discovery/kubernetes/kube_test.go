@@ -263,13 +263,13 @@ func TestKubeAnnotationsPortsAndHeadless(t *testing.T) {
 
 	o := func(name string) string { return "kubernetes " + ns + "/" + name }
 	want := []discovery.Route{
-		{Origin: o("byname"), Hosts: []string{"byname.example.com"}, Backends: backends(e.wantAddrs(1, 25570)...), KeyPrefix: KeyPrefix},
-		{Origin: o("bynumber"), Hosts: []string{"bynumber.example.com"}, Backends: backends(e.wantAddrs(1, 25599)...), KeyPrefix: KeyPrefix},
-		{Origin: o("headless"), Hosts: []string{"headless.example.com"}, Backends: backends(e.wantAddrs(3, 25565)...),
+		{Origin: o("byname"), Namespace: ns, Hosts: []string{"byname.example.com"}, Backends: backends(e.wantAddrs(1, 25570)...), KeyPrefix: KeyPrefix},
+		{Origin: o("bynumber"), Namespace: ns, Hosts: []string{"bynumber.example.com"}, Backends: backends(e.wantAddrs(1, 25599)...), KeyPrefix: KeyPrefix},
+		{Origin: o("headless"), Namespace: ns, Hosts: []string{"headless.example.com"}, Backends: backends(e.wantAddrs(3, 25565)...),
 			Settings: map[string]string{"strategy": "random"}, KeyPrefix: KeyPrefix},
-		{Origin: o("lobby"), Hosts: []string{"*"}, Default: true, Backends: backends(e.wantAddrs(2, 25565)...), KeyPrefix: KeyPrefix},
-		{Origin: o("noslices"), Hosts: []string{"noslices.example.com"}, Backends: backends(), KeyPrefix: KeyPrefix},
-		{Origin: o("router"), Hosts: []string{"a.example.com", "b.example.com"}, Backends: backends(e.wantAddrs(1, 25565)...), KeyPrefix: KeyPrefix},
+		{Origin: o("lobby"), Namespace: ns, Hosts: []string{"*"}, Default: true, Backends: backends(e.wantAddrs(2, 25565)...), KeyPrefix: KeyPrefix},
+		{Origin: o("noslices"), Namespace: ns, Hosts: []string{"noslices.example.com"}, Backends: backends(), KeyPrefix: KeyPrefix},
+		{Origin: o("router"), Namespace: ns, Hosts: []string{"a.example.com", "b.example.com"}, Backends: backends(e.wantAddrs(1, 25565)...), KeyPrefix: KeyPrefix},
 	}
 	var got []discovery.Route
 	waitFor(t, "the expected set", 2*time.Second, func() bool {
@@ -293,4 +293,36 @@ func TestKubeSameNameInTwoNamespacesIsTwoRoutes(t *testing.T) {
 	if routes, _, _ := sink.last(); len(routes) != 2 {
 		t.Errorf("%d routes, want 2: %+v", len(routes), routes)
 	}
+}
+
+// A workload scaled to zero keeps its Service and an emptied slice: the
+// route stays, with no backends and its wake keys, so that a login can wake
+// it and a ping be answered as asleep.
+func TestKubeScaledToZeroKeepsRouteAndWakeKeys(t *testing.T) {
+	e := newKubeEnv(t)
+	ns := e.namespace(t)
+	sink := e.runKube(t, ns, "")
+	origin := "kubernetes " + ns + "/survival"
+	wakeKeys := map[string]string{
+		"wake": "statefulset/survival", "holdFor": "25s", "idleAfter": "10m", "asleepMotd": "§7asleep: join to wake",
+	}
+	ann := map[string]string{AnnotationHosts: "survival.example.com"}
+	for k, v := range wakeKeys {
+		ann[KeyPrefix+k] = v
+	}
+	e.createService(t, ns, "survival", ann, nil, false)
+	e.applySlice(t, e.readySlice(ns, "survival", "survival-1", mcPorts, 2))
+	sink.waitRoute(t, "2 backends", 2*time.Second, origin, hasAddrs(e.wantAddrs(2, 25565)))
+
+	e.applySlice(t, slice(ns, "survival", "survival-1", discoveryv1.AddressTypeIPv4, mcPorts))
+	sink.waitRoute(t, "the route with no backends", 2*time.Second, origin, func(r discovery.Route, ok bool) bool {
+		return ok && len(r.Backends) == 0
+	})
+	got, _ := sink.route(origin)
+	if !reflect.DeepEqual(got.Settings, wakeKeys) || got.Namespace != ns || !slices.Equal(got.Hosts, []string{"survival.example.com"}) {
+		t.Errorf("scaled-to-zero route %+v, want settings %v in namespace %s", got, wakeKeys, ns)
+	}
+
+	e.applySlice(t, e.readySlice(ns, "survival", "survival-1", mcPorts, 1))
+	sink.waitRoute(t, "1 backend after the wake", 2*time.Second, origin, hasAddrs(e.wantAddrs(1, 25565)))
 }

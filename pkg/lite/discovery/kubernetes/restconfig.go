@@ -78,3 +78,10 @@ func parseSelector(s string) (labels.Selector, error) {
 	}
 	return sel, nil
 }
+
+// RESTConfig resolves the API server as Run does (the configured
+// kubeconfig, else in-cluster, else $KUBECONFIG), for other clients of the
+// same server such as waking's.
+func RESTConfig(cfg config.KubernetesDiscovery) (*rest.Config, error) {
+	return restConfig(cfg)
+}

@@ -64,6 +64,7 @@ func buildRoute(svc *corev1.Service, endpointSlices []*discoveryv1.EndpointSlice
 		Default:   isDefault,
 		Settings:  settings(ann),
 		KeyPrefix: KeyPrefix,
+		Namespace: svc.Namespace,
 	}
 	backends, warning := routeBackends(ann[AnnotationPort], endpointSlices)
 	r.Backends = backends

@@ -108,6 +108,23 @@ func DefaultIdentity() string {
 	return "gate-" + hex.EncodeToString(b[:])
 }
 
+// serviceAccountNamespace is where a pod's service account token names its
+// namespace.
+const serviceAccountNamespace = "/var/run/secrets/kubernetes.io/serviceaccount/namespace"
+
+// DefaultNamespace is the namespace the proxy runs in, where its Leases go:
+// $POD_NAMESPACE (the downward API), else the pod's service account
+// namespace; "" outside a cluster.
+func DefaultNamespace() string {
+	if ns := strings.TrimSpace(os.Getenv("POD_NAMESPACE")); ns != "" {
+		return ns
+	}
+	if b, err := os.ReadFile(serviceAccountNamespace); err == nil {
+		return strings.TrimSpace(string(b))
+	}
+	return ""
+}
+
 // RenewEvery is how often a caller should renew a Hold.
 func (h *LeaseHolders) RenewEvery() time.Duration { return h.opt.RenewEvery }
 
