@@ -64,8 +64,9 @@ func TestStoppedWakeContainerKeepsItsRouteAndWakesOnceFor50ConcurrentWakes(t *te
 	e := docker.NeedTestEngine(t)
 	name := docker.Uniq("sleepy")
 	host := docker.Uniq("sleepy") + ".example.com"
-	id := e.Create(t, name, map[string]string{"gate.hosts": host, "gate.wake": "container", "gate.idleAfter": "10m"})
+	// The source runs first, so the route comes from the create event.
 	route := e.WatchRoutes(t)
+	id := e.Create(t, name, map[string]string{"gate.hosts": host, "gate.wake": "container", "gate.idleAfter": "10m"})
 
 	rt := waitBackends(t, route, host, 10*time.Second)
 	if rt.Container != name || rt.Settings["wake"] != "container" || rt.Settings["idleAfter"] != "10m" {
