@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
-	"os"
 	"strings"
 	"sync"
 
@@ -96,14 +95,11 @@ func (e *wakeEngines) dockerClient() (*docker.Containers, error) {
 }
 
 // leaseNamespace is where this replica's Leases live: its own pod's
-// namespace (POD_NAMESPACE from the downward API, else the service account's
-// file), else the namespace discovery watches, else "default".
+// namespace, else (outside a cluster) the namespace discovery watches, else
+// "default".
 func (e *wakeEngines) leaseNamespace() string {
-	if ns := strings.TrimSpace(os.Getenv("POD_NAMESPACE")); ns != "" {
+	if ns := kubewake.DefaultNamespace(); ns != "" {
 		return ns
-	}
-	if b, err := os.ReadFile("/var/run/secrets/kubernetes.io/serviceaccount/namespace"); err == nil && len(strings.TrimSpace(string(b))) > 0 {
-		return strings.TrimSpace(string(b))
 	}
 	if e.kubeCfg.Namespace != "" {
 		return e.kubeCfg.Namespace
