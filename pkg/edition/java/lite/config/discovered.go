@@ -103,6 +103,12 @@ func settingNode(text string) *yaml.Node {
 	if err := yaml.Unmarshal([]byte(text), &doc); err != nil || doc.Kind != yaml.DocumentNode || len(doc.Content) != 1 {
 		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: text}
 	}
+	// A mapping or list on an annotation or label is written in braces or
+	// brackets; block syntax there is a text that happens to hold ": " or
+	// start with "- " (a MOTD such as "Lobby: join to wake it").
+	if n := doc.Content[0]; (n.Kind == yaml.MappingNode || n.Kind == yaml.SequenceNode) && n.Style&yaml.FlowStyle == 0 {
+		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: text}
+	}
 	clearLines(doc.Content[0], 0)
 	return doc.Content[0]
 }

@@ -128,3 +128,26 @@ func TestDecodeDiscoveredWithoutBackendsIsARoute(t *testing.T) {
 		t.Fatalf("route = %+v", r)
 	}
 }
+
+// An annotation's text with ": " in it is a text, not a mapping: only braces
+// and brackets make one.
+func TestDecodeDiscoveredTakesBlockSyntaxAsText(t *testing.T) {
+	l := discoveryLite(t)
+	r, _, err := l.DecodeDiscovered(config.Discovered{
+		Origin: "kubernetes games/lobby", KeyPrefix: "gate.minekube.com/", Namespace: "games",
+		Hosts: []string{"lobby.example.com"},
+		Settings: map[string]string{
+			"wake":       "deployment/lobby",
+			"asleepMotd": "The lobby sleeps: join to wake it",
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := string(r.WakeSettings.AsleepMOTD); !strings.Contains(got, "The lobby sleeps: join to wake it") {
+		t.Fatalf("asleepMotd = %s", got)
+	}
+	if r.Wake == nil || r.Wake.Namespace != "games" || r.Wake.Name != "lobby" {
+		t.Fatalf("wake = %+v", r.Wake)
+	}
+}
