@@ -32,7 +32,9 @@ var errNoFactory = errors.New("no wake engines configured in this proxy")
 func (s *session) serveWaking(ctx context.Context, rt *compiledRoute, m route.Match) error {
 	w := rt.wake
 	host := s.ev.VHost
-	holdCtx, cancel := context.WithTimeout(ctx, w.holdFor)
+	s.held = true
+	// Counted from accept: the client's own read timeout started no later.
+	holdCtx, cancel := context.WithDeadline(ctx, s.start.Add(w.holdFor))
 	defer cancel()
 	// The pump reads under no deadline; it ends by stop (or its bound).
 	_ = s.client.SetReadDeadline(time.Time{})
