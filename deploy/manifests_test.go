@@ -1,8 +1,9 @@
 // Package deploy checks the Kubernetes manifests and the Helm chart: every
 // document decodes strictly (no unknown or misspelled field) into its
 // k8s.io/api type, and the pieces fit together (labels, ports, probes, the
-// config mount, the discovery RBAC). Against a real API server it also proves
-// that the RBAC shapes grant what discovery needs and nothing more. It is a
+// config mount, the discovery and wake RBAC). Against a real API server it
+// also proves that the RBAC shapes grant what discovery and waking need and
+// nothing more. It is a
 // module of its own so that the proxy's module depends neither on k8s.io/api
 // nor on Helm.
 package deploy

@@ -183,7 +183,7 @@ func TestIdleCountdownSleepsOnceAtIdleAfterTheLastSession(t *testing.T) {
 	r.clk.Advance(10 * time.Minute)
 	r.c.ReportPlayers(key, 0)
 	end()
-	end()   // idempotent
+	end() // idempotent
 	end2()
 	ended := r.clk.Now()
 	if s := r.state(); s.Phase != PhaseIdle || !s.SleepAt.Equal(ended.Add(time.Minute)) {

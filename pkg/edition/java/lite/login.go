@@ -63,6 +63,12 @@ func (s *session) serveLogin(ctx context.Context, rt *compiledRoute, m route.Mat
 		return s.join(ctx, rt, backend, first, lease)
 	}
 	s.ev.Backend, s.ev.BackendTemplate = "", ""
+	if rt.wake != nil && !s.held && refusal == nil && ctx.Err() == nil {
+		// Thought awake, but nothing answers: its engine may have stopped it
+		// behind our back. The Coordinator asks the backends first and wakes it
+		// only if they still fail.
+		return s.serveWaking(ctx, rt, m)
+	}
 	_ = s.client.SetWriteDeadline(time.Now().Add(s.snap.cfg.ConnectionTimeout))
 	if refusal != nil {
 		_, _ = s.client.Write(refusal)

@@ -52,6 +52,9 @@ type session struct {
 	admitted admissionState
 
 	event Event // what conn.ev points to
+	// held: the login was held for its route's wake target (wakelogin.go); it
+	// is not held twice.
+	held bool
 	// refusal: the connection holds a refusal slot (fdbudget.go), given back once its
 	// socket is closed and before Serve counts it gone, so the open-files cap never
 	// sees a moment with one connection too few.

@@ -62,6 +62,7 @@ type engine struct {
 	status string
 	delay  time.Duration // from the wake call to a listening server
 	never  bool          // accept the wake, never start
+	lie    bool          // says it runs while it does not (stopped behind the proxy's back)
 	block  time.Duration // > 0: a webhook that hangs this long, then fails
 
 	running       atomic.Bool
@@ -83,7 +84,7 @@ func newEngine(t *testing.T, key, status string) *engine {
 
 func (e *engine) Key() string { return e.key }
 
-func (e *engine) Running(context.Context) (bool, error) { return e.running.Load(), nil }
+func (e *engine) Running(context.Context) (bool, error) { return e.lie || e.running.Load(), nil }
 
 func (e *engine) Wake(ctx context.Context, _ wake.Request) (wake.Result, error) {
 	e.wakes.Add(1)
@@ -149,12 +150,16 @@ func (e *engine) close() {
 	}
 }
 
-// wakeProxy serves wakeConfig with e as the sleepy route's target.
-func wakeProxy(t *testing.T, e *engine, hold, idle, awake string) *proxy {
+// wakeProxy serves wakeConfig with e as the sleepy route's target; edit, if given,
+// changes the config text first.
+func wakeProxy(t *testing.T, e *engine, hold, idle, awake string, edit ...func(string) string) *proxy {
 	t.Helper()
 	factory := func(wake.Spec) (wake.Target, error) { return e, nil }
-	return startProxy(t, fill(wakeConfig, "sleepy", e.addr, "hold", hold, "idle", idle, "awake", awake),
-		proxyOpts{wakeTargets: factory})
+	yaml := fill(wakeConfig, "sleepy", e.addr, "hold", hold, "idle", idle, "awake", awake)
+	for _, f := range edit {
+		yaml = f(yaml)
+	}
+	return startProxy(t, yaml, proxyOpts{wakeTargets: factory})
 }
 
 func phase(p *proxy, key string) string {
@@ -496,4 +501,50 @@ func TestReloadDoesNotMoveTheSleep(t *testing.T) {
 	}
 	clk.Advance(time.Second)
 	waitFor(t, "one sleep at the original time", 5*time.Second, func() bool { return e.sleeps.Load() == 1 })
+}
+
+// TestHeldLoginsHoldAdmissionSlots: a held login keeps its connection slot, so holding
+// is bounded by maxConnections like any other connection: with 5 slots, 5 players are
+// held and the 6th is refused with the busy Disconnect.
+func TestHeldLoginsHoldAdmissionSlots(t *testing.T) {
+	e := newEngine(t, "webhook sleepy", sleepyStatus)
+	e.never = true
+	p := wakeProxy(t, e, "3s", "10m", refusedAddr(t), func(y string) string {
+		return strings.Replace(y, "maxConnectionsPerIP: 0", "maxConnectionsPerIP: 0\n    maxConnections: 5", 1)
+	})
+	waitFor(t, "target found asleep", 5*time.Second, func() bool { return phase(p, e.key) == wake.PhaseAsleep })
+	var wg sync.WaitGroup
+	var texts []string
+	wg.Go(func() { texts, _ = heldDisconnects(t, p, 5) })
+	waitFor(t, "5 logins held", 5*time.Second, func() bool { return e.wakes.Load() == 1 && p.Admission().Stats().Open == 5 })
+	c := dialProxy(t, p.addr)
+	c.send(mctest.LoginPreamble(765, "sleepy.example.com", "sixth"))
+	if txt := c.disconnectText(); !strings.Contains(txt, "too many connections") {
+		t.Fatalf("sixth player got %q", txt)
+	}
+	wg.Wait()
+	for i, txt := range texts {
+		if !strings.Contains(txt, "is starting up") {
+			t.Fatalf("held player %d got %q", i, txt)
+		}
+	}
+	waitFor(t, "slots given back", 5*time.Second, func() bool { return p.Admission().Stats().Open == 0 })
+}
+
+// TestLoginToStoppedAwakeTargetWakesIt: the engine stopped the server behind the
+// proxy's back (the target is thought awake); a login finds no backend, is held, and
+// the target is woken and joined instead of the player getting "unavailable".
+func TestLoginToStoppedAwakeTargetWakesIt(t *testing.T) {
+	e := newEngine(t, "webhook sleepy", sleepyStatus)
+	e.lie, e.delay = true, 300*time.Millisecond
+	p := wakeProxy(t, e, "10s", "10m", refusedAddr(t))
+	if ph := phase(p, e.key); ph != wake.PhaseAwake && ph != wake.PhaseIdle {
+		t.Fatalf("phase %q, want awake or idle", ph)
+	}
+	c := dialProxy(t, p.addr)
+	_ = c.SetDeadline(time.Now().Add(15 * time.Second))
+	c.login("sleepy.example.com")
+	if w := e.wakes.Load(); w != 1 {
+		t.Fatalf("%d wake calls, want 1", w)
+	}
 }

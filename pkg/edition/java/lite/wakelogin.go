@@ -32,7 +32,9 @@ var errNoFactory = errors.New("no wake engines configured in this proxy")
 func (s *session) serveWaking(ctx context.Context, rt *compiledRoute, m route.Match) error {
 	w := rt.wake
 	host := s.ev.VHost
-	holdCtx, cancel := context.WithTimeout(ctx, w.holdFor)
+	s.held = true
+	// Counted from accept: the client's own read timeout started no later.
+	holdCtx, cancel := context.WithDeadline(ctx, s.start.Add(w.holdFor))
 	defer cancel()
 	// The pump reads under no deadline; it ends by stop (or its bound).
 	_ = s.client.SetReadDeadline(time.Time{})
@@ -46,7 +48,7 @@ func (s *session) serveWaking(ctx context.Context, rt *compiledRoute, m route.Ma
 	case p.clientErr != nil:
 		return fmt.Errorf("%w: %w", errClientLeft, perr)
 	case ctx.Err() != nil:
-		return fmt.Errorf("held login of %s: %w", logging.Clip(host), ctx.Err())
+		return reject(ReasonShutdown, "held login of %s: %w", logging.Clip(host), ctx.Err())
 	case err != nil:
 		s.sendDisconnect(startingDisconnect(host, s.l.wake.coord.TypicalWake(w.key)))
 		return reject(ReasonStarting, "target %s not ready within %s: %w", w.key, w.holdFor, err)
@@ -105,20 +107,26 @@ func (l *Lite) readyCheck(routeKey, host string) func(context.Context, wake.Resu
 	return func(ctx context.Context, res wake.Result) (string, bool) {
 		snap := l.snap.Load()
 		var rt *compiledRoute
+		var m route.Match
 		var cands []string
 		if res.Backend != "" {
 			cands = append(cands, res.Backend)
 		}
-		if m, ok := snap.table.Match(host); ok {
-			rt = snap.routes[m.Route]
+		if mm, ok := snap.table.Match(host); ok {
+			rt, m = snap.routes[mm.Route], mm
 			cands = append(cands, m.Backends...)
 		}
 		for _, addr := range cands {
 			if ctx.Err() != nil {
 				return "", false
 			}
-			proxyProtocol := rt != nil && rt.cfg.ProxyProtocol
-			body, err := l.readyStatus(ctx, addr, proxyProtocol)
+			tmpl, proxyProtocol := addr, false
+			if rt != nil {
+				// The guard must know which template addr came from ($n filled
+				// from the player's host), as for a player's dial.
+				tmpl, proxyProtocol = rt.template(m.Backends, addr), rt.cfg.ProxyProtocol
+			}
+			body, err := l.readyStatus(ctx, addr, tmpl, proxyProtocol)
 			if err != nil {
 				continue
 			}
@@ -132,11 +140,11 @@ func (l *Lite) readyCheck(routeKey, host string) func(context.Context, wake.Resu
 }
 
 // readyStatus is one status exchange with addr under readyTimeout.
-func (l *Lite) readyStatus(ctx context.Context, addr string, proxyProtocol bool) ([]byte, error) {
+func (l *Lite) readyStatus(ctx context.Context, addr, tmpl string, proxyProtocol bool) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(ctx, readyTimeout)
 	defer cancel()
 	deadline, _ := ctx.Deadline()
-	c, err := l.dial(ctx, addr, addr)
+	c, err := l.dial(ctx, addr, tmpl)
 	if err != nil {
 		return nil, err
 	}

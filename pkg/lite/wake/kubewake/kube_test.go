@@ -37,12 +37,18 @@ func newKubeEnv(t *testing.T) *kubeEnv {
 		t.Fatalf("load GATETEST_KUBECONFIG: %v", err)
 	}
 	cfg.QPS, cfg.Burst = 500, 1000
-	// The admin client's keep-alive connections must be gone when the test
-	// ends (goleak): it dials through a tracker like the Client's.
+	return &kubeEnv{cfg: cfg, admin: clientset(t, cfg)}
+}
+
+// clientset is a full client-go clientset on cfg (tests only: the proxy's
+// binary has none). Its keep-alive connections must be gone when the test
+// ends (goleak): it dials through a tracker like the Client's.
+func clientset(t *testing.T, cfg *rest.Config) kubernetes.Interface {
+	t.Helper()
 	conns := &dialed{open: make(map[net.Conn]struct{})}
-	acfg := rest.CopyConfig(cfg)
-	acfg.Dial = conns.DialContext
-	hc, err := rest.HTTPClientFor(acfg)
+	cfg = rest.CopyConfig(cfg)
+	cfg.Dial = conns.DialContext
+	hc, err := rest.HTTPClientFor(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,11 +56,11 @@ func newKubeEnv(t *testing.T) *kubeEnv {
 		hc.CloseIdleConnections()
 		conns.closeAll()
 	})
-	admin, err := kubernetes.NewForConfigAndClient(acfg, hc)
+	c, err := kubernetes.NewForConfigAndClient(cfg, hc)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &kubeEnv{cfg: cfg, admin: admin}
+	return c
 }
 
 // client is a wake Client on cfg, closed when the test ends.

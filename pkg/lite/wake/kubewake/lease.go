@@ -12,6 +12,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
@@ -69,6 +70,8 @@ type LeaseHolders struct {
 	namespace string
 	identity  string
 	opt       LeaseOptions
+	writes    atomic.Uint64 // accepted
+	conflicts atomic.Uint64 // refused because another replica wrote first
 }
 
 var _ wake.Holders = (*LeaseHolders)(nil)
@@ -123,6 +126,12 @@ func DefaultNamespace() string {
 		return strings.TrimSpace(string(b))
 	}
 	return ""
+}
+
+// Writes reports the Lease writes this replica made: accepted, and refused
+// because another replica wrote first (each followed by a fresh read).
+func (h *LeaseHolders) Writes() (accepted, conflicts uint64) {
+	return h.writes.Load(), h.conflicts.Load()
 }
 
 // RenewEvery is how often a caller should renew a Hold.
@@ -227,8 +236,10 @@ func (h *LeaseHolders) modify(ctx context.Context, key, op string, create bool, 
 		}
 		switch {
 		case err == nil:
+			h.writes.Add(1)
 			return nil
 		case apierrors.IsConflict(err) || apierrors.IsAlreadyExists(err):
+			h.conflicts.Add(1)
 			if lost != nil {
 				lost()
 			}

@@ -153,7 +153,14 @@ func TestLeaseHoldersConcurrentReplicas(t *testing.T) {
 	for i := range hs {
 		hs[i] = newHolders(t, c, ns, fmt.Sprintf("gate-%02d", i), clock)
 	}
-	race := func(f func(i int, h *LeaseHolders)) {
+	race := func(what string, f func(i int, h *LeaseHolders)) {
+		w0, c0 := writes(hs)
+		began := time.Now()
+		defer func() {
+			w1, c1 := writes(hs)
+			t.Logf("%d replicas racing to %s: %d writes accepted, %d refused with Conflict, %v",
+				len(hs), what, w1-w0, c1-c0, time.Since(began).Round(time.Millisecond))
+		}()
 		var wg sync.WaitGroup
 		start := make(chan struct{})
 		for i, h := range hs {
@@ -163,7 +170,7 @@ func TestLeaseHoldersConcurrentReplicas(t *testing.T) {
 		wg.Wait()
 	}
 	errs := make([]error, len(hs))
-	race(func(i int, h *LeaseHolders) { errs[i] = h.Hold(t.Context(), testKey, i+1) })
+	race("hold", func(i int, h *LeaseHolders) { errs[i] = h.Hold(t.Context(), testKey, i+1) })
 	for i, err := range errs {
 		if err != nil {
 			t.Fatalf("hold %d: %v", i, err)
@@ -177,9 +184,9 @@ func TestLeaseHoldersConcurrentReplicas(t *testing.T) {
 		t.Fatalf("%d holders recorded, want %d: %v", len(holders), len(hs), holders)
 	}
 
-	race(func(i int, h *LeaseHolders) { errs[i] = h.Hold(t.Context(), testKey, 0) })
+	race("let go", func(i int, h *LeaseHolders) { errs[i] = h.Hold(t.Context(), testKey, 0) })
 	won := make([]bool, len(hs))
-	race(func(i int, h *LeaseHolders) { won[i], errs[i] = h.ClaimSleep(t.Context(), testKey) })
+	race("claim the sleep", func(i int, h *LeaseHolders) { won[i], errs[i] = h.ClaimSleep(t.Context(), testKey) })
 	n := 0
 	for i := range hs {
 		if errs[i] != nil {
@@ -192,6 +199,15 @@ func TestLeaseHoldersConcurrentReplicas(t *testing.T) {
 	if n != 1 {
 		t.Errorf("%d of %d concurrent claims won, want exactly 1", n, len(hs))
 	}
+}
+
+func writes(hs []*LeaseHolders) (accepted, conflicts uint64) {
+	for _, h := range hs {
+		w, c := h.Writes()
+		accepted += w
+		conflicts += c
+	}
+	return accepted, conflicts
 }
 
 func TestLeaseNameIsAStableDNSLabel(t *testing.T) {

@@ -191,6 +191,9 @@ func (t *Target) call(ctx context.Context, action string, req wake.Request) ([]b
 		}
 		var final *finalError
 		if errors.As(err, &final) {
+			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				return nil, fmt.Errorf("no reply within the %s timeout (attempt %d): %w", t.timeout, attempt+1, err)
+			}
 			return nil, err
 		}
 		wait := max(t.backoff(attempt), retryAfter)

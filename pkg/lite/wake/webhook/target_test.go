@@ -205,8 +205,8 @@ func TestHangingServerIsBoundedByTheTimeout(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "deadline exceeded") {
 		t.Fatalf("wake against a hanging server: %v", err)
 	}
-	if took < timeout || took > timeout+200*time.Millisecond {
-		t.Errorf("wake returned after %s, want within [%s, %s]", took, timeout, timeout+200*time.Millisecond)
+	if took < timeout || took > timeout+300*time.Millisecond {
+		t.Errorf("wake returned after %s, want within [%s, %s]", took, timeout, timeout+300*time.Millisecond)
 	}
 	t.Logf("hanging server: wake failed after %s (timeout %s): %v", took.Round(time.Millisecond), timeout, err)
 }
@@ -218,7 +218,7 @@ func TestRetriesStopBeforeTheTimeout(t *testing.T) {
 	t0 := time.Now()
 	_, err := tg.Wake(context.Background(), wake.Request{})
 	took := time.Since(t0)
-	if err == nil || !strings.Contains(err.Error(), "502") || took > timeout+100*time.Millisecond {
+	if err == nil || !strings.Contains(err.Error(), "502") || took > timeout+250*time.Millisecond {
 		t.Fatalf("after %s: %v", took, err)
 	}
 	if n := len(h.requests()); n < 3 {

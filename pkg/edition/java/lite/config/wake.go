@@ -240,7 +240,7 @@ func checkWebhook(s string) error {
 		return fmt.Errorf("invalid webhook URL %q: %w", truncate(s), err)
 	}
 	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return fmt.Errorf("invalid webhook URL %q: want http://host/... or https://host/...", truncate(s))
+		return fmt.Errorf("invalid webhook URL %q: want an http:// or https:// URL with a host", truncate(s))
 	}
 	return nil
 }
