@@ -284,7 +284,7 @@ func TestWakeDeploymentThroughTheProxy(t *testing.T) {
 		"gate.minekube.com/idleAfter":  "4s",
 		"gate.minekube.com/asleepMotd": motd,
 	})
-	g := w.wakeGate("")
+	g := w.wakeGate(os.Getenv("GATETEST_WAKE_EXTRA"))
 
 	// Awake: a ping is the real server's answer, which the proxy keeps as the
 	// route's last-known-good status.

@@ -2,7 +2,8 @@
 // offline-mode players at once through addr, asking for host in the
 // handshake, and reports each one's outcome as a JSON line: "joined" once the
 // server's join-game packet arrives, "kicked" with the Disconnect's text, or
-// "error". Joined bots stay for stay milliseconds, then leave.
+// "error", with ms counted from the bot's TCP connect (node's own start-up
+// is not the proxy's time). Joined bots stay for stay milliseconds, then leave.
 //
 //   node bots.js <addr-host> <addr-port> <handshake-host> <version> <count> <stay-ms> [name-prefix]
 'use strict'
@@ -10,7 +11,6 @@ const mc = require('minecraft-protocol')
 
 const [host, port, fakeHost, version, count, stay, prefix = 'bot'] = process.argv.slice(2)
 const say = (o) => process.stdout.write(JSON.stringify(o) + '\n')
-const start = Date.now()
 let open = Number(count)
 
 function done () {
@@ -30,13 +30,15 @@ function text (reason) {
 for (let i = 0; i < Number(count); i++) {
   const name = prefix + i
   let settled = false
+  let connected = 0
   const settle = (o) => {
     if (settled) return
     settled = true
-    say({ bot: name, ms: Date.now() - start, ...o })
+    say({ bot: name, ms: connected ? Date.now() - connected : -1, ...o })
     if (o.outcome !== 'joined') done()
   }
   const c = mc.createClient({ host, port: Number(port), fakeHost, username: name, version, auth: 'offline', hideErrors: true, closeTimeout: 60000 })
+  c.on('connect', () => { connected = Date.now() })
   c.on('login', () => {
     settle({ outcome: 'joined' })
     setTimeout(() => { c.end(); done() }, Number(stay))

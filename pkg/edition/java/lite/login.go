@@ -126,7 +126,11 @@ func (s *session) attempt(ctx context.Context, rt *compiledRoute, addr string, b
 	if err != nil {
 		return nil, firstBytes{}, err
 	}
-	first, err := s.await(backend, addr, earliest(time.Now().Add(s.snap.cfg.Lite.FirstResponseTimeout), budget))
+	firstBy := earliest(time.Now().Add(s.snap.cfg.Lite.FirstResponseTimeout), budget)
+	if s.warming {
+		firstBy = budget
+	}
+	first, err := s.await(backend, addr, firstBy)
 	if err != nil {
 		if s.l.dials.Looped(backend) {
 			err = fmt.Errorf("backend %s: %w", addr, errLooped)

@@ -55,6 +55,9 @@ type session struct {
 	// held: the login was held for its route's wake target (wakelogin.go); it
 	// is not held twice.
 	held bool
+	// warming: the held login joins a server that has just started, whose
+	// first answer may take until the hold runs out (joinReady).
+	warming bool
 	// refusal: the connection holds a refusal slot (fdbudget.go), given back once its
 	// socket is closed and before Serve counts it gone, so the open-files cap never
 	// sees a moment with one connection too few.

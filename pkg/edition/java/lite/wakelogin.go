@@ -69,7 +69,15 @@ func (s *session) serveWaking(ctx context.Context, rt *compiledRoute, m route.Ma
 // joinReady hands the player to addr, the backend that just answered a status
 // exchange; if that fails after all, the route's backends are tried as usual.
 func (s *session) joinReady(ctx context.Context, rt *compiledRoute, m route.Match, addr string) error {
+	// A server that has just started answers its first burst of logins slowly
+	// (every held player arrives at once, and a JVM is not warm yet): the
+	// first answer may take until the hold runs out, not just the usual
+	// first-response timeout.
 	budget := time.Now().Add(s.snap.cfg.ConnectionTimeout + s.snap.cfg.Lite.FirstResponseTimeout)
+	if held := s.start.Add(rt.wake.holdFor); held.After(budget) {
+		budget, s.warming = held, true
+		defer func() { s.warming = false }()
+	}
 	s.ev.Backend, s.ev.BackendTemplate = addr, rt.template(m.Backends, addr)
 	lease := s.l.mgr.Reserve(addr)
 	backend, first, err := s.attempt(ctx, rt, addr, budget)
