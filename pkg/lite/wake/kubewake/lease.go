@@ -156,7 +156,11 @@ func (h *LeaseHolders) Hold(ctx context.Context, key string, sessions int) error
 	}, nil)
 }
 
-// Woke implements wake.Holders: it opens a new period.
+// Woke implements wake.Holders: it opens a new period. The caller must
+// report every wake it sees, including one it only observes (Running turned
+// true after a sleep, say an operator scaled the workload up): a period
+// whose sleep was claimed stays claimed, and no replica would put the
+// target to sleep again.
 func (h *LeaseHolders) Woke(ctx context.Context, key string) error {
 	return h.modify(ctx, key, "record wake of", true, func(s *leaseState) bool {
 		s.period++
