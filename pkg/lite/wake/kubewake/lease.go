@@ -153,15 +153,19 @@ func (h *LeaseHolders) Hold(ctx context.Context, key string, sessions int) error
 			return true
 		}
 		return changed
-	}, nil)
+	})
 }
 
-// Woke implements wake.Holders: it opens a new period.
+// Woke implements wake.Holders: it opens a new period. The caller must
+// report every wake it sees, including one it only observes (Running turned
+// true after a sleep, say an operator scaled the workload up): a period
+// whose sleep was claimed stays claimed, and no replica would put the
+// target to sleep again.
 func (h *LeaseHolders) Woke(ctx context.Context, key string) error {
 	return h.modify(ctx, key, "record wake of", true, func(s *leaseState) bool {
 		s.period++
 		return true
-	}, nil)
+	})
 }
 
 // ClaimSleep implements wake.Holders. It is false while another replica's
@@ -185,16 +189,16 @@ func (h *LeaseHolders) ClaimSleep(ctx context.Context, key string) (bool, error)
 		s.claimed, s.claimPeriod, s.claimBy, s.claimAt = true, s.period, h.identity, now.UTC()
 		claimed = true
 		return true
-	}, func() { claimed = false })
+	})
 	return claimed && err == nil, err
 }
 
 // modify reads the target's Lease, lets change edit it and writes it back
 // if change says so, conditional on what was read; on a Conflict it starts
 // over from a fresh read. A missing Lease is created when create is set
-// (else change sees an empty one and nothing is written). lost, if set, runs
-// when a write is refused, before the retry.
-func (h *LeaseHolders) modify(ctx context.Context, key, op string, create bool, change func(*leaseState) bool, lost func()) error {
+// (else change sees an empty one and nothing is written). change runs once
+// per attempt, on what that attempt read.
+func (h *LeaseHolders) modify(ctx context.Context, key, op string, create bool, change func(*leaseState) bool) error {
 	ctx, cancel := context.WithTimeout(ctx, DefaultTimeout)
 	defer cancel()
 	name := LeaseName(key)
@@ -240,9 +244,6 @@ func (h *LeaseHolders) modify(ctx context.Context, key, op string, create bool, 
 			return nil
 		case apierrors.IsConflict(err) || apierrors.IsAlreadyExists(err):
 			h.conflicts.Add(1)
-			if lost != nil {
-				lost()
-			}
 		default:
 			return fmt.Errorf("%s %s: write lease %s/%s: %w", op, key, h.namespace, name, err)
 		}
