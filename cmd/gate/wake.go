@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"net/http"
 	"strings"
 	"sync"
 
@@ -13,7 +14,9 @@ import (
 	"go.minekube.com/gate/pkg/lite/discovery/kubernetes"
 	"go.minekube.com/gate/pkg/lite/wake"
 	"go.minekube.com/gate/pkg/lite/wake/dockerwake"
+	"go.minekube.com/gate/pkg/lite/wake/execwake"
 	"go.minekube.com/gate/pkg/lite/wake/kubewake"
+	"go.minekube.com/gate/pkg/lite/wake/webhook"
 )
 
 // wakeEngines builds the targets routes name in `wake`, with one client per
@@ -33,6 +36,7 @@ type wakeEngines struct {
 	kube    *kubewake.Client
 	leases  *kubewake.LeaseHolders
 	docker  *docker.Containers
+	http    *http.Client
 	closers []func()
 }
 
@@ -58,6 +62,10 @@ func (e *wakeEngines) Target(spec wake.Spec) (wake.Target, error) {
 			return nil, err
 		}
 		return dockerwake.New(c, spec)
+	case wake.KindWebhook:
+		return webhook.New(spec, webhook.Options{Client: e.httpClient()})
+	case wake.KindExec:
+		return execwake.New(spec, execwake.Options{})
 	}
 	return nil, fmt.Errorf("wake: no engine for %q targets", spec.Kind)
 }
@@ -92,6 +100,22 @@ func (e *wakeEngines) dockerClient() (*docker.Containers, error) {
 	e.docker = c
 	e.closers = append(e.closers, c.Close)
 	return c, nil
+}
+
+// httpClient is the webhooks' client: one connection pool for every webhook
+// target however often reloads rebuild them; a redirect is an answer, not a
+// place to send the signed body again.
+func (e *wakeEngines) httpClient() *http.Client {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.http == nil {
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		e.http = &http.Client{Transport: tr, CheckRedirect: func(*http.Request, []*http.Request) error {
+			return http.ErrUseLastResponse
+		}}
+		e.closers = append(e.closers, tr.CloseIdleConnections)
+	}
+	return e.http
 }
 
 // leaseNamespace is where this replica's Leases live: its own pod's
