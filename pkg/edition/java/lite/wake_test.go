@@ -548,3 +548,51 @@ func TestLoginToStoppedAwakeTargetWakesIt(t *testing.T) {
 		t.Fatalf("%d wake calls, want 1", w)
 	}
 }
+
+// TestWakeTargetsBuiltOnceAndBadOnesServeWithoutWaking: a reload that keeps a route's
+// wake spec keeps its target (the factory is not called again); a target the factory
+// cannot build leaves its route served without waking, and the reload applies.
+func TestWakeTargetsBuiltOnceAndBadOnesServeWithoutWaking(t *testing.T) {
+	e := newEngine(t, "webhook sleepy", sleepyStatus)
+	var built atomic.Int64
+	var broken atomic.Bool
+	factory := func(wake.Spec) (wake.Target, error) {
+		built.Add(1)
+		if broken.Load() {
+			return nil, errors.New("no webhook client configured")
+		}
+		return e, nil
+	}
+	yaml := func(url string) string {
+		y := fill(wakeConfig, "sleepy", e.addr, "hold", "2s", "idle", "10m", "awake", refusedAddr(t))
+		return strings.Replace(y, "http://127.0.0.1:9/wake", url, 1)
+	}
+	p := startProxy(t, yaml("http://127.0.0.1:9/wake"), proxyOpts{wakeTargets: factory})
+	reload := func(y string) {
+		t.Helper()
+		cfg, _, err := config.Parse([]byte(y), "test.yml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := p.Reload(cfg); err != nil {
+			t.Fatalf("reload: %v", err)
+		}
+	}
+	reload(yaml("http://127.0.0.1:9/wake"))
+	if n := built.Load(); n != 1 {
+		t.Fatalf("factory called %d times for one unchanged spec, want 1", n)
+	}
+	broken.Store(true)
+	reload(yaml("http://127.0.0.1:9/other"))
+	if s := p.Wake().States(); len(s) != 0 {
+		t.Fatalf("states %+v, want none: the route has no usable target", s)
+	}
+	c := dialProxy(t, p.addr)
+	c.send(mctest.LoginPreamble(765, "sleepy.example.com", "Steve"))
+	if txt := c.disconnectText(); !strings.Contains(txt, "unavailable") {
+		t.Fatalf("login to a route without a usable target got %q", txt)
+	}
+	if e.wakes.Load() != 0 {
+		t.Fatal("woken through an unusable target")
+	}
+}
