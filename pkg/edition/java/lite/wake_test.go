@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"math/rand/v2"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -67,6 +68,9 @@ type engine struct {
 
 	running       atomic.Bool
 	wakes, sleeps atomic.Int64
+	// started, if set, runs once the server listens (a discovery source that
+	// then publishes its address).
+	started func(addr string)
 
 	mu    sync.Mutex
 	srv   *mctest.Backend
@@ -117,6 +121,9 @@ func (e *engine) start() {
 	}
 	e.srv = b
 	e.running.Store(true)
+	if e.started != nil {
+		go e.started(b.Addr())
+	}
 }
 
 func (e *engine) Sleep(context.Context, wake.Request) error {
@@ -265,8 +272,19 @@ func heldLogin(rng *rand.Rand, i int) []byte {
 // TestFiftyLoginsShareOneWakeAndJoinWithTheirBytes: 50 players log in to a sleeping
 // route at once; one wake call starts the server after a delay, and all 50 join with
 // every byte they sent while held replayed to it exactly.
+//
+// The server's start delay is 2s; GATETEST_WAKE_DELAY (e.g. 8s) sets another, below
+// holdFor (25s).
 func TestFiftyLoginsShareOneWakeAndJoinWithTheirBytes(t *testing.T) {
-	fiftyLoginsJoin(t, 2*time.Second)
+	delay := 2 * time.Second
+	if v := os.Getenv("GATETEST_WAKE_DELAY"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 || d >= 24*time.Second {
+			t.Fatalf("GATETEST_WAKE_DELAY=%q: want a duration between 0 and 24s", v)
+		}
+		delay = d
+	}
+	fiftyLoginsJoin(t, delay)
 }
 
 func fiftyLoginsJoin(t *testing.T, delay time.Duration) {
@@ -594,5 +612,79 @@ func TestWakeTargetsBuiltOnceAndBadOnesServeWithoutWaking(t *testing.T) {
 	}
 	if e.wakes.Load() != 0 {
 		t.Fatal("woken through an unusable target")
+	}
+}
+
+// TestWokenServerFoundAtItsNewAddress: the route has no live backend when the wake
+// starts; the server comes up at an address the route table learns only afterwards (a
+// discovered route's new EndpointSlice, here a reload). The readiness checks read the
+// live table, so the held player joins there.
+func TestWokenServerFoundAtItsNewAddress(t *testing.T) {
+	e := newEngine(t, "webhook sleepy", sleepyStatus)
+	e.delay = 300 * time.Millisecond
+	factory := func(wake.Spec) (wake.Target, error) { return e, nil }
+	awake := refusedAddr(t)
+	yaml := func(backend string) string {
+		return fill(wakeConfig, "sleepy", backend, "hold", "10s", "idle", "10m", "awake", awake)
+	}
+	p := startProxy(t, yaml(refusedAddr(t)), proxyOpts{wakeTargets: factory})
+	var reloaded atomic.Bool
+	e.started = func(addr string) {
+		cfg, _, err := config.Parse([]byte(yaml(addr)), "test.yml")
+		if err == nil {
+			err = p.Reload(cfg)
+		}
+		if err != nil {
+			t.Errorf("reload with the new address: %v", err)
+			return
+		}
+		reloaded.Store(true)
+	}
+	waitFor(t, "target found asleep", 5*time.Second, func() bool { return phase(p, e.key) == wake.PhaseAsleep })
+	c := dialProxy(t, p.addr)
+	_ = c.SetDeadline(time.Now().Add(15 * time.Second))
+	c.login("sleepy.example.com")
+	if !reloaded.Load() || e.server().Logins() != 1 {
+		t.Fatalf("reloaded %v, logins at the new address %d", reloaded.Load(), e.server().Logins())
+	}
+}
+
+// TestStatusAnswersFeedPlayersOnline: players.online of the route's status answers
+// reaches the Coordinator, from a ping's fetch and from a health probe alike, and a
+// server with players is not counted down to sleep.
+func TestStatusAnswersFeedPlayersOnline(t *testing.T) {
+	withPlayers := strings.Replace(sleepyStatus, `"online":0`, `"online":3`, 1)
+	for _, tc := range []struct {
+		name string
+		edit func(string) string
+		ping bool
+	}{
+		{"ping", nil, true},
+		{"health probe", func(y string) string {
+			return strings.Replace(y, "        holdFor:", "        healthCheck: {enabled: true, interval: 200ms, timeout: 100ms}\n        holdFor:", 1)
+		}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEngine(t, "webhook sleepy", withPlayers)
+			e.start()
+			var edits []func(string) string
+			if tc.edit != nil {
+				edits = append(edits, tc.edit)
+			}
+			p := wakeProxy(t, e, "25s", "10m", refusedAddr(t), edits...)
+			if tc.ping {
+				if _, err := mctest.Ping(p.addr, 765, "sleepy.example.com"); err != nil {
+					t.Fatal(err)
+				}
+			}
+			waitFor(t, "3 players reported", 5*time.Second, func() bool {
+				for _, s := range p.Wake().States() {
+					if s.Key == e.key {
+						return s.PlayersOnline == 3 && s.Phase == wake.PhaseAwake
+					}
+				}
+				return false
+			})
+		})
 	}
 }
