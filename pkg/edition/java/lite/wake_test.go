@@ -16,6 +16,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/Tnze/go-mc/bot"
+	"github.com/Tnze/go-mc/data/packetid"
+	mcnet "github.com/Tnze/go-mc/net"
+	pk "github.com/Tnze/go-mc/net/packet"
+	"github.com/google/uuid"
+
 	"go.minekube.com/gate/internal/mctest"
 	"go.minekube.com/gate/pkg/edition/java/lite"
 	"go.minekube.com/gate/pkg/edition/java/lite/config"
@@ -686,5 +692,129 @@ func TestStatusAnswersFeedPlayersOnline(t *testing.T) {
 				return false
 			})
 		})
+	}
+}
+
+// goMCTarget is a wake target whose server is built on go-mc's codec (status and an
+// offline 1.20.2 login): a client and a server we did not write, on both sides of a
+// held login.
+type goMCTarget struct {
+	addr    string
+	players chan string
+	wakes   atomic.Int64
+	mu      sync.Mutex
+	ln      *mcnet.Listener
+	timer   *time.Timer
+	done    chan struct{}
+}
+
+func (g *goMCTarget) Key() string                               { return "exec go-mc" }
+func (g *goMCTarget) Running(context.Context) (bool, error)     { return false, nil }
+func (g *goMCTarget) Sleep(context.Context, wake.Request) error { return nil }
+func (g *goMCTarget) Wake(context.Context, wake.Request) (wake.Result, error) {
+	if g.wakes.Add(1) == 1 {
+		g.mu.Lock()
+		g.timer = time.AfterFunc(500*time.Millisecond, g.start)
+		g.mu.Unlock()
+	}
+	return wake.Result{}, nil
+}
+
+func (g *goMCTarget) start() {
+	ln, err := mcnet.ListenMC(g.addr)
+	if err != nil {
+		return
+	}
+	g.mu.Lock()
+	g.ln, g.done = ln, make(chan struct{})
+	g.mu.Unlock()
+	go func() {
+		defer close(g.done)
+		for {
+			conn, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			g.serve(&conn)
+			_ = conn.Close()
+		}
+	}()
+}
+
+// serve answers a status exchange, or hands a login to serveMCLogin.
+func (g *goMCTarget) serve(conn *mcnet.Conn) {
+	var p pk.Packet
+	var (
+		protocol, intent pk.VarInt
+		host             pk.String
+		port             pk.UnsignedShort
+	)
+	if conn.ReadPacket(&p) != nil || p.Scan(&protocol, &host, &port, &intent) != nil {
+		return
+	}
+	if intent == 2 {
+		var name pk.String
+		var id pk.UUID
+		if conn.ReadPacket(&p) != nil || p.Scan(&name, &id) != nil {
+			return
+		}
+		if conn.WritePacket(pk.Marshal(packetid.ClientboundLoginSuccess, id, name, pk.VarInt(0))) != nil ||
+			conn.ReadPacket(&p) != nil || p.ID != int32(packetid.ServerboundLoginAcknowledged) ||
+			conn.WritePacket(pk.Marshal(packetid.ClientboundConfigFinishConfiguration)) != nil ||
+			conn.ReadPacket(&p) != nil || p.ID != int32(packetid.ServerboundConfigFinishConfiguration) {
+			return
+		}
+		g.players <- string(name)
+		return
+	}
+	if conn.ReadPacket(&p) != nil || p.ID != 0 {
+		return
+	}
+	_ = conn.WritePacket(pk.Marshal(0x00, pk.String(sleepyStatus)))
+	if conn.ReadPacket(&p) == nil && p.ID == 1 {
+		_ = conn.WritePacket(p)
+	}
+}
+
+func (g *goMCTarget) close() {
+	g.mu.Lock()
+	if g.timer != nil {
+		g.timer.Stop()
+	}
+	ln, done := g.ln, g.done
+	g.mu.Unlock()
+	if ln != nil {
+		_ = ln.Close()
+		<-done
+	}
+}
+
+// TestGoMCJoinsSleepingRoute: go-mc's client logs in to a sleeping route; it is held
+// while a go-mc-codec server starts, and completes a real offline login through it.
+func TestGoMCJoinsSleepingRoute(t *testing.T) {
+	g := &goMCTarget{addr: refusedAddr(t), players: make(chan string, 1)}
+	t.Cleanup(g.close)
+	p := startProxy(t, fill(wakeConfig, "sleepy", g.addr, "hold", "10s", "idle", "10m", "awake", refusedAddr(t)),
+		proxyOpts{wakeTargets: func(wake.Spec) (wake.Target, error) { return g, nil }})
+	waitFor(t, "target found asleep", 5*time.Second, func() bool { return phase(p, g.Key()) == wake.PhaseAsleep })
+	c := bot.NewClient()
+	c.Auth.Name = "Alex"
+	c.Auth.UUID = uuid.NewSHA1(uuid.NameSpaceOID, []byte("OfflinePlayer:Alex")).String()
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	if err := c.JoinServerWithOptions("sleepy.example.com:25565", bot.JoinOptions{MCDialer: proxyDialer{proxy: p.addr}, Context: ctx}); err != nil {
+		t.Fatalf("go-mc join of the sleeping route: %v", err)
+	}
+	defer c.Close()
+	select {
+	case name := <-g.players:
+		if name != "Alex" {
+			t.Fatalf("server saw %q", name)
+		}
+	case <-ctx.Done():
+		t.Fatal("the woken server never finished the login")
+	}
+	if n := g.wakes.Load(); n != 1 {
+		t.Fatalf("%d wake calls", n)
 	}
 }
