@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"math/rand/v2"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -14,6 +15,12 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/Tnze/go-mc/bot"
+	"github.com/Tnze/go-mc/data/packetid"
+	mcnet "github.com/Tnze/go-mc/net"
+	pk "github.com/Tnze/go-mc/net/packet"
+	"github.com/google/uuid"
 
 	"go.minekube.com/gate/internal/mctest"
 	"go.minekube.com/gate/pkg/edition/java/lite"
@@ -67,6 +74,9 @@ type engine struct {
 
 	running       atomic.Bool
 	wakes, sleeps atomic.Int64
+	// started, if set, runs once the server listens (a discovery source that
+	// then publishes its address).
+	started func(addr string)
 
 	mu    sync.Mutex
 	srv   *mctest.Backend
@@ -117,6 +127,9 @@ func (e *engine) start() {
 	}
 	e.srv = b
 	e.running.Store(true)
+	if e.started != nil {
+		go e.started(b.Addr())
+	}
 }
 
 func (e *engine) Sleep(context.Context, wake.Request) error {
@@ -265,8 +278,19 @@ func heldLogin(rng *rand.Rand, i int) []byte {
 // TestFiftyLoginsShareOneWakeAndJoinWithTheirBytes: 50 players log in to a sleeping
 // route at once; one wake call starts the server after a delay, and all 50 join with
 // every byte they sent while held replayed to it exactly.
+//
+// The server's start delay is 2s; GATETEST_WAKE_DELAY (e.g. 8s) sets another, below
+// holdFor (25s).
 func TestFiftyLoginsShareOneWakeAndJoinWithTheirBytes(t *testing.T) {
-	fiftyLoginsJoin(t, 2*time.Second)
+	delay := 2 * time.Second
+	if v := os.Getenv("GATETEST_WAKE_DELAY"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 || d >= 24*time.Second {
+			t.Fatalf("GATETEST_WAKE_DELAY=%q: want a duration between 0 and 24s", v)
+		}
+		delay = d
+	}
+	fiftyLoginsJoin(t, delay)
 }
 
 func fiftyLoginsJoin(t *testing.T, delay time.Duration) {
@@ -546,5 +570,251 @@ func TestLoginToStoppedAwakeTargetWakesIt(t *testing.T) {
 	c.login("sleepy.example.com")
 	if w := e.wakes.Load(); w != 1 {
 		t.Fatalf("%d wake calls, want 1", w)
+	}
+}
+
+// TestWakeTargetsBuiltOnceAndBadOnesServeWithoutWaking: a reload that keeps a route's
+// wake spec keeps its target (the factory is not called again); a target the factory
+// cannot build leaves its route served without waking, and the reload applies.
+func TestWakeTargetsBuiltOnceAndBadOnesServeWithoutWaking(t *testing.T) {
+	e := newEngine(t, "webhook sleepy", sleepyStatus)
+	var built atomic.Int64
+	var broken atomic.Bool
+	factory := func(wake.Spec) (wake.Target, error) {
+		built.Add(1)
+		if broken.Load() {
+			return nil, errors.New("no webhook client configured")
+		}
+		return e, nil
+	}
+	yaml := func(url string) string {
+		y := fill(wakeConfig, "sleepy", e.addr, "hold", "2s", "idle", "10m", "awake", refusedAddr(t))
+		return strings.Replace(y, "http://127.0.0.1:9/wake", url, 1)
+	}
+	p := startProxy(t, yaml("http://127.0.0.1:9/wake"), proxyOpts{wakeTargets: factory})
+	reload := func(y string) {
+		t.Helper()
+		cfg, _, err := config.Parse([]byte(y), "test.yml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := p.Reload(cfg); err != nil {
+			t.Fatalf("reload: %v", err)
+		}
+	}
+	reload(yaml("http://127.0.0.1:9/wake"))
+	if n := built.Load(); n != 1 {
+		t.Fatalf("factory called %d times for one unchanged spec, want 1", n)
+	}
+	broken.Store(true)
+	reload(yaml("http://127.0.0.1:9/other"))
+	if s := p.Wake().States(); len(s) != 0 {
+		t.Fatalf("states %+v, want none: the route has no usable target", s)
+	}
+	c := dialProxy(t, p.addr)
+	c.send(mctest.LoginPreamble(765, "sleepy.example.com", "Steve"))
+	if txt := c.disconnectText(); !strings.Contains(txt, "unavailable") {
+		t.Fatalf("login to a route without a usable target got %q", txt)
+	}
+	if e.wakes.Load() != 0 {
+		t.Fatal("woken through an unusable target")
+	}
+}
+
+// TestWokenServerFoundAtItsNewAddress: the route has no live backend when the wake
+// starts; the server comes up at an address the route table learns only afterwards (a
+// discovered route's new EndpointSlice, here a reload). The readiness checks read the
+// live table, so the held player joins there.
+func TestWokenServerFoundAtItsNewAddress(t *testing.T) {
+	e := newEngine(t, "webhook sleepy", sleepyStatus)
+	e.delay = 300 * time.Millisecond
+	factory := func(wake.Spec) (wake.Target, error) { return e, nil }
+	awake := refusedAddr(t)
+	yaml := func(backend string) string {
+		return fill(wakeConfig, "sleepy", backend, "hold", "10s", "idle", "10m", "awake", awake)
+	}
+	p := startProxy(t, yaml(refusedAddr(t)), proxyOpts{wakeTargets: factory})
+	var reloaded atomic.Bool
+	e.started = func(addr string) {
+		cfg, _, err := config.Parse([]byte(yaml(addr)), "test.yml")
+		if err == nil {
+			err = p.Reload(cfg)
+		}
+		if err != nil {
+			t.Errorf("reload with the new address: %v", err)
+			return
+		}
+		reloaded.Store(true)
+	}
+	waitFor(t, "target found asleep", 5*time.Second, func() bool { return phase(p, e.key) == wake.PhaseAsleep })
+	c := dialProxy(t, p.addr)
+	_ = c.SetDeadline(time.Now().Add(15 * time.Second))
+	c.login("sleepy.example.com")
+	if !reloaded.Load() || e.server().Logins() != 1 {
+		t.Fatalf("reloaded %v, logins at the new address %d", reloaded.Load(), e.server().Logins())
+	}
+}
+
+// TestStatusAnswersFeedPlayersOnline: players.online of the route's status answers
+// reaches the Coordinator, from a ping's fetch and from a health probe alike, and a
+// server with players is not counted down to sleep.
+func TestStatusAnswersFeedPlayersOnline(t *testing.T) {
+	withPlayers := strings.Replace(sleepyStatus, `"online":0`, `"online":3`, 1)
+	for _, tc := range []struct {
+		name string
+		edit func(string) string
+		ping bool
+	}{
+		{"ping", nil, true},
+		{"health probe", func(y string) string {
+			return strings.Replace(y, "        holdFor:", "        healthCheck: {enabled: true, interval: 200ms, timeout: 100ms}\n        holdFor:", 1)
+		}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEngine(t, "webhook sleepy", withPlayers)
+			e.start()
+			var edits []func(string) string
+			if tc.edit != nil {
+				edits = append(edits, tc.edit)
+			}
+			p := wakeProxy(t, e, "25s", "10m", refusedAddr(t), edits...)
+			if tc.ping {
+				if _, err := mctest.Ping(p.addr, 765, "sleepy.example.com"); err != nil {
+					t.Fatal(err)
+				}
+			}
+			waitFor(t, "3 players reported", 5*time.Second, func() bool {
+				for _, s := range p.Wake().States() {
+					if s.Key == e.key {
+						return s.PlayersOnline == 3 && s.Phase == wake.PhaseAwake
+					}
+				}
+				return false
+			})
+		})
+	}
+}
+
+// goMCTarget is a wake target whose server is built on go-mc's codec (status and an
+// offline 1.20.2 login): a client and a server we did not write, on both sides of a
+// held login.
+type goMCTarget struct {
+	addr    string
+	players chan string
+	wakes   atomic.Int64
+	mu      sync.Mutex
+	ln      *mcnet.Listener
+	timer   *time.Timer
+	done    chan struct{}
+}
+
+func (g *goMCTarget) Key() string                               { return "exec go-mc" }
+func (g *goMCTarget) Running(context.Context) (bool, error)     { return false, nil }
+func (g *goMCTarget) Sleep(context.Context, wake.Request) error { return nil }
+func (g *goMCTarget) Wake(context.Context, wake.Request) (wake.Result, error) {
+	if g.wakes.Add(1) == 1 {
+		g.mu.Lock()
+		g.timer = time.AfterFunc(500*time.Millisecond, g.start)
+		g.mu.Unlock()
+	}
+	return wake.Result{}, nil
+}
+
+func (g *goMCTarget) start() {
+	ln, err := mcnet.ListenMC(g.addr)
+	if err != nil {
+		return
+	}
+	g.mu.Lock()
+	g.ln, g.done = ln, make(chan struct{})
+	g.mu.Unlock()
+	go func() {
+		defer close(g.done)
+		for {
+			conn, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			g.serve(&conn)
+			_ = conn.Close()
+		}
+	}()
+}
+
+// serve answers a status exchange, or hands a login to serveMCLogin.
+func (g *goMCTarget) serve(conn *mcnet.Conn) {
+	var p pk.Packet
+	var (
+		protocol, intent pk.VarInt
+		host             pk.String
+		port             pk.UnsignedShort
+	)
+	if conn.ReadPacket(&p) != nil || p.Scan(&protocol, &host, &port, &intent) != nil {
+		return
+	}
+	if intent == 2 {
+		var name pk.String
+		var id pk.UUID
+		if conn.ReadPacket(&p) != nil || p.Scan(&name, &id) != nil {
+			return
+		}
+		if conn.WritePacket(pk.Marshal(packetid.ClientboundLoginSuccess, id, name, pk.VarInt(0))) != nil ||
+			conn.ReadPacket(&p) != nil || p.ID != int32(packetid.ServerboundLoginAcknowledged) ||
+			conn.WritePacket(pk.Marshal(packetid.ClientboundConfigFinishConfiguration)) != nil ||
+			conn.ReadPacket(&p) != nil || p.ID != int32(packetid.ServerboundConfigFinishConfiguration) {
+			return
+		}
+		g.players <- string(name)
+		return
+	}
+	if conn.ReadPacket(&p) != nil || p.ID != 0 {
+		return
+	}
+	_ = conn.WritePacket(pk.Marshal(0x00, pk.String(sleepyStatus)))
+	if conn.ReadPacket(&p) == nil && p.ID == 1 {
+		_ = conn.WritePacket(p)
+	}
+}
+
+func (g *goMCTarget) close() {
+	g.mu.Lock()
+	if g.timer != nil {
+		g.timer.Stop()
+	}
+	ln, done := g.ln, g.done
+	g.mu.Unlock()
+	if ln != nil {
+		_ = ln.Close()
+		<-done
+	}
+}
+
+// TestGoMCJoinsSleepingRoute: go-mc's client logs in to a sleeping route; it is held
+// while a go-mc-codec server starts, and completes a real offline login through it.
+func TestGoMCJoinsSleepingRoute(t *testing.T) {
+	g := &goMCTarget{addr: refusedAddr(t), players: make(chan string, 1)}
+	t.Cleanup(g.close)
+	p := startProxy(t, fill(wakeConfig, "sleepy", g.addr, "hold", "10s", "idle", "10m", "awake", refusedAddr(t)),
+		proxyOpts{wakeTargets: func(wake.Spec) (wake.Target, error) { return g, nil }})
+	waitFor(t, "target found asleep", 5*time.Second, func() bool { return phase(p, g.Key()) == wake.PhaseAsleep })
+	c := bot.NewClient()
+	c.Auth.Name = "Alex"
+	c.Auth.UUID = uuid.NewSHA1(uuid.NameSpaceOID, []byte("OfflinePlayer:Alex")).String()
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	if err := c.JoinServerWithOptions("sleepy.example.com:25565", bot.JoinOptions{MCDialer: proxyDialer{proxy: p.addr}, Context: ctx}); err != nil {
+		t.Fatalf("go-mc join of the sleeping route: %v", err)
+	}
+	defer c.Close()
+	select {
+	case name := <-g.players:
+		if name != "Alex" {
+			t.Fatalf("server saw %q", name)
+		}
+	case <-ctx.Done():
+		t.Fatal("the woken server never finished the login")
+	}
+	if n := g.wakes.Load(); n != 1 {
+		t.Fatalf("%d wake calls", n)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"reflect"
+	"slices"
 	"sync"
 	"time"
 
@@ -40,9 +41,9 @@ type waking struct {
 	log     logr.Logger
 
 	mu      sync.Mutex
-	targets []builtTarget
-	cards   map[string]*card // by route key; only routes with a wake target
-	warned  map[string]bool  // factory problems already logged
+	targets map[string][]builtTarget // by Spec.Key; specs of one key differ in options
+	cards   map[string]*card         // by route key; only routes with a wake target
+	warned  map[string]bool          // factory problems already logged
 
 	// sessions holds the Coordinator's end of each joined session of a route with
 	// a wake target, kept here rather than in relayed, which every idle player pays.
@@ -87,14 +88,14 @@ func (w *waking) bind(s *snapshot) {
 	defer w.mu.Unlock()
 	var bindings []wake.Binding
 	bound := make(map[string]bool)
-	var kept []builtTarget
+	kept := make(map[string][]builtTarget)
 	liveRoutes := make(map[string]bool)
 	for _, cr := range s.routes {
 		spec := cr.cfg.Wake
 		if spec == nil {
 			continue
 		}
-		t, err := w.targetLocked(*spec, &kept)
+		t, err := w.targetLocked(*spec, kept)
 		if err != nil {
 			if msg := cr.key + "\x00" + err.Error(); !w.warned[msg] {
 				w.warned[msg] = true
@@ -130,14 +131,18 @@ func (w *waking) bind(s *snapshot) {
 }
 
 // targetLocked returns the target built for spec, building it only when no
-// equal spec was built before.
-func (w *waking) targetLocked(spec wake.Spec, kept *[]builtTarget) (wake.Target, error) {
-	for _, b := range append(*kept, w.targets...) {
-		if reflect.DeepEqual(b.spec, spec) {
-			if !containsTarget(*kept, b.target) {
-				*kept = append(*kept, b)
+// equal spec was built before (this reload or the last); kept collects the
+// targets this reload uses.
+func (w *waking) targetLocked(spec wake.Spec, kept map[string][]builtTarget) (wake.Target, error) {
+	key := spec.Key()
+	for _, from := range []map[string][]builtTarget{kept, w.targets} {
+		for _, b := range from[key] {
+			if reflect.DeepEqual(b.spec, spec) {
+				if !slices.ContainsFunc(kept[key], func(k builtTarget) bool { return k.target == b.target }) {
+					kept[key] = append(kept[key], b)
+				}
+				return b.target, nil
 			}
-			return b.target, nil
 		}
 	}
 	if w.factory == nil {
@@ -147,17 +152,8 @@ func (w *waking) targetLocked(spec wake.Spec, kept *[]builtTarget) (wake.Target,
 	if err != nil {
 		return nil, err
 	}
-	*kept = append(*kept, builtTarget{spec: spec, target: t})
+	kept[key] = append(kept[key], builtTarget{spec: spec, target: t})
 	return t, nil
-}
-
-func containsTarget(bs []builtTarget, t wake.Target) bool {
-	for _, b := range bs {
-		if b.target == t {
-			return true
-		}
-	}
-	return false
 }
 
 // startSession tells the Coordinator that j holds the target key.
