@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"regexp"
@@ -8,10 +9,22 @@ import (
 	"testing"
 	"time"
 
+	"go.minekube.com/gate/internal/mctest"
 	"go.minekube.com/gate/pkg/edition/java/lite"
 	"go.minekube.com/gate/pkg/edition/java/lite/relay"
 	"go.minekube.com/gate/pkg/lite/strategy"
+	"go.minekube.com/gate/pkg/lite/wake"
 )
+
+// docTarget is a wake target that starts at once.
+type docTarget struct{}
+
+func (docTarget) Key() string { return "exec true" }
+func (docTarget) Wake(context.Context, wake.Request) (wake.Result, error) {
+	return wake.Result{}, nil
+}
+func (docTarget) Sleep(context.Context, wake.Request) error { return nil }
+func (docTarget) Running(context.Context) (bool, error)     { return false, nil }
 
 const (
 	metricsDoc = "../../../docs/lite/metrics.md"
@@ -38,6 +51,18 @@ func exported(t *testing.T) map[string]bool {
 	}
 	m.ObserveReload(nil)
 	m.WatchRelay(func() relay.Stats { return relay.Stats{Parked: 1, PipesOpen: 2} })
+	// The wake targets' metrics are the Coordinator's, registered beside these
+	// by cmd/gate: one woken target gives each a series.
+	wc := wake.NewCoordinator(wake.Options{})
+	t.Cleanup(wc.Close)
+	wc.Bind([]wake.Binding{{Target: docTarget{}}})
+	mctest.WaitFor(t, "the target found stopped", 5*time.Second, func() bool { return wc.Asleep(docTarget{}.Key()) })
+	if _, err := wc.Wake(context.Background(), docTarget{}.Key(), wake.Request{}, func(context.Context, wake.Result) (string, bool) {
+		return b1, true
+	}); err != nil {
+		t.Fatal(err)
+	}
+	m.Registry().MustRegister(wc.Collector())
 	mfs, err := m.Registry().Gather()
 	if err != nil {
 		t.Fatal(err)
@@ -57,7 +82,7 @@ func TestEveryMetricDocumented(t *testing.T) {
 		t.Fatal(err)
 	}
 	names := exported(t)
-	if len(names) != 23 { // every metric of this package, so none escapes the checks below
+	if len(names) != 26 { // every metric of this package and wake's, so none escapes the checks below
 		t.Fatalf("only %d metrics exported: %v", len(names), names)
 	}
 	for n := range names {
