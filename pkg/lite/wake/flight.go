@@ -178,9 +178,9 @@ func (c *Coordinator) land(t *target, f *flight, l landing) {
 	}
 	c.maybeIdle(t, &logs)
 	f.addr, f.err = l.addr, l.err
-	close(f.done)
 	c.mu.Unlock()
 	c.logTransitions(logs)
+	close(f.done) // after the log lines, so that they precede what callers do next
 }
 
 // wait waits d on the injected clock; false means the Coordinator closed.

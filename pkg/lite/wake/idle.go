@@ -74,6 +74,18 @@ func (c *Coordinator) sleep(t *target) {
 	t.engine.Lock()
 	defer t.engine.Unlock()
 
+	// The release of the last session must reach Holders before the claim,
+	// or the claim would see this replica's own stale hold.
+	c.mu.Lock()
+	held := t.holdDone
+	c.mu.Unlock()
+	if held != nil {
+		select {
+		case <-held:
+		case <-c.ctx.Done():
+		}
+	}
+
 	ctx, cancel := context.WithTimeout(c.ctx, c.callTimeout)
 	granted, err := c.holders.ClaimSleep(ctx, t.key)
 	cancel()
