@@ -457,3 +457,44 @@ func TestFailedSleepKeepsTheTargetAwakeAndRetries(t *testing.T) {
 		t.Fatalf("%d sleep calls, want 2", n)
 	}
 }
+
+func TestLoginDuringASleepCallWakesAfterIt(t *testing.T) {
+	r := newRig(t, nil)
+	f := &fakeTarget{key: key, sleepGate: make(chan struct{})}
+	r.c.Bind([]Binding{{Target: f, IdleAfter: time.Minute}})
+	r.clk.Advance(time.Minute)
+	mctest.WaitFor(t, "the sleep call", wait, func() bool { return f.sleeps.Load() == 1 })
+	ch := r.wakeAsync(context.Background(), readyNow)
+	mctest.WaitFor(t, "the login to wait", wait, func() bool { return r.waiters() == 1 })
+	if !r.c.Asleep(key) || r.state().Phase != PhaseWaking {
+		t.Fatalf("state %+v during the sleep call, want waking (answered as asleep)", r.state())
+	}
+	if f.wakes.Load() != 0 {
+		t.Fatal("wake called while the sleep call runs")
+	}
+	close(f.sleepGate)
+	if res := recv(t, ch); res.err != nil || res.addr != backend {
+		t.Fatalf("Wake = %q, %v", res.addr, res.err)
+	}
+	if f.wakes.Load() != 1 || f.overlap.Load() {
+		t.Fatalf("%d wake calls (overlap %v), want 1 after the sleep", f.wakes.Load(), f.overlap.Load())
+	}
+	if s := r.state(); s.Sleeps != 1 || s.Wakes != 1 || s.Phase != PhaseIdle {
+		t.Fatalf("state %+v, want 1 sleep, 1 wake, idle again", s)
+	}
+}
+
+func TestSessionToATargetThoughtAsleepMakesItAwake(t *testing.T) {
+	r := newRig(t, nil)
+	f := r.asleepTarget(time.Minute)
+	end := r.c.Session(key) // it ran after all: the backend took a player
+	if s := r.state(); s.Phase != PhaseAwake || r.c.Asleep(key) {
+		t.Fatalf("state %+v with a session, want awake", s)
+	}
+	end()
+	r.clk.Advance(time.Minute)
+	mctest.WaitFor(t, "the sleep", wait, func() bool { return f.sleeps.Load() == 1 })
+	if f.wakes.Load() != 0 {
+		t.Fatalf("%d wake calls, want 0", f.wakes.Load())
+	}
+}

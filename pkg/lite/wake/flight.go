@@ -31,7 +31,9 @@ type flight struct {
 // leaves the target asleep with the error in State.Error.
 //
 // The address returned is the one ready named, else the Result.Backend of the
-// wake call ("" means: the route's own backends).
+// wake call ("" means: the route's own backends). ready must bound its own
+// probe (its ctx ends only when the Coordinator closes). Package lite calls
+// Wake for a target that is Asleep, or whose backends all failed to dial.
 func (c *Coordinator) Wake(ctx context.Context, key string, req Request, ready func(ctx context.Context, r Result) (addr string, ok bool)) (string, error) {
 	var logs []transition
 	c.mu.Lock()

@@ -83,6 +83,7 @@ func (c *Coordinator) sleep(t *target) {
 		select {
 		case <-held:
 		case <-c.ctx.Done():
+			return // closed; nothing reads t any more
 		}
 	}
 
@@ -104,7 +105,7 @@ func (c *Coordinator) sleep(t *target) {
 		c.maybeIdle(t, &logs)
 		c.mu.Unlock()
 		c.logTransitions(logs)
-		if err != nil {
+		if err != nil && c.ctx.Err() == nil {
 			c.log.Error(err, "claim the sleep of wake target", "target", t.key)
 		}
 		if granted && err == nil {
@@ -142,7 +143,7 @@ func (c *Coordinator) sleep(t *target) {
 	}
 	c.mu.Unlock()
 	c.logTransitions(logs)
-	if err != nil {
+	if err != nil && c.ctx.Err() == nil {
 		c.log.Error(err, "put wake target to sleep", "target", t.key, "took", c.now().Sub(start))
 	}
 }
