@@ -432,7 +432,7 @@ func TestObserverRunningStartsAwake(t *testing.T) {
 	}
 }
 
-func TestFailedSleepKeepsTheTargetAwakeAndRetries(t *testing.T) {
+func TestFailedSleepStaysIdleAndRetries(t *testing.T) {
 	r := newRig(t, nil)
 	f := &fakeTarget{key: key, sleepErr: errors.New("daemon gone")}
 	r.c.Bind([]Binding{{Target: f, IdleAfter: time.Minute}})
@@ -441,6 +441,9 @@ func TestFailedSleepKeepsTheTargetAwakeAndRetries(t *testing.T) {
 	r.quiet()
 	if s := r.state(); s.Phase != PhaseIdle || !strings.Contains(s.Error, "daemon gone") {
 		t.Fatalf("state %+v, want idle again with the error", s)
+	}
+	if n := r.log.Count(`"to"="awake"`); n != 0 {
+		t.Fatalf("%d transitions to awake for a failed sleep, want 0", n)
 	}
 	f.mu.Lock()
 	f.sleepErr = nil
@@ -497,4 +500,16 @@ func TestSessionToATargetThoughtAsleepMakesItAwake(t *testing.T) {
 	if f.wakes.Load() != 0 {
 		t.Fatalf("%d wake calls, want 0", f.wakes.Load())
 	}
+}
+
+// BenchmarkAsleep is the ping path of a sleeping route.
+func BenchmarkAsleep(b *testing.B) {
+	c := NewCoordinator(Options{})
+	defer c.Close()
+	c.Bind([]Binding{{Target: &fakeTarget{key: key}}})
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			c.Asleep(key)
+		}
+	})
 }

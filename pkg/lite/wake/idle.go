@@ -130,8 +130,9 @@ func (c *Coordinator) sleep(t *target) {
 	t.sleeping = false
 	if err != nil {
 		t.err = fmt.Sprintf("sleep: %v", err)
-		c.cancelIdle(t, &logs)
-		c.maybeIdle(t, &logs) // retried after another IdleAfter
+		if t.phase == PhaseIdle && !c.closed && !t.dropped {
+			c.armIdle(t, t.bind.IdleAfter) // retried after another IdleAfter
+		}
 	} else {
 		t.sleeps++
 		t.err = ""
