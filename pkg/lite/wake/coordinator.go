@@ -108,6 +108,7 @@ type target struct {
 
 	holdWant              int
 	holdDirty, holdActive bool
+	holdDone              chan struct{} // closed when the running hold loop ends
 	stopRenew             func() bool
 	renewGen              uint64
 

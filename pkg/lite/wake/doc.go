@@ -8,4 +8,11 @@
 // It does not own the player's connection (package lite holds a login while
 // its target wakes and answers pings of a sleeping route), nor any engine's
 // discovery (package discovery finds the routes that name a target).
+//
+// A target's phases run asleep -> waking -> awake -> idle -> asleep. The
+// Coordinator owns them: Bind keeps a key's state across reloads, Wake shares
+// one engine call and one readiness poll among concurrent logins, Session and
+// ReportPlayers feed the idle countdown, and Holders decides, across
+// replicas, whether the countdown's end may call Target.Sleep. ParseSpec is
+// the one statement of the `wake` text syntax.
 package wake

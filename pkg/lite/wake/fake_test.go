@@ -23,18 +23,29 @@ type fakeTarget struct {
 	wakes  atomic.Int64
 	sleeps atomic.Int64
 
-	mu       sync.Mutex
-	gate     chan struct{} // Wake waits for it when non-nil
-	wakeErr  error
-	sleepErr error
-	takes    []time.Duration // each Wake advances clk by the next one
-	clk      *mctest.TimerClock
-	running  *bool // non-nil: the target is an Observer answering this
+	mu        sync.Mutex
+	gate      chan struct{} // Wake waits for it when non-nil
+	sleepGate chan struct{} // Sleep waits for it when non-nil
+	inCall    atomic.Int32  // Wake and Sleep calls under way
+	overlap   atomic.Bool   // two calls ran at once
+	wakeErr   error
+	sleepErr  error
+	takes     []time.Duration // each Wake advances clk by the next one
+	clk       *mctest.TimerClock
+	running   *bool // non-nil: the target is an Observer answering this
 }
 
 func (f *fakeTarget) Key() string { return f.key }
 
+func (f *fakeTarget) enter() func() {
+	if f.inCall.Add(1) > 1 {
+		f.overlap.Store(true)
+	}
+	return func() { f.inCall.Add(-1) }
+}
+
 func (f *fakeTarget) Wake(ctx context.Context, _ Request) (Result, error) {
+	defer f.enter()()
 	f.wakes.Add(1)
 	f.mu.Lock()
 	gate, err := f.gate, f.wakeErr
@@ -56,11 +67,20 @@ func (f *fakeTarget) Wake(ctx context.Context, _ Request) (Result, error) {
 	return Result{}, err
 }
 
-func (f *fakeTarget) Sleep(context.Context, Request) error {
+func (f *fakeTarget) Sleep(ctx context.Context, _ Request) error {
+	defer f.enter()()
 	f.sleeps.Add(1)
 	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.sleepErr
+	gate, err := f.sleepGate, f.sleepErr
+	f.mu.Unlock()
+	if gate != nil {
+		select {
+		case <-gate:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return err
 }
 
 // observerTarget is a fakeTarget whose engine says whether it runs.

@@ -31,7 +31,9 @@ type flight struct {
 // leaves the target asleep with the error in State.Error.
 //
 // The address returned is the one ready named, else the Result.Backend of the
-// wake call ("" means: the route's own backends).
+// wake call ("" means: the route's own backends). ready must bound its own
+// probe (its ctx ends only when the Coordinator closes). Package lite calls
+// Wake for a target that is Asleep, or whose backends all failed to dial.
 func (c *Coordinator) Wake(ctx context.Context, key string, req Request, ready func(ctx context.Context, r Result) (addr string, ok bool)) (string, error) {
 	var logs []transition
 	c.mu.Lock()
@@ -178,9 +180,9 @@ func (c *Coordinator) land(t *target, f *flight, l landing) {
 	}
 	c.maybeIdle(t, &logs)
 	f.addr, f.err = l.addr, l.err
-	close(f.done)
 	c.mu.Unlock()
 	c.logTransitions(logs)
+	close(f.done) // after the log lines, so that they precede what callers do next
 }
 
 // wait waits d on the injected clock; false means the Coordinator closed.

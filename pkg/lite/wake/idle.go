@@ -74,6 +74,19 @@ func (c *Coordinator) sleep(t *target) {
 	t.engine.Lock()
 	defer t.engine.Unlock()
 
+	// The release of the last session must reach Holders before the claim,
+	// or the claim would see this replica's own stale hold.
+	c.mu.Lock()
+	held := t.holdDone
+	c.mu.Unlock()
+	if held != nil {
+		select {
+		case <-held:
+		case <-c.ctx.Done():
+			return // closed; nothing reads t any more
+		}
+	}
+
 	ctx, cancel := context.WithTimeout(c.ctx, c.callTimeout)
 	granted, err := c.holders.ClaimSleep(ctx, t.key)
 	cancel()
@@ -92,7 +105,7 @@ func (c *Coordinator) sleep(t *target) {
 		c.maybeIdle(t, &logs)
 		c.mu.Unlock()
 		c.logTransitions(logs)
-		if err != nil {
+		if err != nil && c.ctx.Err() == nil {
 			c.log.Error(err, "claim the sleep of wake target", "target", t.key)
 		}
 		if granted && err == nil {
@@ -117,8 +130,9 @@ func (c *Coordinator) sleep(t *target) {
 	t.sleeping = false
 	if err != nil {
 		t.err = fmt.Sprintf("sleep: %v", err)
-		c.cancelIdle(t, &logs)
-		c.maybeIdle(t, &logs) // retried after another IdleAfter
+		if t.phase == PhaseIdle && !c.closed && !t.dropped {
+			c.armIdle(t, t.bind.IdleAfter) // retried after another IdleAfter
+		}
 	} else {
 		t.sleeps++
 		t.err = ""
@@ -130,7 +144,7 @@ func (c *Coordinator) sleep(t *target) {
 	}
 	c.mu.Unlock()
 	c.logTransitions(logs)
-	if err != nil {
+	if err != nil && c.ctx.Err() == nil {
 		c.log.Error(err, "put wake target to sleep", "target", t.key, "took", c.now().Sub(start))
 	}
 }

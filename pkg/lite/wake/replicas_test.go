@@ -87,9 +87,9 @@ func TestReplicaNeverSleepsATargetAnotherReplicaHolds(t *testing.T) {
 	end := b.Session(key)
 	mctest.WaitFor(t, "B's hold", wait, func() bool { return cl.held("b", key) == 1 })
 	for range 10 {
-		clk.Advance(time.Minute)
 		before := cl.refused.Load()
-		mctest.WaitFor(t, "A's claim", wait, func() bool { return cl.refused.Load() > before })
+		clk.Advance(time.Minute)
+		mctest.WaitFor(t, "A's refused claim", wait, func() bool { return cl.refused.Load() > before && !busy(a) })
 	}
 	if n := f.sleeps.Load(); n != 0 {
 		t.Fatalf("%d sleep calls while replica B holds a session", n)

@@ -91,6 +91,7 @@ func (c *Coordinator) hold(t *target, n int) {
 		return
 	}
 	t.holdActive = true
+	t.holdDone = make(chan struct{})
 	c.wg.Add(1)
 	go c.holdLoop(t)
 }
@@ -101,6 +102,8 @@ func (c *Coordinator) holdLoop(t *target) {
 		c.mu.Lock()
 		if !t.holdDirty || c.closed {
 			t.holdActive = false
+			close(t.holdDone)
+			t.holdDone = nil
 			c.mu.Unlock()
 			return
 		}
