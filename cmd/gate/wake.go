@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"time"
 
 	"go.minekube.com/gate/pkg/edition/java/lite/config"
 	"go.minekube.com/gate/pkg/lite/discovery/docker"
@@ -177,12 +178,12 @@ func (h holdersByEngine) Woke(ctx context.Context, key string) error {
 	return x.Woke(ctx, key)
 }
 
-func (h holdersByEngine) ClaimSleep(ctx context.Context, key string) (bool, error) {
+func (h holdersByEngine) ClaimSleep(ctx context.Context, key string, quiet time.Duration) (bool, error) {
 	x, err := h.pick(key)
 	if err != nil {
 		return false, err
 	}
-	return x.ClaimSleep(ctx, key)
+	return x.ClaimSleep(ctx, key, quiet)
 }
 
 // Close drops the engines' connections.

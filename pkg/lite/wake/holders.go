@@ -3,6 +3,7 @@ package wake
 import (
 	"context"
 	"sync"
+	"time"
 )
 
 // Local returns the Holders of a proxy that runs alone: no other replica
@@ -37,7 +38,7 @@ func (l *local) Woke(_ context.Context, key string) error {
 	return nil
 }
 
-func (l *local) ClaimSleep(_ context.Context, key string) (bool, error) {
+func (l *local) ClaimSleep(_ context.Context, key string, _ time.Duration) (bool, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.claimed[key] || l.sessions[key] > 0 {

@@ -88,7 +88,10 @@ func (c *Coordinator) sleep(t *target) {
 	}
 
 	ctx, cancel := context.WithTimeout(c.ctx, c.callTimeout)
-	granted, err := c.holders.ClaimSleep(ctx, t.key)
+	c.mu.Lock()
+	quiet := t.bind.IdleAfter
+	c.mu.Unlock()
+	granted, err := c.holders.ClaimSleep(ctx, t.key, quiet)
 	cancel()
 	c.m.call(t.key, "claim", claimResult(granted, err))
 

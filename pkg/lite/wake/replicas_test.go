@@ -48,7 +48,7 @@ func (r replica) Woke(_ context.Context, key string) error {
 	return nil
 }
 
-func (r replica) ClaimSleep(_ context.Context, key string) (bool, error) {
+func (r replica) ClaimSleep(_ context.Context, key string, _ time.Duration) (bool, error) {
 	r.c.mu.Lock()
 	defer r.c.mu.Unlock()
 	busy := r.c.claimed[key]

@@ -55,10 +55,13 @@ type Holders interface {
 	// which one sleep may be claimed.
 	Woke(ctx context.Context, key string) error
 	// ClaimSleep is called right before a sleep call. It returns true only
-	// when no other replica holds sessions to the target and no replica has
-	// already claimed the sleep of this period; false means do not call
-	// Sleep. Claims are atomic across replicas.
-	ClaimSleep(ctx context.Context, key string) (bool, error)
+	// when no other replica holds sessions to the target, none released its
+	// last one less than quiet ago (the target's idleAfter: a replica whose
+	// players left a moment ago has its own countdown running, and the
+	// target must stay up that long after the last player anywhere), and no
+	// replica has already claimed the sleep of this period; false means do
+	// not call Sleep. Claims are atomic across replicas.
+	ClaimSleep(ctx context.Context, key string, quiet time.Duration) (bool, error)
 }
 
 // Kind names a target's engine.

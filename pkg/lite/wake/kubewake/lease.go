@@ -138,8 +138,9 @@ func (h *LeaseHolders) Writes() (accepted, conflicts uint64) {
 func (h *LeaseHolders) RenewEvery() time.Duration { return h.opt.RenewEvery }
 
 // Hold implements wake.Holders: sessions > 0 writes this replica's renewal
-// (creating the Lease if needed); 0 removes it, so that another replica may
-// claim the sleep at once instead of after Duration.
+// (creating the Lease if needed); 0 turns it into a release stamped now, so
+// that another replica may claim the sleep once the claim's quiet period has
+// passed since, instead of after Duration.
 func (h *LeaseHolders) Hold(ctx context.Context, key string, sessions int) error {
 	return h.modify(ctx, key, "hold", sessions > 0, func(s *leaseState) bool {
 		now := h.opt.Now()
@@ -148,8 +149,8 @@ func (h *LeaseHolders) Hold(ctx context.Context, key string, sessions int) error
 			s.holders[h.identity] = holder{RenewTime: now.UTC(), Sessions: sessions}
 			return true
 		}
-		if _, ok := s.holders[h.identity]; ok {
-			delete(s.holders, h.identity)
+		if e, ok := s.holders[h.identity]; ok && e.Sessions > 0 {
+			s.holders[h.identity] = holder{RenewTime: now.UTC()}
 			return true
 		}
 		return changed
@@ -169,23 +170,24 @@ func (h *LeaseHolders) Woke(ctx context.Context, key string) error {
 }
 
 // ClaimSleep implements wake.Holders. It is false while another replica's
-// renewal is younger than Duration, or when this period's sleep was claimed
-// already (by anyone, this replica included).
-func (h *LeaseHolders) ClaimSleep(ctx context.Context, key string) (bool, error) {
+// renewal is younger than Duration, while another replica's release is
+// younger than quiet, or when this period's sleep was claimed already (by
+// anyone, this replica included).
+func (h *LeaseHolders) ClaimSleep(ctx context.Context, key string, quiet time.Duration) (bool, error) {
 	claimed := false
 	err := h.modify(ctx, key, "claim sleep of", true, func(s *leaseState) bool {
 		claimed = false
 		now := h.opt.Now()
 		s.prune(now, h.opt.Duration, h.identity)
-		for id := range s.holders {
-			if id != h.identity {
+		for id, e := range s.holders {
+			if id != h.identity && (e.Sessions > 0 || now.Before(e.RenewTime.Add(quiet))) {
 				return false
 			}
 		}
 		if s.claimPeriod == s.period && s.claimed {
 			return false
 		}
-		delete(s.holders, h.identity)
+		clear(s.holders) // the releases are settled by this claim
 		s.claimed, s.claimPeriod, s.claimBy, s.claimAt = true, s.period, h.identity, now.UTC()
 		claimed = true
 		return true
@@ -327,13 +329,21 @@ func decodeLease(l *coordinationv1.Lease) (*leaseState, error) {
 	return s, nil
 }
 
-// prune drops other holders whose renewal is older than d, so the
-// annotation does not keep every replica that ever crashed. It reports
-// whether it dropped any.
+// releaseKept is how long a release stays on the Lease when no claim
+// settles it: longer than any sensible idleAfter.
+const releaseKept = 24 * time.Hour
+
+// prune drops other holders whose renewal is older than d (a crashed
+// replica) and releases older than releaseKept, so the annotation does not
+// keep every replica that ever ran. It reports whether it dropped any.
 func (s *leaseState) prune(now time.Time, d time.Duration, self string) bool {
 	dropped := false
 	for id, e := range s.holders {
-		if id != self && !now.Before(e.RenewTime.Add(d)) {
+		keep := d
+		if e.Sessions == 0 {
+			keep = releaseKept
+		}
+		if id != self && !now.Before(e.RenewTime.Add(keep)) {
 			delete(s.holders, id)
 			dropped = true
 		}
@@ -360,6 +370,9 @@ func (s *leaseState) encode(l *coordinationv1.Lease, d time.Duration) {
 	var newest string
 	var at time.Time
 	for id, e := range s.holders {
+		if e.Sessions == 0 {
+			continue // released: no longer a holder
+		}
 		if newest == "" || e.RenewTime.After(at) || (e.RenewTime.Equal(at) && id < newest) {
 			newest, at = id, e.RenewTime
 		}

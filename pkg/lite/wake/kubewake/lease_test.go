@@ -29,7 +29,12 @@ func newHolders(t *testing.T, c *Client, ns, identity string, clock *mctest.Cloc
 
 func claim(t *testing.T, h *LeaseHolders) bool {
 	t.Helper()
-	ok, err := h.ClaimSleep(t.Context(), testKey)
+	return claimQuiet(t, h, 0)
+}
+
+func claimQuiet(t *testing.T, h *LeaseHolders, quiet time.Duration) bool {
+	t.Helper()
+	ok, err := h.ClaimSleep(t.Context(), testKey, quiet)
 	if err != nil {
 		t.Fatalf("%s: claim sleep: %v", h.identity, err)
 	}
@@ -116,6 +121,34 @@ func TestLeaseHoldersOneSleepClaimPerPeriod(t *testing.T) {
 	}
 }
 
+// A release counts for the claim's quiet period: the target stays up
+// idleAfter after the last player anywhere left, whenever the other replica's
+// countdown happens to end.
+func TestLeaseHoldersReleaseHoldsOffClaimsForTheQuietPeriod(t *testing.T) {
+	e := newKubeEnv(t)
+	ns := e.namespace(t)
+	clock := mctest.NewClock(time.Date(2026, 12, 2, 3, 0, 0, 0, time.UTC))
+	c := e.client(t, e.cfg)
+	a, b := newHolders(t, c, ns, "gate-a", clock), newHolders(t, c, ns, "gate-b", clock)
+	must(t, b.Hold(t.Context(), testKey, 3))
+	clock.Advance(time.Second)
+	must(t, b.Hold(t.Context(), testKey, 0))
+	if got := e.lease(t, ns).Spec.HolderIdentity; got != nil {
+		t.Errorf("holder %q after B's release, want none", *got)
+	}
+	clock.Advance(59 * time.Second)
+	if claimQuiet(t, a, time.Minute) {
+		t.Fatal("A claimed the sleep 59s after B's last player left (quiet 1m)")
+	}
+	clock.Advance(time.Second)
+	if !claimQuiet(t, a, time.Minute) {
+		t.Fatal("A could not claim the sleep 1m after B's release")
+	}
+	if claimQuiet(t, b, time.Minute) {
+		t.Fatal("a second claim in the same period")
+	}
+}
+
 // A replica's own sessions do not stop it from claiming: Holders only
 // arbitrates between replicas, and the caller asks for a sleep only when
 // it has none itself.
@@ -186,7 +219,7 @@ func TestLeaseHoldersConcurrentReplicas(t *testing.T) {
 
 	race("let go", func(i int, h *LeaseHolders) { errs[i] = h.Hold(t.Context(), testKey, 0) })
 	won := make([]bool, len(hs))
-	race("claim the sleep", func(i int, h *LeaseHolders) { won[i], errs[i] = h.ClaimSleep(t.Context(), testKey) })
+	race("claim the sleep", func(i int, h *LeaseHolders) { won[i], errs[i] = h.ClaimSleep(t.Context(), testKey, 0) })
 	n := 0
 	for i := range hs {
 		if errs[i] != nil {

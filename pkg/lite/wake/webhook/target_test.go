@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/hmac"
 	"encoding/json"
+	"fmt"
 	"io"
 	"math/rand/v2"
 	"net/http"
@@ -305,19 +306,24 @@ func TestConcurrentCallsAreSafe(t *testing.T) {
 		}
 		io.WriteString(w, `{"backend":"10.9.0.32:25565"}`)
 	})
-	tg := newTarget(t, h.srv.URL, "k", 5*time.Second)
+	// The timeout is far above what 50 calls with retries need: this test is
+	// about concurrency, and a loaded machine must not turn it into one about
+	// time.
+	tg := newTarget(t, h.srv.URL, "k", 60*time.Second)
 	var wg sync.WaitGroup
 	var failed atomic.Int32
+	var firstErr atomic.Value
 	for range 50 {
 		wg.Go(func() {
 			if res, err := tg.Wake(context.Background(), wake.Request{}); err != nil || res.Backend != "10.9.0.32:25565" {
 				failed.Add(1)
+				firstErr.CompareAndSwap(nil, fmt.Sprintf("%v (backend %q)", err, res.Backend))
 			}
 		})
 	}
 	wg.Wait()
 	if failed.Load() != 0 {
-		t.Errorf("%d of 50 concurrent wakes failed", failed.Load())
+		t.Errorf("%d of 50 concurrent wakes failed, first: %v", failed.Load(), firstErr.Load())
 	}
 	ids := map[string]bool{}
 	for _, r := range h.requests() {
