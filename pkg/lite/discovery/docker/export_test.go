@@ -34,7 +34,19 @@ func (te TestEngine) IP(t *testing.T, id string) string { return te.e.ip(t, id, 
 // until (both in the past, so the event stream ends).
 func (te TestEngine) Starts(t *testing.T, id string, since, until time.Time) int {
 	t.Helper()
-	f, _ := json.Marshal(filters{"container": {id}, "event": {"start"}})
+	return te.events(t, id, "start", since, until)
+}
+
+// Stops counts the daemon's stop events (a stop request's, not an exit of
+// the process by itself) of container id between since and until.
+func (te TestEngine) Stops(t *testing.T, id string, since, until time.Time) int {
+	t.Helper()
+	return te.events(t, id, "stop", since, until)
+}
+
+func (te TestEngine) events(t *testing.T, id, action string, since, until time.Time) int {
+	t.Helper()
+	f, _ := json.Marshal(filters{"container": {id}, "event": {action}})
 	stamp := func(ts time.Time) string { return fmt.Sprintf("%d.%09d", ts.Unix(), ts.Nanosecond()) }
 	q := url.Values{"since": {stamp(since)}, "until": {stamp(until)}, "filters": {string(f)}}
 	u := url.URL{Scheme: "http", Host: "docker", Path: "/events", RawQuery: q.Encode()}

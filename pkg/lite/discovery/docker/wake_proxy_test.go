@@ -1,0 +1,318 @@
+package docker_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr"
+	"github.com/go-logr/logr/testr"
+
+	"go.minekube.com/gate/internal/mctest"
+	"go.minekube.com/gate/pkg/edition/java/lite"
+	"go.minekube.com/gate/pkg/edition/java/lite/config"
+	"go.minekube.com/gate/pkg/lite/discovery"
+	"go.minekube.com/gate/pkg/lite/discovery/docker"
+	"go.minekube.com/gate/pkg/lite/wake"
+	"go.minekube.com/gate/pkg/lite/wake/dockerwake"
+)
+
+// wakeProxy is a real Lite instance whose routes a Merger takes from a real
+// docker Source, with the Docker wake targets the gate binary builds.
+type wakeProxy struct {
+	*lite.Lite
+	addr string
+}
+
+func startWakeProxy(t *testing.T, dockerHost string) *wakeProxy {
+	t.Helper()
+	// Quotas off: 20 players from one address in a burst is the point here.
+	cfg, _, err := config.ParseEnv([]byte(fmt.Sprintf(`
+config:
+  quota:
+    connections: {enabled: false}
+    logins: {enabled: false}
+    status: {enabled: false}
+    maxConnectionsPerIP: 0
+  lite:
+    enabled: true
+    shutdownGrace: 0s
+    discovery:
+      docker: {enabled: true, host: %q}
+`, dockerHost)), "config.yml", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := logr.Discard()
+	if testing.Verbose() {
+		log = testr.New(t)
+	}
+	containers, err := docker.NewContainers(cfg.Lite.Discovery.Docker.Host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(containers.Close) // after the proxy, registered later, has stopped
+	targets := func(s wake.Spec) (wake.Target, error) {
+		tg, err := dockerwake.New(containers, s)
+		if err != nil {
+			return nil, err
+		}
+		return tg, nil
+	}
+	l, err := lite.New(cfg, lite.Options{Seed: 1, Log: log, WakeTargets: targets,
+		Wake: wake.Options{Log: log.WithName("wake")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := discovery.NewMerger(discovery.MergerOptions{Apply: l.Reload, Log: log.WithName("discovery")})
+	if err := m.SetFile(cfg); err != nil {
+		t.Fatal(err)
+	}
+	src, err := docker.New(docker.Options{Config: cfg.Lite.Discovery.Docker, Log: log, MinBackoff: 20 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mctest.Run(t, "proxy", func(ctx context.Context) error {
+		if err := l.Serve(ctx, ln); !errors.Is(err, context.Canceled) {
+			return err
+		}
+		return nil
+	})
+	mctest.Run(t, "docker source", func(ctx context.Context) error { return src.Run(ctx, m) })
+	mctest.WaitFor(t, "proxy ready", 5*time.Second, l.Ready)
+	return &wakeProxy{Lite: l, addr: ln.Addr().String()}
+}
+
+// route is the proxy's route in force for host.
+func (p *wakeProxy) route(host string) (config.Route, bool) {
+	for _, r := range p.Config().Lite.Routes {
+		if slices.Contains(r.Host, host) {
+			return r, true
+		}
+	}
+	return config.Route{}, false
+}
+
+// state is the wake state of key (a zero State when the key is not bound).
+func (p *wakeProxy) state(key string) wake.State {
+	for _, s := range p.Wake().States() {
+		if s.Key == key {
+			return s
+		}
+	}
+	return wake.State{}
+}
+
+// asleepAnswer checks a status answer for the asleep MOTD and nobody online.
+func asleepAnswer(body, motd string) (version string, max int, err error) {
+	var st struct {
+		Version     struct{ Name string }
+		Players     struct{ Max, Online int }
+		Description json.RawMessage
+	}
+	if err := json.Unmarshal([]byte(body), &st); err != nil {
+		return "", 0, fmt.Errorf("status %q: %w", body, err)
+	}
+	if !strings.Contains(string(st.Description), motd) || st.Players.Online != 0 {
+		return "", 0, fmt.Errorf("not the asleep answer: %s", body)
+	}
+	return st.Version.Name, st.Players.Max, nil
+}
+
+// heldLogin logs in with the preamble and tail (bytes a client sends while
+// its login is held) and returns the connection once mcload has echoed them
+// all, through the proxy's replay, byte for byte.
+func heldLogin(addr string, sent []byte, within time.Duration) (net.Conn, error) {
+	c, err := net.DialTimeout("tcp", addr, 5*time.Second)
+	if err != nil {
+		return nil, err
+	}
+	_ = c.SetDeadline(time.Now().Add(within))
+	if _, err := c.Write(sent); err != nil {
+		_ = c.Close()
+		return nil, fmt.Errorf("write: %w", err)
+	}
+	got := make([]byte, len(sent))
+	n, err := io.ReadFull(c, got)
+	if err != nil || !bytes.Equal(got, sent) {
+		_ = c.Close()
+		return nil, fmt.Errorf("echo of %d held bytes: got %d (%q...), %v", len(sent), n, got[:min(n, 48)], err)
+	}
+	_ = c.SetDeadline(time.Time{})
+	return c, nil
+}
+
+// TestProxyWakesStoppedContainerOnLoginAndSleepsItWhenIdle runs issue 21's
+// Docker path end to end: a stopped container labelled gate.wake=container is
+// a route of the proxy; pings are answered asleep without starting it, 20
+// concurrent logins start it once and join with their held bytes replayed,
+// and once they leave the proxy stops it after idleAfter and keeps the route.
+func TestProxyWakesStoppedContainerOnLoginAndSleepsItWhenIdle(t *testing.T) {
+	e := docker.NeedTestEngine(t)
+	name := docker.Uniq("e2e-sleepy")
+	host := name + ".example.com"
+	const motd = "e2e: asleep, join to wake"
+	const idleAfter = 3 * time.Second
+	created := time.Now()
+	id := e.Create(t, name, map[string]string{"gate.hosts": host, "gate.wake": "container",
+		"gate.idleAfter": idleAfter.String(), "gate.asleepMotd": motd})
+	p := startWakeProxy(t, e.Host())
+	key := "docker " + name
+
+	// The route comes from the listing with no backend, and the target's
+	// inspect finds it stopped.
+	mctest.WaitFor(t, "route of the stopped container, target asleep", 15*time.Second, func() bool {
+		rt, ok := p.route(host)
+		return ok && len(rt.Backend) == 0 && p.state(key).Phase == wake.PhaseAsleep
+	})
+
+	// (1) Pings never wake it; each is answered asleep (no last good status
+	// yet: the MOTD alone).
+	const pings = 200
+	for i := range pings {
+		body, err := mctest.Ping(p.addr, docker.Protocol, host)
+		if err != nil {
+			t.Fatalf("ping %d: %v", i, err)
+		}
+		if _, _, err := asleepAnswer(body, motd); err != nil {
+			t.Fatalf("ping %d: %v", i, err)
+		}
+	}
+	pingStarts := e.Starts(t, id, created, time.Now())
+	if st := p.state(key); pingStarts != 0 || st.Wakes != 0 || st.Phase != wake.PhaseAsleep {
+		t.Fatalf("after %d pings: %d starts, state %+v; want 0 starts, asleep", pings, pingStarts, st)
+	}
+	t.Logf("figure: %d pings to the sleeping container's route: %d container starts, %d of %d answered with the asleep MOTD", pings, pingStarts, pings, pings)
+
+	// (2) 20 concurrent logins with the container stopped, each sending
+	// bytes after its Login Start while held.
+	const players = 20
+	rng := rand.New(rand.NewPCG(21, 1))
+	sent := make([][]byte, players)
+	for i := range sent {
+		tail := make([]byte, 64+rng.IntN(192))
+		for j := range tail {
+			tail[j] = byte(rng.Uint32())
+		}
+		sent[i] = append(mctest.LoginPreamble(docker.Protocol, host, fmt.Sprintf("player%02d", i)), tail...)
+	}
+	type joined struct {
+		c    net.Conn
+		took time.Duration
+		err  error
+	}
+	results := make([]joined, players)
+	loginsAt := time.Now()
+	// When the route got the container's address: the rest of a join's wait
+	// is the readiness poll's backoff.
+	var routed time.Duration
+	joinsDone := make(chan struct{})
+	var watch sync.WaitGroup
+	watch.Go(func() {
+		tick := time.NewTicker(2 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			if rt, ok := p.route(host); ok && len(rt.Backend) > 0 {
+				routed = time.Since(loginsAt)
+				return
+			}
+			select {
+			case <-joinsDone:
+				return
+			case <-tick.C:
+			}
+		}
+	})
+	var wg sync.WaitGroup
+	for i := range players {
+		wg.Go(func() {
+			// holdFor is 25 s: a login not joined by then gets a Disconnect,
+			// which the echo check reports.
+			c, err := heldLogin(p.addr, sent[i], 30*time.Second)
+			results[i] = joined{c: c, took: time.Since(loginsAt), err: err}
+		})
+	}
+	wg.Wait()
+	close(joinsDone)
+	watch.Wait()
+	var conns []net.Conn
+	var slowest time.Duration
+	for i, r := range results {
+		if r.err != nil {
+			t.Errorf("player %d: %v", i, r.err)
+			continue
+		}
+		conns = append(conns, r.c)
+		slowest = max(slowest, r.took)
+	}
+	t.Cleanup(func() {
+		for _, c := range conns {
+			_ = c.Close()
+		}
+	})
+	loginStarts := e.Starts(t, id, loginsAt, time.Now())
+	st := p.state(key)
+	t.Logf("figure: %d concurrent logins to the stopped container: %d container starts (%d wake calls), %d of %d joined with their held bytes echoed byte-exact",
+		players, loginStarts, st.Wakes, len(conns), players)
+	t.Logf("figure: time to join: the last of %d players %s after the logins began (wake call to ready: %s; the route had the container's address after %s)",
+		players, slowest.Round(time.Millisecond), st.LastWake.Round(time.Millisecond), routed.Round(time.Millisecond))
+	if loginStarts != 1 || st.Wakes != 1 || len(conns) != players {
+		t.Fatalf("logins: %d starts, %d wake calls, %d of %d joined; want 1, 1, all", loginStarts, st.Wakes, len(conns), players)
+	}
+	mctest.WaitFor(t, "the target awake with 20 sessions", 5*time.Second, func() bool {
+		st := p.state(key)
+		return st.Phase == wake.PhaseAwake && st.Sessions == players
+	})
+
+	// (3) Everyone leaves: after idleAfter the proxy stops the container once;
+	// its route stays, without a backend, and the target is asleep.
+	for _, c := range conns {
+		_ = c.Close()
+	}
+	left := time.Now()
+	mctest.WaitFor(t, "the container put to sleep and its route without backends", idleAfter+20*time.Second, func() bool {
+		rt, ok := p.route(host)
+		st := p.state(key)
+		return ok && len(rt.Backend) == 0 && st.Phase == wake.PhaseAsleep && st.Sleeps == 1
+	})
+	slept := time.Since(left)
+	stops := e.Stops(t, id, left, time.Now())
+	t.Logf("figure: time from the last player leaving to the container stopped (route without backends, target asleep): %s with idleAfter %s; %d stop",
+		slept.Round(time.Millisecond), idleAfter, stops)
+	if stops != 1 {
+		t.Errorf("the container was stopped %d times, want 1", stops)
+	}
+	if slept < idleAfter {
+		t.Errorf("stopped %s after the last player left, before idleAfter %s", slept, idleAfter)
+	}
+
+	// The asleep answer now carries the status the server last gave (mcload's
+	// version and max players), learnt while it was awake, and still wakes
+	// nothing.
+	since := time.Now()
+	body, err := mctest.Ping(p.addr, docker.Protocol, host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	version, maxPlayers, err := asleepAnswer(body, motd)
+	if err != nil || version != "1.20.4" || maxPlayers != 1000 {
+		t.Errorf("ping after the sleep: %s (version %q, max %d): %v", body, version, maxPlayers, err)
+	}
+	if n := e.Starts(t, id, since, time.Now()); n != 0 {
+		t.Errorf("a ping of the slept route started the container %d times", n)
+	}
+}
