@@ -253,7 +253,7 @@ func phase(t *testing.T, g *running) string {
 // bots logs count real clients in at once through g and tallies outcomes.
 func bots(t *testing.T, g *running, host string, count int, stay time.Duration, prefix string) (joined int, kicked []mctest.BotResult, slowest time.Duration) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second+stay)
 	defer cancel()
 	res, err := mctest.Bots{Addr: g.proxy, Host: host, Count: count, Stay: stay, NamePrefix: prefix}.Run(ctx, mctest.NodeModules(t))
 	if err != nil {
