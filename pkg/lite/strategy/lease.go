@@ -147,5 +147,5 @@ func (l *Lease) Addr() string {
 // network answers fast.
 func (m *Manager) observeFirstByte(b *backend, d time.Duration) {
 	b.firstByte.Store(int64(d))
-	m.lat.add(b, d)
+	m.lat.addLogin(b, d)
 }

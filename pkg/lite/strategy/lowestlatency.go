@@ -26,8 +26,9 @@ func LatencyMargin(lat time.Duration) time.Duration {
 // lowestLatency prefers the fastest backend without herding: it keeps an
 // incumbent best that changes only with hysteresis, and every backend
 // within the margin of the incumbent shares players by load (fewest active
-// first, ties random). A backend's latency is its estimate plus its
-// failure penalty. A backend without a sample is neutral: it is given the
+// first, ties random), unless its login tail puts it beyond the margin of
+// the fastest. A backend's latency is its estimate plus its failure
+// penalty. A backend without a sample is neutral: it is given the
 // mean of the measured latencies, so it is neither the best nor the worst
 // until a measurement says otherwise.
 type lowestLatency struct {
@@ -68,24 +69,40 @@ func (s *lowestLatency) Order(cands []Candidate, _ Intent, order []int) {
 
 	incLat := effLatency(&cands[inc], neutral)
 	limit := incLat + LatencyMargin(incLat)
+	// The tail bypasses the hysteresis, which is about noise in the
+	// medians: a backend whose logins are sometimes very slow is measured
+	// against the fastest whole figure and pays at once, incumbent or not.
+	fastest := withTail(&cands[0], neutral)
+	for i := range cands[1:] {
+		fastest = min(fastest, withTail(&cands[i+1], neutral))
+	}
+	tailLimit := fastest + LatencyMargin(fastest)
+	shares := func(c *Candidate) bool {
+		return effLatency(c, neutral) <= limit && withTail(c, neutral) <= tailLimit
+	}
 	k := 0
 	for i := range cands {
-		if effLatency(&cands[i], neutral) <= limit {
+		if shares(&cands[i]) {
 			order[k] = i
 			k++
 		}
 	}
 	shared := k
 	for i := range cands {
-		if effLatency(&cands[i], neutral) > limit {
+		if !shares(&cands[i]) {
 			order[k] = i
 			k++
 		}
 	}
 	s.byLoad(cands, order[:shared])
 	sortOrder(order[shared:], func(a, b int) bool {
-		return effLatency(&cands[a], neutral) < effLatency(&cands[b], neutral)
+		return withTail(&cands[a], neutral) < withTail(&cands[b], neutral)
 	})
+}
+
+// withTail is the candidate's latency with what its slow logins add.
+func withTail(c *Candidate, neutral time.Duration) time.Duration {
+	return effLatency(c, neutral) + c.Tail
 }
 
 // byLoad orders part by active players, ties random.

@@ -153,7 +153,7 @@ func (m *Manager) fillCandidate(c *Candidate, b *backend, addr string, i int, in
 // fillLatency reads b's latency estimate and failure penalty into c.
 func fillLatency(c *Candidate, b *backend, now time.Time) {
 	if e, ok := fresh(b.latency.Load(), now); ok {
-		c.Latency, c.HasLatency, c.Samples = e.value, true, e.samples
+		c.Latency, c.HasLatency, c.Samples, c.Tail = e.value, true, e.samples, e.tailNow(now)
 	}
 	fails, last := b.outcomes.share()
 	c.Failures, c.Penalty, c.LastFailed = fails, FailurePenalty(fails), last

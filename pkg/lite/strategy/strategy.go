@@ -23,7 +23,7 @@ type Strategy interface {
 type Inputs uint8
 
 const (
-	// InputLatency asks for Latency, HasLatency, Samples, Failures,
+	// InputLatency asks for Latency, HasLatency, Tail, Samples, Failures,
 	// Penalty and LastFailed.
 	InputLatency Inputs = 1 << iota
 	// InputReport asks for Online, Max, HasReport and HasPlayers.
@@ -51,6 +51,9 @@ type Candidate struct {
 	// Latency is the smoothed latency; valid only when HasLatency.
 	Latency    time.Duration
 	HasLatency bool
+	// Tail is what the backend's slow logins add on top of Latency (see
+	// LatencyTailStrikes); it decays while no slower login comes.
+	Tail time.Duration
 	// Samples counts the measurements behind Latency; it grows by one per
 	// measurement and restarts when the estimate fades.
 	Samples uint64
