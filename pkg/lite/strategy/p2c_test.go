@@ -216,6 +216,7 @@ func TestLowestLatencyCountsLeaderChanges(t *testing.T) {
 	m.Order("r", bs, IntentLogin)
 	clk.Advance(LatencyCooldown)
 	for range LatencyConfirmations + 2 {
+		clk.Advance(LatencyRoundSpacing)
 		m.ObserveStatus("a", Report{RTT: 200 * time.Millisecond}, nil)
 		m.ObserveStatus("b", Report{RTT: 10 * time.Millisecond}, nil)
 		m.Order("r", bs, IntentLogin)
