@@ -39,8 +39,8 @@ type lowestLatency struct {
 	now func() time.Time
 	rng *lockedRand
 
-	mu       sync.Mutex
-	d        LatencyDecision
+	mu        sync.Mutex
+	d         LatencyDecision
 	incSeen   uint64    // the incumbent's sample count at the last counted round
 	chalSeen  uint64    // the challenger's
 	lastRound time.Time // when the last round was counted
