@@ -46,6 +46,20 @@ func FlapRuns(seed uint64) ([]FaultResult, error) {
 	return runFaultsAll(runs)
 }
 
+// StormRuns are issue 22's login storm, for every strategy through one
+// proxy: three backends whose servers take 300ms to answer serve 4 logins
+// a second for 30s; then the second goes dark (its dials time out after
+// 2s) as 300 players come in one second. Every usable backend soon has
+// attempts in flight, which is what widens an order to the dark one.
+func StormRuns(seed uint64) ([]FaultResult, error) {
+	var runs []FaultOptions
+	for _, name := range strategy.Names() {
+		runs = append(runs, FaultOptions{Strategy: name, Fault: FaultBlackhole, Rate: 300, Duration: 31 * time.Second,
+			Seed: seed, Service: 300 * time.Millisecond, WarmRate: 4, StormAt: 30 * time.Second, FaultAt: 30 * time.Second})
+	}
+	return runFaultsAll(runs)
+}
+
 // runFaultsAll runs each of runs and returns the results in the order of runs.
 func runFaultsAll(runs []FaultOptions) ([]FaultResult, error) {
 	return eachParallel(runs, RunFaults)

@@ -131,11 +131,16 @@ type latencyEstimate struct {
 
 // rank recomputes value, samples and the tail after a sample at now.
 func (e *latencyEstimate) rank(now time.Time) {
-	basis := &e.status
-	if basis.n == 0 {
-		basis = &e.login
+	if e.status.n >= 3 {
+		e.value, e.samples = e.status.median(), e.status.n
+	} else {
+		// Until the probes alone make a median, every sample helps: a
+		// burst of logins must not be ranked on one or two probes.
+		both := sampleWindow{n: min(e.status.n, LatencyWindow) + min(e.login.n, LatencyWindow)}
+		k := copy(both.d[:], e.status.d[:min(e.status.n, LatencyWindow)])
+		copy(both.d[k:], e.login.d[:min(e.login.n, LatencyWindow)])
+		e.value, e.samples = both.median(), e.status.n+e.login.n
 	}
-	e.value, e.samples = basis.median(), basis.n
 	e.tail, e.tailAt = 0, now
 	if e.login.n > 0 {
 		// Jitter within the margin is what equally good backends differ by;

@@ -73,7 +73,15 @@ func (s *lowestLatency) Order(cands []Candidate, _ Intent, order []int) {
 	s.mu.Unlock()
 
 	incLat := effLatency(&cands[inc], neutral)
-	limit := incLat + LatencyMargin(incLat)
+	// The incumbent keeps its share while the noise in the medians could
+	// explain the lead a challenger shows, but not beyond twice the margin
+	// of the fastest: a server that turned slow for real is left at once,
+	// while the title waits for its confirmations.
+	fastest := effLatency(&cands[0], neutral)
+	for i := range cands[1:] {
+		fastest = min(fastest, effLatency(&cands[i+1], neutral))
+	}
+	limit := min(incLat+LatencyMargin(incLat), fastest+2*LatencyMargin(fastest))
 	// The tail counts against the limit but not in the title: the
 	// hysteresis is about noise in the medians, and a backend whose logins
 	// are sometimes very slow pays at once, incumbent or not.
