@@ -79,6 +79,7 @@ type backend struct {
 
 	active      atomic.Int64
 	unsettled   atomic.Int64 // attempts reserved and not settled
+	limit       atomic.Int64 // attempts in flight it may have when healthy (pace.go); 0: MaxUnsettled
 	firstByte   atomic.Int64 // latest first-byte time, ns
 	answeredAt  atomic.Int64 // manager clock, unix ns of the latest login it answered; 0: none
 	lastUsed    atomic.Int64 // manager clock, unix ns; lets templated backends expire
@@ -116,6 +117,7 @@ type backend struct {
 	reportEvery    time.Duration // probe for load reports this often; 0: no need
 	nextReport     time.Time
 	inFlight       bool
+	pace           pace // the login answer rate and first-byte time behind limit
 }
 
 func newBackend(addr string) *backend {
@@ -154,16 +156,16 @@ func (b *backend) reason(now int64, probing bool) Reason {
 func (b *backend) idle() bool { return b.active.Load() == 0 && b.unsettled.Load() == 0 }
 
 // busy reports whether b has as many attempts in flight as it may have at
-// now (see MaxUnsettled), so players try the others first.
+// now (see MaxUnsettled and limitAt), so players try the others first.
 func (b *backend) busy(now int64) bool {
 	n := b.unsettled.Load()
 	if n == 0 {
 		return false
 	}
-	if b.suspect.Load() || !b.seenOK.Load() || now < b.probation.Load() {
+	if b.doubtful(now) {
 		return true
 	}
-	return n >= MaxUnsettled
+	return n >= b.limitAt(now)
 }
 
 // inEjection reports whether an ejection keeps b from players at now:

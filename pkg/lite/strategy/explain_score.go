@@ -60,7 +60,7 @@ func (m *Manager) lookupRoute(key string) *route {
 func (m *Manager) score(r *route, sc *scratch, backends []string, all bool, now time.Time, out []Verdict) {
 	cands := make([]Candidate, 0, len(backends))
 	for i, b := range sc.bs {
-		if !all && !sc.why[i].Usable() {
+		if !sc.inPool(i, all) {
 			continue
 		}
 		c := Candidate{Addr: backends[i], Index: i}

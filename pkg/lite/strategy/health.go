@@ -104,11 +104,13 @@ func (m *Manager) recordReport(b *backend, r Report) {
 // row forget one, so a backend that fails now and then (a flapping one) is
 // ejected after a few failures like one that fails every player, while a
 // healthy one's rare failure is forgotten.
-func (m *Manager) served(b *backend) {
+func (m *Manager) served(b *backend, firstByte time.Duration) {
 	now := m.now()
 	b.seenOK.Store(true)
 	b.suspect.Store(false)
 	b.mu.Lock()
+	b.pace.answered(now, firstByte)
+	b.limit.Store(b.pace.limit())
 	m.passedLocked(b)
 	if b.fails == 0 {
 		b.loginFail = false

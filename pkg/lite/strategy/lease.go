@@ -91,7 +91,7 @@ func (l *Lease) Settle(firstByte time.Duration, err error) {
 		b.unsettled.Add(-1)
 		b.answeredAt.Store(m.now().UnixNano())
 		m.observeFirstByte(b, firstByte)
-		m.served(b)
+		m.served(b, firstByte)
 		return
 	}
 	b.unsettled.Add(-1)
