@@ -27,7 +27,7 @@ type Manager struct {
 	running   atomic.Bool
 	probing   atomic.Bool // ejected backends wait for a probe before players
 	scratch   sync.Pool
-	spill     spills // login orders widened past the usable backends (tier.go)
+	spill     spills     // login orders widened past the usable backends (tier.go)
 	reload    sync.Mutex // serialises SetRoutes
 
 	mu        sync.RWMutex
