@@ -91,6 +91,8 @@ type backend struct {
 	settings    atomic.Pointer[backendSettings] // nil: no overrides
 	draining    atomic.Bool                     // the last report's MOTD matches the drain pattern
 	outcomes    outcomes                        // recent probes and dials, for the failure penalty
+	heldCap     atomic.Int64                    // players it held when it last turned one away; 0: none (refusal.go)
+	heldAt      atomic.Int64                    // unix ns of that refusal
 
 	ejectedUntil atomic.Int64 // unix ns; 0 when not ejected
 	awaitProbe   atomic.Bool  // after the ejection a probe, not a player, tests it first

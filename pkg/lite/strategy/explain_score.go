@@ -125,6 +125,9 @@ func explainLoad(cands []Candidate, cfg *p2cSettings, memo *peerMemo, out []Verd
 
 // capacitySource names where capacityOf takes c's capacity from.
 func capacitySource(c *Candidate) string {
+	if c.Held > 0 && int64(c.Held) == capacityOf(c, math.MaxInt64) {
+		return "refusals"
+	}
 	switch {
 	case c.Capacity > 0:
 		return "configured"

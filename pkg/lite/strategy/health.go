@@ -95,6 +95,9 @@ func (m *Manager) recordReport(b *backend, r Report) {
 	}
 	b.report.Store(next)
 	b.placed.Store(0)
+	if r.HasPlayers {
+		b.raiseHeld(r.Online)
+	}
 	b.refreshDrain()
 }
 
