@@ -37,9 +37,15 @@ type BackendState struct {
 	Capacity int
 	// Draining says the last report's MOTD matches the drain pattern.
 	Draining bool
-	// WarmSince is when the backend last joined a route by a reload or
-	// recovered; zero when neither happened.
+	// WarmSince is when the backend's slow start began: a join by a
+	// reload, or the first player after a recovery; zero when neither
+	// happened (or the recovered backend awaits that player).
 	WarmSince time.Time
+	// RampPending says it recovered and its slow start waits for its
+	// first player; RampCredit is its slow-start credit in placements (see
+	// ramp.go).
+	RampPending bool
+	RampCredit  float64
 }
 
 // Health values of BackendState.
@@ -87,7 +93,8 @@ type backend struct {
 	report      atomic.Pointer[reportAt]
 	latency     atomic.Pointer[latencyEstimate] // latest estimate, mirrored from latencyStore
 	placed      atomic.Int64                    // logins reserved since the last report
-	warmSince   atomic.Int64                    // unix ns of the last join or recovery; 0: none
+	warmSince   atomic.Int64                    // unix ns of the last join or recovery; 0: none; rampPending
+	rampCredit  atomic.Int64                    // slow-start credit, permille of a placement (ramp.go)
 	settings    atomic.Pointer[backendSettings] // nil: no overrides
 	draining    atomic.Bool                     // the last report's MOTD matches the drain pattern
 	outcomes    outcomes                        // recent probes and dials, for the failure penalty
@@ -195,9 +202,14 @@ func (b *backend) state(now time.Time, why Reason, lat *latencyStore) BackendSta
 	if until != 0 {
 		s.EjectedUntil = time.Unix(0, until)
 	}
-	if w := b.warmSince.Load(); w != 0 {
+	switch w := b.warmSince.Load(); w {
+	case 0:
+	case rampPending:
+		s.RampPending = true
+	default:
 		s.WarmSince = time.Unix(0, w)
 	}
+	s.RampCredit = float64(b.rampCredit.Load()) / 1000
 	if st := b.settings.Load(); st != nil {
 		s.Capacity = st.capacity
 	}
@@ -215,6 +227,9 @@ func (b *backend) refreshDrain() {
 // warm returns how long ago b joined or recovered, Settled if never.
 func (b *backend) warm(now int64) time.Duration {
 	w := b.warmSince.Load()
+	if w == rampPending {
+		return 0
+	}
 	if w == 0 || now < w {
 		return Settled
 	}

@@ -170,7 +170,8 @@ func (m *Manager) recoverLocked(b *backend, now time.Time) event {
 	b.awaitProbe.Store(false)
 	b.recoveredAt = now
 	b.probation.Store(now.Add(StableAfter).UnixNano())
-	b.warmSince.Store(now.UnixNano())
+	b.outcomes.reset() // the verdict is in: old failures must not keep it out
+	b.startRamp()
 	return evRecovered
 }
 
@@ -267,7 +268,8 @@ func (m *Manager) activeLocked(b *backend, ok bool) event {
 		b.okRun, b.failRun = b.okRun+1, 0
 		if b.down.Load() && b.okRun >= b.hc.Rise {
 			b.down.Store(false)
-			b.warmSince.Store(m.now().UnixNano())
+			b.outcomes.reset()
+			b.startRamp()
 			return evUp
 		}
 		return evNone

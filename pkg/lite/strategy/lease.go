@@ -96,7 +96,9 @@ func (l *Lease) Settle(firstByte time.Duration, err error) {
 		b.active.Add(1)
 		b.placed.Add(1)
 		b.unsettled.Add(-1)
-		b.answeredAt.Store(m.now().UnixNano())
+		nowNS := m.now().UnixNano()
+		b.answeredAt.Store(nowNS)
+		b.placedAfterRamp(nowNS)
 		m.observeFirstByte(b, firstByte)
 		m.served(b, firstByte)
 		return

@@ -177,6 +177,7 @@ func (m *Manager) pinBackends(routes []Route, next map[string]*route, reload boo
 			}
 			if reload && prevPins[addr] == 0 && b.pins == 0 {
 				b.warmSince.Store(nowNS)
+				b.rampCredit.Store(1000)
 			}
 			b.pins++
 			if r.inputs&InputLatency != 0 {

@@ -84,6 +84,9 @@ func (m *Manager) AppendOrder(dst []string, routeKey string, backends []string, 
 	if !permutation(order, sc.seen) {
 		identity(order)
 	}
+	if r != nil && intent == IntentLogin {
+		m.gateRamp(r, sc, cands, order, now.UnixNano())
+	}
 	start := len(dst)
 	for _, p := range order {
 		dst = append(dst, backends[cands[p].Index])
