@@ -77,7 +77,11 @@ type Verdict struct {
 	// Reason is the backend's health verdict; Usable is Reason.Usable().
 	Reason Reason
 	Usable bool
-	// Panic says fewer than half of the backends are usable, so the
+	// Spill says every healthy backend is busy (a login storm), so the
+	// strategy orders the busy ones; Pooled says this backend is among
+	// those it orders now.
+	Spill, Pooled bool
+	// Panic says fewer than half of the backends are healthy, so the
 	// strategy orders all of them, the unusable ones included.
 	Panic bool
 	// Score is the strategy's ranking value, valid when HasScore (see
@@ -95,7 +99,7 @@ type Verdict struct {
 
 // Eligible reports whether the strategy orders the backend among the
 // candidates; an ineligible one is tried only after them.
-func (v Verdict) Eligible() bool { return v.Usable || v.Panic }
+func (v Verdict) Eligible() bool { return v.Usable || v.Panic || v.Pooled }
 
 // Explain returns, for each of backends in order, the verdict AppendOrder
 // would act on for a connection to routeKey with these backends at this
@@ -115,7 +119,8 @@ func (m *Manager) Explain(routeKey string, backends []string, intent Intent) []V
 	r := m.lookupRoute(routeKey)
 	panicMode, _ := m.markUsable(sc, now)
 	for i, b := range sc.bs {
-		v := Verdict{Addr: backends[i], Known: b != nil, Reason: sc.why[i], Usable: sc.why[i].Usable(), Panic: panicMode}
+		v := Verdict{Addr: backends[i], Known: b != nil, Reason: sc.why[i], Usable: sc.why[i].Usable(), Panic: panicMode,
+			Spill: !panicMode && sc.pool > rankUsable, Pooled: sc.inPool(i, panicMode)}
 		if b != nil {
 			v.State = b.state(now, sc.why[i], m.lat)
 			v.Failures, _ = b.outcomes.share()

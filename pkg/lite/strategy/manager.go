@@ -27,6 +27,7 @@ type Manager struct {
 	running   atomic.Bool
 	probing   atomic.Bool // ejected backends wait for a probe before players
 	scratch   sync.Pool
+	spill     spills     // login orders widened past the usable backends (tier.go)
 	reload    sync.Mutex // serialises SetRoutes
 
 	mu        sync.RWMutex
@@ -176,6 +177,7 @@ func (m *Manager) pinBackends(routes []Route, next map[string]*route, reload boo
 			}
 			if reload && prevPins[addr] == 0 && b.pins == 0 {
 				b.warmSince.Store(nowNS)
+				b.rampCredit.Store(1000)
 			}
 			b.pins++
 			if r.inputs&InputLatency != 0 {

@@ -82,6 +82,10 @@ type Candidate struct {
 	// Capacity is the configured player capacity of the backend; 0 when
 	// none is configured and the report's Max stands.
 	Capacity int
+	// Held is how many players the backend held when it last turned one
+	// away as full (within RefusalMemory); 0 when it has not. It bounds the
+	// capacity: refusals are believed over reports.
+	Held int
 	// Draining says the backend's MOTD matches its drain pattern.
 	Draining bool
 	// Stuck says the reported players online stayed the same over
