@@ -57,6 +57,12 @@ type FaultOptions struct {
 	// then: a proxy that knew every backend healthy meets a storm.
 	WarmRate float64
 	StormAt  time.Duration
+	// Health is the route's active health checks; the probe loop then
+	// runs at their interval. Zero: off, as the proxy defaults.
+	Health strategy.HealthCheck
+	// Live is how many healthy backends serve beside the faulty one.
+	// Zero means 2.
+	Live int
 }
 
 // FaultResult is what a fault run cost.
@@ -135,8 +141,15 @@ func RunFaults(o FaultOptions) (FaultResult, error) {
 	o.Service = or(o.Service, faultLatency)
 	s := &faultSim{o: o, clk: &clock{t: epoch}, rng: rand.New(rand.NewPCG(o.Seed, 0x666c6170)),
 		addrs: []string{"a", "bad", "c"}}
+	if o.Live > 2 {
+		// The storm's world: the faulty backend first, as the sockets' test lists it.
+		s.addrs = []string{"bad"}
+		for i := range o.Live {
+			s.addrs = append(s.addrs, string(rune('a'+i)))
+		}
+	}
 	s.res = FaultResult{Strategy: o.Strategy, Fault: o.Fault, Rate: o.Rate, Replicas: o.Replicas}
-	rt := strategy.Route{Key: routeKey, Strategy: o.Strategy, Backends: s.addrs}
+	rt := strategy.Route{Key: routeKey, Strategy: o.Strategy, Backends: s.addrs, Health: o.Health}
 	for r := range o.Replicas {
 		m := strategy.NewManager(strategy.Options{Seed: o.Seed + uint64(r)*replicaSeedStep, Now: s.clk.Now, Prober: s})
 		m.SetRoutes([]strategy.Route{rt})
@@ -147,6 +160,9 @@ func RunFaults(o FaultOptions) (FaultResult, error) {
 		s.arrivals.warm, s.arrivals.until = time.Duration(float64(time.Second)/o.WarmRate), o.StormAt
 	}
 	s.probes = ticker{every: time.Second, end: o.Duration}
+	if o.Health.Enabled {
+		s.probes.every = min(s.probes.every, o.Health.Interval)
+	}
 	s.run()
 	for _, r := range s.reps {
 		s.res.Wasted += r.wasted
