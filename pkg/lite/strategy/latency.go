@@ -131,15 +131,13 @@ type latencyEstimate struct {
 
 // rank recomputes value, samples and the tail after a sample at now.
 func (e *latencyEstimate) rank(now time.Time) {
-	if e.status.n >= 3 {
+	switch {
+	case e.status.n >= 3 || e.status.n > 0 && e.login.n == 0:
 		e.value, e.samples = e.status.median(), e.status.n
-	} else {
-		// Until the probes alone make a median, every sample helps: a
-		// burst of logins must not be ranked on one or two probes.
-		both := sampleWindow{n: min(e.status.n, LatencyWindow) + min(e.login.n, LatencyWindow)}
-		k := copy(both.d[:], e.status.d[:min(e.status.n, LatencyWindow)])
-		copy(both.d[k:], e.login.d[:min(e.login.n, LatencyWindow)])
-		e.value, e.samples = both.median(), e.status.n+e.login.n
+	case e.status.n == 0:
+		e.value, e.samples = e.login.median(), e.login.n
+	default:
+		e.value, e.samples = e.warmMedian(), e.status.n+e.login.n
 	}
 	e.tail, e.tailAt = 0, now
 	if e.login.n > 0 {
@@ -147,6 +145,29 @@ func (e *latencyEstimate) rank(now time.Time) {
 		// only what is beyond it is slow.
 		e.tail = max(e.login.tail(e.value, now)-LatencyMargin(e.value), 0)
 	}
+}
+
+// warmMedian is the estimate while the probes alone are too few for a
+// median: a burst of logins must not be ranked on one or two probes, so
+// their samples count too, but never below the fastest probe, so that a
+// server's fast login answers cannot make it look faster than an
+// identical server that only answered probes.
+func (e *latencyEstimate) warmMedian() time.Duration {
+	floor := e.status.d[0]
+	for _, d := range e.status.d[1:min(e.status.n, LatencyWindow)] {
+		floor = min(floor, d)
+	}
+	var both sampleWindow
+	for _, d := range e.status.d[:min(e.status.n, LatencyWindow)] {
+		both.add(d, time.Time{})
+	}
+	for _, d := range e.login.d[:min(e.login.n, LatencyWindow)] {
+		if both.n == LatencyWindow {
+			break
+		}
+		both.add(max(d, floor), time.Time{})
+	}
+	return both.median()
 }
 
 // tailNow returns the login tail decayed to now.
