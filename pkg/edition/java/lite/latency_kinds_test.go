@@ -28,13 +28,26 @@ func waitStatusRequests(t *testing.T, n int64, servers ...*loadServer) {
 	})
 }
 
-// holdLogins logs n players in through p one after another and keeps their
-// sessions, so that "fewest players first" is exact.
-func holdLogins(t *testing.T, p *proxy, n int) {
+// holdLogins logs n players in through p, perRound of them per probe round
+// of servers (each answered one more status request), and keeps their
+// sessions, so that "fewest players first" is exact and the strategy's
+// rounds pass as they do between real players.
+func holdLogins(t *testing.T, p *proxy, n, perRound int, servers ...*loadServer) {
 	t.Helper()
-	for range n {
+	for i := range n {
+		if i > 0 && i%perRound == 0 {
+			waitStatusRequests(t, minStatusRequests(servers)+1, servers...)
+		}
 		dialProxy(t, p.addr).login("lobby.example.com")
 	}
+}
+
+func minStatusRequests(servers []*loadServer) int64 {
+	least := servers[0].StatusRequests()
+	for _, s := range servers[1:] {
+		least = min(least, s.StatusRequests())
+	}
+	return least
 }
 
 // Regression for issue 22, defect 3: status answers and login first bytes
@@ -48,9 +61,9 @@ func TestIdenticalBackendsShareDespiteFastLoginFirstBytes(t *testing.T) {
 		sd := &serverDelay{d: 40 * time.Millisecond}
 		sd.wrap(s)
 	}
-	p := startProxy(t, routeConfig(strategy.LowestLatency, 100*time.Millisecond, quoted(a, b)...))
+	p := startProxy(t, routeConfig(strategy.LowestLatency, 50*time.Millisecond, quoted(a, b)...))
 	waitStatusRequests(t, 1, a, b)
-	holdLogins(t, p, 120)
+	holdLogins(t, p, 120, 2, a, b)
 	t.Logf("logins a %d, b %d of 120", a.Logins(), b.Logins())
 	for _, s := range []*loadServer{a, b} {
 		if got := s.Logins(); got < 48 || got > 72 {
@@ -66,9 +79,9 @@ func TestIdenticalBackendsShareDespiteFastLoginFirstBytes(t *testing.T) {
 func TestBimodalLoginServerGetsAtMost15Percent(t *testing.T) {
 	steady, bimodal := newLoadServer(t, 1000, "Lobby"), newLoadServer(t, 1000, "Lobby")
 	front := newSlowFront(t, bimodal.addr, 30, 400*time.Millisecond, 22)
-	p := startProxy(t, routeConfig(strategy.LowestLatency, 100*time.Millisecond, "'"+steady.addr+"'", "'"+front.addr()+"'"))
-	waitStatusRequests(t, 3, steady, bimodal)
-	holdLogins(t, p, 120)
+	p := startProxy(t, routeConfig(strategy.LowestLatency, 50*time.Millisecond, "'"+steady.addr+"'", "'"+front.addr()+"'"))
+	waitStatusRequests(t, 1, steady, bimodal)
+	holdLogins(t, p, 120, 2, steady, bimodal)
 	got := bimodal.Logins()
 	t.Logf("logins steady %d, bimodal %d of 120 (%d of them slow)", steady.Logins(), got, front.slow.Load())
 	if got*100 > 15*120 {
