@@ -29,6 +29,24 @@ func TestBimodalLoginBackendGetsAtMost15Percent(t *testing.T) {
 	}
 }
 
+// The bimodal backend pays and earns its place back over the tail's decay:
+// ten minutes at a login a second, 30% of b's logins at 400ms.
+func TestBimodalLoginBackendEarnsItBack(t *testing.T) {
+	t.Parallel()
+	for _, seed := range seeds {
+		o := world()
+		o.Backends, o.Capacity, o.Count, o.Seed = []string{"a", "b"}, each([]string{"a", "b"}, 1000), 600, seed
+		o.Strategy, o.World.SlowLogins = strategy.LowestLatency, map[string]int{"b": 30}
+		r, err := Run(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s := r.Backends[1].Share; s > 15 || s < 3 {
+			t.Errorf("seed %d: the bimodal backend got %.1f%% of 600 players at one a second, want 3-15%%", seed, s)
+		}
+	}
+}
+
 // Issue 22, defect 4: spiky noise with a probe and a login every second
 // flapped 0.7-1.6 times an hour.
 func TestSpikyBusyFlapsAtMostHalfPerHour(t *testing.T) {
