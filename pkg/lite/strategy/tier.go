@@ -56,10 +56,22 @@ type spills struct {
 // them, the doubtful ones); it only grows.
 func (m *Manager) Spills() uint64 { return m.spill.total.Load() }
 
+// RouteSpills is Spills for one route (0 for an unknown one); it survives
+// reloads that keep the route's key and strategy.
+func (m *Manager) RouteSpills(key string) uint64 {
+	if r := m.lookupRoute(key); r != nil {
+		return r.spills.Load()
+	}
+	return 0
+}
+
 // spilled counts one widened order and logs, at most every SpillLogEvery,
 // how many there were since the last line.
 func (m *Manager) spilled(r *route, pool uint8, now time.Time) {
 	total := m.spill.total.Add(1)
+	if r != nil {
+		r.spills.Add(1)
+	}
 	next := m.spill.nextLog.Load()
 	if now.UnixNano() < next || !m.spill.nextLog.CompareAndSwap(next, now.Add(SpillLogEvery).UnixNano()) {
 		return
