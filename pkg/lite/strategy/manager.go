@@ -44,9 +44,9 @@ type route struct {
 	name     Name
 	strat    Strategy
 	inputs   Inputs
-	health   HealthCheck // with defaults when Enabled
-	p2c      P2CConfig   // with defaults
-	panicked atomic.Bool // logged once per change
+	health   HealthCheck   // with defaults when Enabled
+	p2c      P2CConfig     // with defaults
+	panicked atomic.Bool   // logged once per change
 	spills   atomic.Uint64 // login orders widened past the usable backends
 }
 
