@@ -13,7 +13,7 @@ import (
 const (
 	rankUsable    uint8 = iota // healthy, new or unmeasured, room for attempts
 	rankBusy                   // healthy; its attempts in flight are at its limit
-	rankBusyDoubt              // busy while suspect, never answered or on probation
+	rankBusyDoubt              // busy while suspect or on probation
 	rankAwaiting               // ejection over, a probe must pass first
 	rankOut                    // ejected or down
 )
@@ -24,7 +24,10 @@ func rank(b *backend, why Reason, now int64) uint8 {
 	case ReasonNew, ReasonHealthy, ReasonUnmeasured:
 		return rankUsable
 	case ReasonBusy:
-		if b.doubtful(now) {
+		// A backend that has not answered yet is as good as the others in a
+		// burst onto a fresh route; one whose latest outcome failed, or on
+		// probation, is not.
+		if b.suspect.Load() || now < b.probation.Load() {
 			return rankBusyDoubt
 		}
 		return rankBusy
