@@ -46,9 +46,7 @@ func TestEventsChangeTheWorld(t *testing.T) {
 		players []int
 		failed  int
 	}{
-		// Then it ramps up over the slow start (60s), as every strategy
-		// but sequential does since issue 22.
-		{"added backend waits for its reload", []Event{{At: 50 * time.Second, Kind: EventAdd, Backend: "b"}}, []int{90, 10}, 0},
+		{"added backend waits for its reload", []Event{{At: 50 * time.Second, Kind: EventAdd, Backend: "b"}}, []int{75, 25}, 0},
 		{"removed backend gets no one after", []Event{{At: 50 * time.Second, Kind: EventRemove, Backend: "b"}}, []int{75, 25}, 0},
 		{"a full backend turns players away", []Event{{At: 0, Kind: EventCapacity, Backend: "b", Capacity: 10}}, []int{50, 10}, 0},
 	}

@@ -95,6 +95,11 @@ type Verdict struct {
 	// Load is the load estimate of a strategy that reads load; nil for
 	// the others.
 	Load *LoadVerdict
+	// Passed says in words what besides health holds the backend back
+	// now (a storm spill, attempts in flight at its limit, its failure
+	// penalty, a slow start, a capacity learnt from refusals); "" when
+	// nothing does.
+	Passed string
 }
 
 // Eligible reports whether the strategy orders the backend among the
@@ -125,6 +130,7 @@ func (m *Manager) Explain(routeKey string, backends []string, intent Intent) []V
 			v.State = b.state(now, sc.why[i], m.lat)
 			v.Failures, _ = b.outcomes.share()
 			v.Penalty = FailurePenalty(v.Failures)
+			v.Passed = m.passedOver(b, &v, r, now)
 		}
 		out = append(out, v)
 	}

@@ -6,8 +6,9 @@ package strategy
 // does not find its ramp run out and take a flood at once.
 const rampPending = -1
 
-// Slow start holds for every strategy but sequential (whose order is a
-// priority on purpose): a backend that joined by a reload or recovered
+// Slow start holds for every built-in strategy that ranks (by load,
+// players or latency; sequential's order is a priority on purpose, random
+// and round-robin give every backend its equal turn anyway): a backend that joined by a reload or recovered
 // comes first in at most its share of login orders, its capacity's share
 // of the pool times its ramp weight (rampWeight: 10% rising to all of it
 // over the route's SlowStart). Each login order credits every ramping
@@ -36,7 +37,7 @@ func (b *backend) placedAfterRamp(now int64) {
 // indexes cands, whose backends are in sc.bs.
 func (m *Manager) gateRamp(r *route, sc *scratch, cands []Candidate, order []int, now int64) {
 	slow := r.p2c.SlowStart
-	if r.name == Sequential || slow <= 0 || len(order) < 2 {
+	if !ranks(r.name) || slow <= 0 || len(order) < 2 {
 		return
 	}
 	var total, ramping int64
@@ -94,4 +95,15 @@ func rampCapacity(c *Candidate, in Inputs) int64 {
 		return 1
 	}
 	return capacityOf(c, nominalCapacityDefault)
+}
+
+// ranks reports whether built-in strategy n ranks backends, so that an
+// empty or fast newcomer would win every order without slow start. A
+// custom strategy owns its order entirely.
+func ranks(n Name) bool {
+	switch n {
+	case LeastConnections, LowestLatency, P2C, LeastLoaded, WeightedRandom:
+		return true
+	}
+	return false
 }

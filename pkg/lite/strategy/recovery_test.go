@@ -103,7 +103,7 @@ func recoveryRun(t *testing.T, name Name) (first, verdict time.Duration, worst f
 // The recovery verdict now clears the failure share, the ramp starts with the first
 // player, and slow start holds for every strategy that ranks by load or players.
 func TestRecoveredBackendRampsFromItsFirstPlayer(t *testing.T) {
-	for _, name := range []Name{P2C, LeastLoaded, LeastConnections, LowestLatency, WeightedRandom, RoundRobin, Random} {
+	for _, name := range []Name{P2C, LeastLoaded, LeastConnections, LowestLatency, WeightedRandom, RoundRobin, Random} { // round-robin and random: equal turns, no ramp
 		t.Run(string(name), func(t *testing.T) {
 			first, verdict, worst := recoveryRun(t, name)
 			t.Logf("%s: recovery verdict %v after the fix, first player %v after it, at most %.2fx its fair share in a 10s window of the first minute", name, verdict, first, worst)

@@ -13,7 +13,7 @@ import (
 const (
 	rankUsable    uint8 = iota // healthy, new or unmeasured, room for attempts
 	rankBusy                   // healthy; its attempts in flight are at its limit
-	rankBusyDoubt              // busy while suspect, never answered or on probation
+	rankBusyDoubt              // busy while suspect or on probation
 	rankAwaiting               // ejection over, a probe must pass first
 	rankOut                    // ejected or down
 )
@@ -24,7 +24,10 @@ func rank(b *backend, why Reason, now int64) uint8 {
 	case ReasonNew, ReasonHealthy, ReasonUnmeasured:
 		return rankUsable
 	case ReasonBusy:
-		if b.doubtful(now) {
+		// A backend that has not answered yet is as good as the others in a
+		// burst onto a fresh route; one whose latest outcome failed, or on
+		// probation, is not.
+		if b.suspect.Load() || now < b.probation.Load() {
 			return rankBusyDoubt
 		}
 		return rankBusy
@@ -56,10 +59,22 @@ type spills struct {
 // them, the doubtful ones); it only grows.
 func (m *Manager) Spills() uint64 { return m.spill.total.Load() }
 
+// RouteSpills is Spills for one route (0 for an unknown one); it survives
+// reloads that keep the route's key and strategy.
+func (m *Manager) RouteSpills(key string) uint64 {
+	if r := m.lookupRoute(key); r != nil {
+		return r.spills.Load()
+	}
+	return 0
+}
+
 // spilled counts one widened order and logs, at most every SpillLogEvery,
 // how many there were since the last line.
 func (m *Manager) spilled(r *route, pool uint8, now time.Time) {
 	total := m.spill.total.Add(1)
+	if r != nil {
+		r.spills.Add(1)
+	}
 	next := m.spill.nextLog.Load()
 	if now.UnixNano() < next || !m.spill.nextLog.CompareAndSwap(next, now.Add(SpillLogEvery).UnixNano()) {
 		return
