@@ -21,14 +21,15 @@ const LatencyTTL = 3 * time.Minute
 const LatencyWindow = 15
 
 // Tail of the login samples: a server whose logins are sometimes very slow
-// while its median looks fine pays the excess of its LatencyTailStrikes-th
-// slowest recent login over its status median, beyond the margin. The second strike, not the
-// first, so that one spike (a lost packet) moves nothing; the excess halves
-// every LatencyTailHalfLife without a slower login, so a backend earns its
-// place back even while it gets no players to prove itself with.
+// while its median looks fine pays the excess of its slowest recent login
+// over its status median, beyond the margin, once LatencyTailStrikes of its
+// last LatencyWindow logins were that slow. Two strikes, not one, so that
+// one spike (a lost packet) moves nothing; the excess halves every
+// LatencyTailHalfLife without a slower login, so a backend earns its place
+// back even while it gets no players to prove itself with.
 const (
 	LatencyTailStrikes  = 2
-	LatencyTailHalfLife = 15 * time.Second
+	LatencyTailHalfLife = 30 * time.Second
 )
 
 // sampleKind says what a latency sample timed. The kinds differ for the
@@ -76,23 +77,27 @@ func (w *sampleWindow) median() time.Duration {
 	return (s[n/2-1] + s[n/2]) / 2
 }
 
-// tail is the LatencyTailStrikes-th largest excess of the window's samples
-// over base, each decayed from its sample's time to now; zero when fewer
-// samples exceed base. Every excess decays at the same rate, so their order
-// does not depend on now and the result keeps decaying from now on.
-func (w *sampleWindow) tail(base time.Duration, now time.Time) time.Duration {
-	var top [LatencyTailStrikes]time.Duration
+// tail is the largest excess of the window's samples over base beyond
+// margin, decayed from its sample's time to now; zero until at least
+// LatencyTailStrikes samples of the window exceed base by more than the
+// margin. Once armed, a single new slow sample pays in full at once, so a
+// backend that earned its way back by decay does not get two more players
+// to hurt before it is left again.
+func (w *sampleWindow) tail(base, margin time.Duration, now time.Time) time.Duration {
+	var top time.Duration
+	strikes := 0
 	for i := range int(min(w.n, LatencyWindow)) {
-		x := decay(w.d[i]-base, time.Duration(now.UnixNano()-w.at[i]))
-		for j := range top {
-			if x > top[j] {
-				copy(top[j+1:], top[j:len(top)-1])
-				top[j] = x
-				break
-			}
+		x := w.d[i] - base - margin
+		if x <= 0 {
+			continue
 		}
+		strikes++
+		top = max(top, decay(x, time.Duration(now.UnixNano()-w.at[i])))
 	}
-	return top[LatencyTailStrikes-1]
+	if strikes < LatencyTailStrikes {
+		return 0
+	}
+	return top
 }
 
 // decay halves x every LatencyTailHalfLife of age, linear within a
@@ -143,7 +148,7 @@ func (e *latencyEstimate) rank(now time.Time) {
 	if e.login.n > 0 {
 		// Jitter within the margin is what equally good backends differ by;
 		// only what is beyond it is slow.
-		e.tail = max(e.login.tail(e.value, now)-LatencyMargin(e.value), 0)
+		e.tail = e.login.tail(e.value, LatencyMargin(e.value), now)
 	}
 }
 

@@ -70,7 +70,8 @@ func TestBimodalLoginsPayTheirTail(t *testing.T) {
 }
 
 // One slow login is a spike: it moves nothing. The second within the
-// window is a pattern and pays at once; then the tail decays.
+// window is a pattern and pays at once; then the tail decays, and while
+// the strikes are in the window a new slow login pays at once again.
 func TestLoginTailNeedsTwoStrikesAndDecays(t *testing.T) {
 	m, clk := newTestManager(t, LowestLatency, "a")
 	b := m.backendFor("a")
@@ -94,6 +95,12 @@ func TestLoginTailNeedsTwoStrikesAndDecays(t *testing.T) {
 	clk.Advance(LatencyTailHalfLife)
 	if got := tail(); got != want/2 {
 		t.Fatalf("tail %v one half-life later, want %v", got, want/2)
+	}
+	// Armed: after earning its way back, one more slow login pays in full.
+	clk.Advance(4 * LatencyTailHalfLife)
+	m.Reserve("a").Settle(400*ms, nil)
+	if got := tail(); got != want {
+		t.Fatalf("tail %v after a slow login once earned back, want %v at once", got, want)
 	}
 }
 
