@@ -31,6 +31,13 @@ type Options struct {
 	// Script, when set, runs on every accepted connection instead of the protocol
 	// handling (Fault is then ignored). The backend closes the connection after it.
 	Script func(c *net.TCPConn)
+	// LoginDelay makes the server answer each login this late: a busy server whose
+	// kernel accepts at once but whose first byte comes after a while.
+	LoginDelay time.Duration
+	// Capacity, when > 0, is how many players the server holds: a login past it gets
+	// a Login Disconnect saying the server is full (counted by Refused), whatever the
+	// status reports.
+	Capacity int
 	// Record is how many login handshakes are kept for NextLogin; default 1024. Logins
 	// past it are counted but not recorded, so a test that never reads cannot stall.
 	Record int
@@ -52,6 +59,8 @@ type Backend struct {
 	release  func() // frees a black hole
 	status   atomic.Pointer[func() string]
 	hang     atomic.Bool
+	dark     atomic.Bool // logins go unanswered (SetDark)
+	refused  atomic.Int64
 	got      chan Received
 	wg       sync.WaitGroup
 	mu       sync.Mutex
@@ -156,6 +165,14 @@ func (b *Backend) SetStatusFunc(f func() string) { b.status.Store(&f) }
 
 // SetHangStatus makes status requests go unanswered (on) or answered again (off).
 func (b *Backend) SetHangStatus(on bool) { b.hang.Store(on) }
+
+// SetDark makes the server stop answering (on) or answer again (off): logins and
+// status requests are read and never answered, as a frozen server whose kernel still
+// accepts. Logins that arrive while dark still count in Logins.
+func (b *Backend) SetDark(on bool) { b.dark.Store(on); b.hang.Store(on) }
+
+// Refused counts the logins turned away because the server was at its Capacity.
+func (b *Backend) Refused() int64 { return b.refused.Load() }
 
 // NextLogin returns the next recorded login, failing the test after 5s without one.
 func (b *Backend) NextLogin(t TB) Received {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"net"
+	"time"
 
 	"github.com/pires/go-proxyproto"
 
@@ -105,6 +106,24 @@ func (b *Backend) readStart(br *bufio.Reader) (Received, []byte, error) {
 // stream (or, crashing mid-session, resets when more bytes arrive).
 func (b *Backend) serveLogin(c *net.TCPConn, cc counted, br *bufio.Reader, rec Received, rest []byte) {
 	b.logins.Add(1)
+	if b.dark.Load() {
+		_, _ = io.Copy(io.Discard, br)
+		return
+	}
+	if d := b.opts.LoginDelay; d > 0 {
+		t := time.NewTimer(d)
+		select {
+		case <-t.C:
+		case <-b.done:
+			t.Stop()
+			return
+		}
+	}
+	if limit := int64(b.opts.Capacity); limit > 0 && b.active.Load() >= limit {
+		b.refused.Add(1)
+		_, _ = cc.Write(wire.AppendLoginDisconnect(nil, []byte(`{"translate":"multiplayer.disconnect.server_full"}`)))
+		return
+	}
 	b.active.Add(1)
 	defer b.active.Add(-1)
 	b.session(c, true)

@@ -24,6 +24,9 @@ func WriteBalance(w io.Writer, routes []Route, bs []Backend) error {
 		if r.ScoreUnit != "" {
 			fmt.Fprintf(w, ", score in %s", r.ScoreUnit)
 		}
+		if r.Spills > 0 {
+			fmt.Fprintf(w, ", storm spills %d", r.Spills)
+		}
 		fmt.Fprintln(w)
 		if d := r.Decision; d != nil {
 			fmt.Fprintln(w, decisionLine(d))

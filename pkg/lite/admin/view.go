@@ -22,6 +22,9 @@ type Route struct {
 	ScoreUnit string `json:"scoreUnit,omitempty"`
 	// Decision is a lowest-latency route's decision state.
 	Decision *Decision `json:"decision,omitempty"`
+	// Spills counts login orders that found every healthy backend busy (a
+	// login storm) and widened to the busy ones.
+	Spills uint64 `json:"spills,omitempty"`
 }
 
 // Decision is why a lowest-latency route prefers its current best.
@@ -115,7 +118,7 @@ func routesView(in []lite.RouteInfo) []Route {
 	out := make([]Route, 0, len(in))
 	for _, r := range in {
 		out = append(out, Route{Key: r.Key, Origin: r.Origin, Hosts: r.Hosts, Strategy: r.Strategy, Backends: r.Backends, Fallback: r.Fallback,
-			ScoreUnit: r.ScoreUnit, Decision: decisionView(r.Decision)})
+			ScoreUnit: r.ScoreUnit, Decision: decisionView(r.Decision), Spills: r.Spills})
 	}
 	return out
 }

@@ -45,6 +45,9 @@ var (
 	descLeader = prometheus.NewDesc(Namespace+"_leader_changes_total",
 		"Changes of a lowest-latency route's best backend, by reason (confirmed, incumbent-gone), since the route's strategy started.",
 		[]string{labelRoute, labelReason}, nil)
+	descSpills = prometheus.NewDesc(Namespace+"_login_spills_total",
+		"Login orders of the route that found every healthy backend's attempts in flight at its limit (a login storm) and widened to the busy backends.",
+		[]string{labelRoute}, nil)
 	descExpanded = prometheus.NewDesc(Namespace+"_template_backends",
 		"Addresses a $n backend template currently expands to that the proxy tracks.",
 		[]string{labelRoute, labelBackend}, nil)
@@ -73,7 +76,7 @@ func newBackendCollector(src Source) *backendCollector {
 
 func (c *backendCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{descReady, descHealth, descEligible, descEjections,
-		descLatency, descOnline, descMax, descScore, descLeader, descExpanded} {
+		descLatency, descOnline, descMax, descScore, descLeader, descExpanded, descSpills} {
 		ch <- d
 	}
 }
@@ -106,6 +109,7 @@ func (c *backendCollector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(descExpanded, prometheus.GaugeValue, float64(n), k.route, k.backend)
 	}
 	for _, r := range c.src.Routes() {
+		ch <- prometheus.MustNewConstMetric(descSpills, prometheus.CounterValue, float64(r.Spills), r.Key)
 		if d := r.Decision; d != nil {
 			for _, ch2 := range strategy.Changes() {
 				ch <- prometheus.MustNewConstMetric(descLeader, prometheus.CounterValue, float64(d.Changes[ch2]), r.Key, ch2.String())

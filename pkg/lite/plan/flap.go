@@ -46,6 +46,24 @@ func FlapRuns(seed uint64) ([]FaultResult, error) {
 	return runFaultsAll(runs)
 }
 
+// StormRuns are issue 22's login storm as the sockets' test runs it, for
+// every strategy through one proxy: four backends whose servers take
+// 300ms to a login's first byte serve 4 logins a second for 30s, health
+// checks every 100ms (fall 2); the first goes dark (dials time out after
+// 1s) and is marked down, then 300 players come in one second. Every live
+// backend soon has attempts in flight, which is what widens an order to
+// the dark one.
+func StormRuns(seed uint64) ([]FaultResult, error) {
+	var runs []FaultOptions
+	for _, name := range strategy.Names() {
+		runs = append(runs, FaultOptions{Strategy: name, Fault: FaultBlackhole, Rate: 300, Duration: 31 * time.Second,
+			Seed: seed, Service: 300 * time.Millisecond, WarmRate: 4, StormAt: 30 * time.Second, FaultAt: 29 * time.Second,
+			DialTimeout: time.Second, Live: 3,
+			Health: strategy.HealthCheck{Enabled: true, Interval: 100 * time.Millisecond, Timeout: 80 * time.Millisecond, Rise: 2, Fall: 2}})
+	}
+	return runFaultsAll(runs)
+}
+
 // runFaultsAll runs each of runs and returns the results in the order of runs.
 func runFaultsAll(runs []FaultOptions) ([]FaultResult, error) {
 	return eachParallel(runs, RunFaults)

@@ -98,5 +98,13 @@ func TestFaultTablesGolden(t *testing.T) {
 	if err := WriteFaultTable(&buf, flap); err != nil {
 		t.Fatal(err)
 	}
+	storm, err := StormRuns(DefaultSeed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf.WriteString("\n# issue 22's storm: 300 logins in 1s against 300ms-slow servers, one dark and marked down\n")
+	if err := WriteFaultTable(&buf, storm); err != nil {
+		t.Fatal(err)
+	}
 	checkGolden(t, "faults.golden", buf.Bytes())
 }

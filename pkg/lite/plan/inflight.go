@@ -49,6 +49,20 @@ type FaultOptions struct {
 	// FlapUp and FlapDown are the phases of FaultFlap: down from FaultAt for
 	// FlapDown, then up for FlapUp, and so on.
 	FlapUp, FlapDown time.Duration
+	// Service is how long a healthy backend takes to a login's first byte
+	// and to a status answer; the attempt is unsettled until then. Zero
+	// means 2ms.
+	Service time.Duration
+	// WarmRate, when set, is the login rate before StormAt; Rate starts
+	// then: a proxy that knew every backend healthy meets a storm.
+	WarmRate float64
+	StormAt  time.Duration
+	// Health is the route's active health checks; the probe loop then
+	// runs at their interval. Zero: off, as the proxy defaults.
+	Health strategy.HealthCheck
+	// Live is how many healthy backends serve beside the faulty one.
+	// Zero means 2.
+	Live int
 }
 
 // FaultResult is what a fault run cost.
@@ -124,17 +138,31 @@ func RunFaults(o FaultOptions) (FaultResult, error) {
 	o.Replicas = max(o.Replicas, 1)
 	o.DialTimeout = or(o.DialTimeout, 2*time.Second)
 	o.FirstResponse = or(o.FirstResponse, 3*time.Second)
+	o.Service = or(o.Service, faultLatency)
 	s := &faultSim{o: o, clk: &clock{t: epoch}, rng: rand.New(rand.NewPCG(o.Seed, 0x666c6170)),
 		addrs: []string{"a", "bad", "c"}}
+	if o.Live > 2 {
+		// The storm's world: the faulty backend first, as the sockets' test lists it.
+		s.addrs = []string{"bad"}
+		for i := range o.Live {
+			s.addrs = append(s.addrs, string(rune('a'+i)))
+		}
+	}
 	s.res = FaultResult{Strategy: o.Strategy, Fault: o.Fault, Rate: o.Rate, Replicas: o.Replicas}
-	rt := strategy.Route{Key: routeKey, Strategy: o.Strategy, Backends: s.addrs}
+	rt := strategy.Route{Key: routeKey, Strategy: o.Strategy, Backends: s.addrs, Health: o.Health}
 	for r := range o.Replicas {
 		m := strategy.NewManager(strategy.Options{Seed: o.Seed + uint64(r)*replicaSeedStep, Now: s.clk.Now, Prober: s})
 		m.SetRoutes([]strategy.Route{rt})
 		s.reps = append(s.reps, &faultReplica{m: m})
 	}
 	s.arrivals = ticker{every: time.Duration(float64(time.Second) / o.Rate), end: o.Duration}
+	if o.WarmRate > 0 {
+		s.arrivals.warm, s.arrivals.until = time.Duration(float64(time.Second)/o.WarmRate), o.StormAt
+	}
 	s.probes = ticker{every: time.Second, end: o.Duration}
+	if o.Health.Enabled {
+		s.probes.every = min(s.probes.every, o.Health.Interval)
+	}
 	s.run()
 	for _, r := range s.reps {
 		s.res.Wasted += r.wasted
@@ -186,13 +214,21 @@ func (s *faultSim) run() {
 	}
 }
 
-// ticker is a series of instants every interval from 0 until end (exclusive).
+// ticker is a series of instants every interval from 0 until end
+// (exclusive); every warm before until, when warm is set.
 type ticker struct {
 	every, end, next time.Duration
+	warm, until      time.Duration
 }
 
 func (t *ticker) due() bool { return t.next < t.end }
-func (t *ticker) advance()  { t.next += t.every }
+func (t *ticker) advance() {
+	if t.warm > 0 && t.next < t.until {
+		t.next = min(t.next+t.warm, t.until)
+		return
+	}
+	t.next += t.every
+}
 
 // try starts the login's next attempt, or counts the player as failed.
 func (s *faultSim) try(l *login) {
@@ -210,7 +246,7 @@ func (s *faultSim) try(l *login) {
 func (s *faultSim) settle(e *simEvent) {
 	l := e.login
 	if e.err == nil {
-		e.lease.Settle(faultLatency, nil)
+		e.lease.Settle(s.o.Service, nil)
 		if at := s.clk.t.Sub(epoch); e.lease.Addr() == "bad" && s.o.RecoverAt > 0 && at >= s.o.RecoverAt && s.res.Back == 0 {
 			s.res.Back = Duration(at - s.o.RecoverAt)
 		}
@@ -231,7 +267,7 @@ func (s *faultSim) settle(e *simEvent) {
 // outcome is what an attempt to addr starting now costs and how it ends.
 func (s *faultSim) outcome(addr string) (time.Duration, error) {
 	if addr != "bad" || !s.down() {
-		return faultLatency, nil
+		return s.o.Service, nil
 	}
 	switch s.o.Fault {
 	case FaultBlackhole:
@@ -262,7 +298,7 @@ func (s *faultSim) Probe(_ context.Context, addr string) (strategy.Report, error
 	if addr == "bad" && s.down() {
 		return strategy.Report{}, fmt.Errorf("probe %s: %w", addr, errFaultRefused)
 	}
-	return strategy.Report{RTT: faultLatency, Online: 0, Max: 1000, HasPlayers: true}, nil
+	return strategy.Report{RTT: s.o.Service, Online: 0, Max: 1000, HasPlayers: true}, nil
 }
 
 // Event kinds of the fault run's queue.

@@ -24,6 +24,15 @@ type NoiseWorld struct {
 	Server map[string]time.Duration
 	// FirstSpike lists backends whose first probe answer carries a spike.
 	FirstSpike []string
+	// StatusServer is what building a status answer adds, on every
+	// backend, to the server time of a login's first byte: the two sample
+	// kinds differ, as they do on real servers.
+	StatusServer time.Duration
+	// SlowLogins is, per backend, the percentage of logins whose first
+	// byte comes SlowLogin after the preamble (a server that is sometimes
+	// very slow to take a player), jitter on top.
+	SlowLogins map[string]int
+	SlowLogin  time.Duration
 }
 
 // flags binds the noise flags.
@@ -33,7 +42,13 @@ func (n *NoiseWorld) flags(fs *flag.FlagSet) {
 	fs.DurationVar(&n.Spike, "spike", 0, "what a spike adds to a round trip (0: 150ms)")
 	fs.Var(durationsFlag{&n.Server}, "server", "backend server times, added to status round trips but not to connects, e.g. b=250ms")
 	fs.Var(listFlag{&n.FirstSpike}, "first-spike", "backends whose first probe answer is a spike, comma separated")
+	fs.DurationVar(&n.StatusServer, "status-server", 0, "server time a status answer takes on top of a login's first byte, every backend")
+	fs.Var(intsFlag{&n.SlowLogins}, "slow-logins", "percentage of each backend's logins that are slow, e.g. b=30")
+	fs.DurationVar(&n.SlowLogin, "slow-login", 0, "first-byte time of a slow login (0: 400ms)")
 }
+
+// DefaultSlowLogin is a slow login's first byte when the world sets none.
+const DefaultSlowLogin = 400 * time.Millisecond
 
 // DefaultSpike is what a spike adds when the world sets none.
 const DefaultSpike = 150 * time.Millisecond
@@ -75,7 +90,7 @@ func (s *sim) jitter(lat time.Duration) time.Duration {
 // statusSample is one status round trip with backend k: network and
 // server, with noise; a backend's first probe may be forced to spike.
 func (s *sim) statusSample(k int) time.Duration {
-	d := s.jitter(s.lat[k] + s.server[k])
+	d := s.jitter(s.lat[k] + s.server[k] + s.o.World.StatusServer)
 	if s.res.Backends[k].Probes == 1 && slices.Contains(s.o.World.FirstSpike, s.o.Backends[k]) {
 		d += s.o.World.Spike
 	}
@@ -83,7 +98,12 @@ func (s *sim) statusSample(k int) time.Duration {
 }
 
 // firstByteSample is the time from a login's preamble to backend k's
-// first byte: one round trip through the network and the server.
+// first byte: one round trip through the network and the server, or a
+// slow login's time. Only a backend with slow logins draws for them, so
+// every other world's noise stays what it was.
 func (s *sim) firstByteSample(k int) time.Duration {
+	if p := s.o.World.SlowLogins[s.o.Backends[k]]; p > 0 && s.rng.IntN(100) < p {
+		return s.jitter(s.o.World.SlowLogin)
+	}
 	return s.jitter(s.lat[k] + s.server[k])
 }

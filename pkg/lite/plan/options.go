@@ -150,6 +150,11 @@ func (o Options) normalize() (Options, error) {
 			return o, fmt.Errorf("%w: backend %s listed twice", ErrInvalid, b)
 		}
 	}
+	for addr, p := range o.World.SlowLogins {
+		if p < 0 || p > 100 {
+			return o, fmt.Errorf("%w: slow logins of %s %d%% (want 0-100)", ErrInvalid, addr, p)
+		}
+	}
 	if p := o.World.SpikePercent; p < 0 || p > 100 || o.World.Sigma < 0 {
 		return o, fmt.Errorf("%w: spike percent %d, sigma %v (want 0-100, >= 0)", ErrInvalid, p, o.World.Sigma)
 	}
@@ -181,6 +186,7 @@ func (o Options) withDefaults() Options {
 	o.Arrival = or(o.Arrival, DefaultArrival)
 	o.DialTimeout = or(o.DialTimeout, DefaultDialTimeout)
 	o.World.Spike = or(o.World.Spike, DefaultSpike)
+	o.World.SlowLogin = or(o.World.SlowLogin, DefaultSlowLogin)
 	if o.HealthInterval > 0 {
 		o.Health.Enabled, o.Health.Interval = true, o.HealthInterval
 		// The config requires timeout < interval; keep that for short
@@ -230,6 +236,9 @@ func (o Options) checkNames() error {
 	}
 	for _, addr := range o.World.FirstSpike {
 		check("first-spike", addr)
+	}
+	for addr := range o.World.SlowLogins {
+		check("slow-logins", addr)
 	}
 	if len(unknown) == 0 {
 		return nil

@@ -104,7 +104,7 @@ func Scenarios() []Scenario {
 		{"all-failing", "every backend black-holed after 2 minutes", failing, ""},
 		{"zero-reporter", "backend d always reports 0 players online", zero, ""},
 		{"heterogeneous-capacity", "four backends of 100, 200, 300 and 400 players", heteroCap, ""},
-	}, noiseScenarios()...)
+	}, append(noiseScenarios(), kindScenarios()...)...)
 }
 
 // ScenarioNames lists the names of Scenarios.

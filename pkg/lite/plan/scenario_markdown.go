@@ -34,6 +34,9 @@ var headlines = map[string]headline{
 	"faster-for-real":     {"adopted", func(r StrategyRun) string { return spanCell(r.Metrics.AdoptedAfter) }},
 	"all-failing":         {"unplaced", func(r StrategyRun) string { return fmt.Sprint(r.Unplaced) }},
 	"zero-reporter-16":    {"turned away", func(r StrategyRun) string { return fmt.Sprint(r.TurnedAway) }},
+	"identical-pair":      {"min share", func(r StrategyRun) string { return fmt.Sprintf("%.1f%%", r.Metrics.MinShare) }},
+	"bimodal-login":       {"min share", func(r StrategyRun) string { return fmt.Sprintf("%.1f%%", r.Metrics.MinShare) }},
+	"spiky-busy":          {"flaps/h", func(r StrategyRun) string { return floatCell(r.Metrics.FlapsPerHour) }},
 }
 
 // WriteMarkdown writes one table of every strategy against every

@@ -37,9 +37,15 @@ type BackendState struct {
 	Capacity int
 	// Draining says the last report's MOTD matches the drain pattern.
 	Draining bool
-	// WarmSince is when the backend last joined a route by a reload or
-	// recovered; zero when neither happened.
+	// WarmSince is when the backend's slow start began: a join by a
+	// reload, or the first player after a recovery; zero when neither
+	// happened (or the recovered backend awaits that player).
 	WarmSince time.Time
+	// RampPending says it recovered and its slow start waits for its
+	// first player; RampCredit is its slow-start credit in placements (see
+	// ramp.go).
+	RampPending bool
+	RampCredit  float64
 }
 
 // Health values of BackendState.
@@ -79,6 +85,7 @@ type backend struct {
 
 	active      atomic.Int64
 	unsettled   atomic.Int64 // attempts reserved and not settled
+	limit       atomic.Int64 // attempts in flight it may have when healthy (pace.go); 0: MaxUnsettled
 	firstByte   atomic.Int64 // latest first-byte time, ns
 	answeredAt  atomic.Int64 // manager clock, unix ns of the latest login it answered; 0: none
 	lastUsed    atomic.Int64 // manager clock, unix ns; lets templated backends expire
@@ -86,10 +93,13 @@ type backend struct {
 	report      atomic.Pointer[reportAt]
 	latency     atomic.Pointer[latencyEstimate] // latest estimate, mirrored from latencyStore
 	placed      atomic.Int64                    // logins reserved since the last report
-	warmSince   atomic.Int64                    // unix ns of the last join or recovery; 0: none
+	warmSince   atomic.Int64                    // unix ns of the last join or recovery; 0: none; rampPending
+	rampCredit  atomic.Int64                    // slow-start credit, permille of a placement (ramp.go)
 	settings    atomic.Pointer[backendSettings] // nil: no overrides
 	draining    atomic.Bool                     // the last report's MOTD matches the drain pattern
 	outcomes    outcomes                        // recent probes and dials, for the failure penalty
+	heldCap     atomic.Int64                    // players it held when it last turned one away; 0: none (refusal.go)
+	heldAt      atomic.Int64                    // unix ns of that refusal
 
 	ejectedUntil atomic.Int64 // unix ns; 0 when not ejected
 	awaitProbe   atomic.Bool  // after the ejection a probe, not a player, tests it first
@@ -116,6 +126,7 @@ type backend struct {
 	reportEvery    time.Duration // probe for load reports this often; 0: no need
 	nextReport     time.Time
 	inFlight       bool
+	pace           pace // the login answer rate and first-byte time behind limit
 }
 
 func newBackend(addr string) *backend {
@@ -154,16 +165,16 @@ func (b *backend) reason(now int64, probing bool) Reason {
 func (b *backend) idle() bool { return b.active.Load() == 0 && b.unsettled.Load() == 0 }
 
 // busy reports whether b has as many attempts in flight as it may have at
-// now (see MaxUnsettled), so players try the others first.
+// now (see MaxUnsettled and limitAt), so players try the others first.
 func (b *backend) busy(now int64) bool {
 	n := b.unsettled.Load()
 	if n == 0 {
 		return false
 	}
-	if b.suspect.Load() || !b.seenOK.Load() || now < b.probation.Load() {
+	if b.doubtful(now) {
 		return true
 	}
-	return n >= MaxUnsettled
+	return n >= b.limitAt(now)
 }
 
 // inEjection reports whether an ejection keeps b from players at now:
@@ -191,9 +202,14 @@ func (b *backend) state(now time.Time, why Reason, lat *latencyStore) BackendSta
 	if until != 0 {
 		s.EjectedUntil = time.Unix(0, until)
 	}
-	if w := b.warmSince.Load(); w != 0 {
+	switch w := b.warmSince.Load(); w {
+	case 0:
+	case rampPending:
+		s.RampPending = true
+	default:
 		s.WarmSince = time.Unix(0, w)
 	}
+	s.RampCredit = float64(b.rampCredit.Load()) / 1000
 	if st := b.settings.Load(); st != nil {
 		s.Capacity = st.capacity
 	}
@@ -211,6 +227,9 @@ func (b *backend) refreshDrain() {
 // warm returns how long ago b joined or recovered, Settled if never.
 func (b *backend) warm(now int64) time.Duration {
 	w := b.warmSince.Load()
+	if w == rampPending {
+		return 0
+	}
 	if w == 0 || now < w {
 		return Settled
 	}

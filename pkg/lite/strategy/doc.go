@@ -19,8 +19,9 @@
 // The proxy's contract is small: Order (or AppendOrder, which does not
 // allocate) gives the try order for one connection; Reserve starts one
 // attempt on the backend it is dialing, the Lease's Settle says when the
-// backend's first byte arrived (the player joins) or the attempt failed,
-// and Release gives it back; after a failed attempt, Failover re-orders the
+// backend's first byte arrived (the player joins) or the attempt failed
+// (ErrFull: the backend turned the player away as full, which is load as
+// well as a failure), and Release gives it back; after a failed attempt, Failover re-orders the
 // login's untried backends so that those that answered recently come first;
 // ObserveDial/ObserveStatus feed dial and status outcomes back; Players sums the reported players for a route's
 // status. Known-bad backends are demoted to the end of the order, never

@@ -77,7 +77,11 @@ type Verdict struct {
 	// Reason is the backend's health verdict; Usable is Reason.Usable().
 	Reason Reason
 	Usable bool
-	// Panic says fewer than half of the backends are usable, so the
+	// Spill says every healthy backend is busy (a login storm), so the
+	// strategy orders the busy ones; Pooled says this backend is among
+	// those it orders now.
+	Spill, Pooled bool
+	// Panic says fewer than half of the backends are healthy, so the
 	// strategy orders all of them, the unusable ones included.
 	Panic bool
 	// Score is the strategy's ranking value, valid when HasScore (see
@@ -91,11 +95,16 @@ type Verdict struct {
 	// Load is the load estimate of a strategy that reads load; nil for
 	// the others.
 	Load *LoadVerdict
+	// Passed says in words what besides health holds the backend back
+	// now (a storm spill, attempts in flight at its limit, its failure
+	// penalty, a slow start, a capacity learnt from refusals); "" when
+	// nothing does.
+	Passed string
 }
 
 // Eligible reports whether the strategy orders the backend among the
 // candidates; an ineligible one is tried only after them.
-func (v Verdict) Eligible() bool { return v.Usable || v.Panic }
+func (v Verdict) Eligible() bool { return v.Usable || v.Panic || v.Pooled }
 
 // Explain returns, for each of backends in order, the verdict AppendOrder
 // would act on for a connection to routeKey with these backends at this
@@ -115,11 +124,13 @@ func (m *Manager) Explain(routeKey string, backends []string, intent Intent) []V
 	r := m.lookupRoute(routeKey)
 	panicMode, _ := m.markUsable(sc, now)
 	for i, b := range sc.bs {
-		v := Verdict{Addr: backends[i], Known: b != nil, Reason: sc.why[i], Usable: sc.why[i].Usable(), Panic: panicMode}
+		v := Verdict{Addr: backends[i], Known: b != nil, Reason: sc.why[i], Usable: sc.why[i].Usable(), Panic: panicMode,
+			Spill: !panicMode && sc.pool > rankUsable, Pooled: sc.inPool(i, panicMode)}
 		if b != nil {
 			v.State = b.state(now, sc.why[i], m.lat)
 			v.Failures, _ = b.outcomes.share()
 			v.Penalty = FailurePenalty(v.Failures)
+			v.Passed = m.passedOver(b, &v, r, now)
 		}
 		out = append(out, v)
 	}

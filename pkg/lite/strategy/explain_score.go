@@ -60,7 +60,7 @@ func (m *Manager) lookupRoute(key string) *route {
 func (m *Manager) score(r *route, sc *scratch, backends []string, all bool, now time.Time, out []Verdict) {
 	cands := make([]Candidate, 0, len(backends))
 	for i, b := range sc.bs {
-		if !all && !sc.why[i].Usable() {
+		if !sc.inPool(i, all) {
 			continue
 		}
 		c := Candidate{Addr: backends[i], Index: i}
@@ -125,6 +125,9 @@ func explainLoad(cands []Candidate, cfg *p2cSettings, memo *peerMemo, out []Verd
 
 // capacitySource names where capacityOf takes c's capacity from.
 func capacitySource(c *Candidate) string {
+	if c.Held > 0 && int64(c.Held) == capacityOf(c, math.MaxInt64) {
+		return "refusals"
+	}
 	switch {
 	case c.Capacity > 0:
 		return "configured"

@@ -154,7 +154,7 @@ func TestExplainShowsSaturationDrainAndRamp(t *testing.T) {
 
 func TestDecisionShowsChallengerAndHold(t *testing.T) {
 	bs := []string{"a", "b"}
-	m, _ := newTestManager(t, LowestLatency, bs...)
+	m, clk := newTestManager(t, LowestLatency, bs...)
 	measure(m, "a", 100*ms)
 	m.Order("r", bs, IntentLogin)
 	measure(m, "a", 100*ms)
@@ -165,6 +165,7 @@ func TestDecisionShowsChallengerAndHold(t *testing.T) {
 		t.Fatalf("decision %+v, want a holding against b (1 of 3, candidate unstable)", d)
 	}
 	for range 2 {
+		clk.Advance(LatencyRoundSpacing)
 		measure(m, "a", 100*ms)
 		measure(m, "b", 50*ms)
 		m.Order("r", bs, IntentLogin)

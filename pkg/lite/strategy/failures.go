@@ -58,3 +58,9 @@ func (o *outcomes) share() (permille int64, lastFailed bool) {
 func FailurePenalty(permille int64) time.Duration {
 	return time.Duration(permille) * FailurePenaltyPerPercent / 10
 }
+
+// reset forgets every outcome, on a recovery verdict: the failures that led
+// to the ejection are what the verdict overrules, and a penalty from them
+// would keep the backend out until FailureWindow new outcomes replaced them
+// (one probe each interval once no players come).
+func (o *outcomes) reset() { o.v.Store(0) }

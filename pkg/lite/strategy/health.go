@@ -95,6 +95,9 @@ func (m *Manager) recordReport(b *backend, r Report) {
 	}
 	b.report.Store(next)
 	b.placed.Store(0)
+	if r.HasPlayers {
+		b.raiseHeld(r.Online)
+	}
 	b.refreshDrain()
 }
 
@@ -104,11 +107,13 @@ func (m *Manager) recordReport(b *backend, r Report) {
 // row forget one, so a backend that fails now and then (a flapping one) is
 // ejected after a few failures like one that fails every player, while a
 // healthy one's rare failure is forgotten.
-func (m *Manager) served(b *backend) {
+func (m *Manager) served(b *backend, firstByte time.Duration) {
 	now := m.now()
 	b.seenOK.Store(true)
 	b.suspect.Store(false)
 	b.mu.Lock()
+	b.pace.answered(now, firstByte)
+	b.limit.Store(b.pace.limit())
 	m.passedLocked(b)
 	if b.fails == 0 {
 		b.loginFail = false
@@ -165,7 +170,8 @@ func (m *Manager) recoverLocked(b *backend, now time.Time) event {
 	b.awaitProbe.Store(false)
 	b.recoveredAt = now
 	b.probation.Store(now.Add(StableAfter).UnixNano())
-	b.warmSince.Store(now.UnixNano())
+	b.outcomes.reset() // the verdict is in: old failures must not keep it out
+	b.startRamp()
 	return evRecovered
 }
 
@@ -262,7 +268,8 @@ func (m *Manager) activeLocked(b *backend, ok bool) event {
 		b.okRun, b.failRun = b.okRun+1, 0
 		if b.down.Load() && b.okRun >= b.hc.Rise {
 			b.down.Store(false)
-			b.warmSince.Store(m.now().UnixNano())
+			b.outcomes.reset()
+			b.startRamp()
 			return evUp
 		}
 		return evNone

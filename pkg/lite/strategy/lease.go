@@ -11,6 +11,13 @@ import (
 // backend's health alone for an error that wraps it.
 var ErrNotBackend = errors.New("the proxy's own limit, not the backend's fault")
 
+// ErrFull marks an attempt the backend answered by turning the player away
+// because it has no room (a Login Disconnect saying so, right after the
+// login). Settle counts it as a failure like any other, and also as load:
+// whatever the backend reports, it holds no more players than it did then
+// (see refusal.go).
+var ErrFull = errors.New("backend refused the login: full")
+
 // MaxUnsettled is how many player attempts may be in flight, unsettled, to
 // one backend before the order demotes it (ReasonBusy): a healthy server
 // settles an attempt in milliseconds, so attempts that pile up are a signal
@@ -89,15 +96,20 @@ func (l *Lease) Settle(firstByte time.Duration, err error) {
 		b.active.Add(1)
 		b.placed.Add(1)
 		b.unsettled.Add(-1)
-		b.answeredAt.Store(m.now().UnixNano())
+		nowNS := m.now().UnixNano()
+		b.answeredAt.Store(nowNS)
+		b.placedAfterRamp(nowNS)
 		m.observeFirstByte(b, firstByte)
-		m.served(b)
+		m.served(b, firstByte)
 		return
 	}
 	b.unsettled.Add(-1)
 	b.lastUsed.Store(m.now().UnixNano())
 	if noVerdict(err) {
 		return
+	}
+	if errors.Is(err, ErrFull) {
+		m.refused(b)
 	}
 	b.outcomes.record(true)
 	m.passiveFail(b, true)
@@ -147,5 +159,5 @@ func (l *Lease) Addr() string {
 // network answers fast.
 func (m *Manager) observeFirstByte(b *backend, d time.Duration) {
 	b.firstByte.Store(int64(d))
-	m.lat.add(b, d)
+	m.lat.addLogin(b, d)
 }

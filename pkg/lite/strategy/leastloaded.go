@@ -1,5 +1,7 @@
 package strategy
 
+import "slices"
+
 // leastLoaded puts the backend with the lowest load fraction first: what
 // the backends report plus this replica's placements since the report,
 // charged once per estimated replica (the load p2c computes, see
@@ -20,7 +22,7 @@ func (s *leastLoaded) Order(cands []Candidate, _ Intent, order []int) {
 	identity(order)
 	var buf [p2cStack]p2cEval
 	ev := evalBuffer(&buf, len(cands))
-	evaluate(cands, s.cfg.Load(), &s.peers, ev)
+	tier, peers := evaluate(cands, s.cfg.Load(), &s.peers, ev)
 	s.rng.Shuffle(order)
 	sortOrder(order, func(a, b int) bool {
 		if ev[a].tier != ev[b].tier {
@@ -28,4 +30,17 @@ func (s *leastLoaded) Order(cands []Candidate, _ Intent, order []int) {
 		}
 		return ev[a].load < ev[b].load
 	})
+	var capBuf [p2cStack]int64
+	caps := capBuf[:0]
+	nominal := nominalCapacity(cands)
+	for i := range cands {
+		caps = append(caps, capacityOf(&cands[i], nominal))
+	}
+	// The first pick follows the replicas' common plan (waterfill.go); the
+	// rest, for failover, stay by load.
+	if first := waterPick(ev, caps, tier, peers, s.rng); first >= 0 {
+		k := slices.Index(order, first)
+		copy(order[1:k+1], order[:k])
+		order[0] = first
+	}
 }

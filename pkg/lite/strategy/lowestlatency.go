@@ -9,8 +9,12 @@ import (
 // challenger beats it by the margin in this many consecutive probe rounds
 // (rounds in which both got a new sample), and not sooner than the
 // cooldown after the previous change.
+// A round counts only LatencyRoundSpacing after the previous counted one:
+// with a probe every second, three rounds in a row would be three medians
+// that share most of their samples, one piece of evidence three times.
 const (
 	LatencyConfirmations = 3
+	LatencyRoundSpacing  = 8 * time.Second
 	LatencyCooldown      = 30 * time.Second
 	LatencyMinMargin     = 20 * time.Millisecond
 	LatencyMarginPercent = 15
@@ -26,18 +30,20 @@ func LatencyMargin(lat time.Duration) time.Duration {
 // lowestLatency prefers the fastest backend without herding: it keeps an
 // incumbent best that changes only with hysteresis, and every backend
 // within the margin of the incumbent shares players by load (fewest active
-// first, ties random). A backend's latency is its estimate plus its
-// failure penalty. A backend without a sample is neutral: it is given the
+// first, ties random), unless its login tail puts it beyond that margin.
+// A backend's latency is its estimate plus its failure
+// penalty. A backend without a sample is neutral: it is given the
 // mean of the measured latencies, so it is neither the best nor the worst
 // until a measurement says otherwise.
 type lowestLatency struct {
 	now func() time.Time
 	rng *lockedRand
 
-	mu       sync.Mutex
-	d        LatencyDecision
-	incSeen  uint64 // the incumbent's sample count at the last counted round
-	chalSeen uint64 // the challenger's
+	mu        sync.Mutex
+	d         LatencyDecision
+	incSeen   uint64    // the incumbent's sample count at the last counted round
+	chalSeen  uint64    // the challenger's
+	lastRound time.Time // when the last round was counted
 }
 
 func newLowestLatency(e Env) *lowestLatency {
@@ -67,25 +73,41 @@ func (s *lowestLatency) Order(cands []Candidate, _ Intent, order []int) {
 	s.mu.Unlock()
 
 	incLat := effLatency(&cands[inc], neutral)
-	limit := incLat + LatencyMargin(incLat)
+	// The incumbent keeps its share while the noise in the medians could
+	// explain the lead a challenger shows, but not beyond twice the margin
+	// of the fastest: a server that turned slow for real is left at once,
+	// while the title waits for its confirmations.
+	fastest := effLatency(&cands[0], neutral)
+	for i := range cands[1:] {
+		fastest = min(fastest, effLatency(&cands[i+1], neutral))
+	}
+	limit := min(incLat+LatencyMargin(incLat), fastest+2*LatencyMargin(fastest))
+	// The tail counts against the limit but not in the title: the
+	// hysteresis is about noise in the medians, and a backend whose logins
+	// are sometimes very slow pays at once, incumbent or not.
 	k := 0
 	for i := range cands {
-		if effLatency(&cands[i], neutral) <= limit {
+		if withTail(&cands[i], neutral) <= limit {
 			order[k] = i
 			k++
 		}
 	}
 	shared := k
 	for i := range cands {
-		if effLatency(&cands[i], neutral) > limit {
+		if withTail(&cands[i], neutral) > limit {
 			order[k] = i
 			k++
 		}
 	}
 	s.byLoad(cands, order[:shared])
 	sortOrder(order[shared:], func(a, b int) bool {
-		return effLatency(&cands[a], neutral) < effLatency(&cands[b], neutral)
+		return withTail(&cands[a], neutral) < withTail(&cands[b], neutral)
 	})
+}
+
+// withTail is the candidate's latency with what its slow logins add.
+func withTail(c *Candidate, neutral time.Duration) time.Duration {
+	return effLatency(c, neutral) + c.Tail
 }
 
 // byLoad orders part by active players, ties random.
@@ -160,19 +182,21 @@ func (s *lowestLatency) resetChallenger() {
 }
 
 // confirm counts the probe rounds, since the last evaluation, in which
-// chal beat inc: a round is complete when both have a new sample. The
-// round that first revealed chal counts as the first.
+// chal beat inc: a round is complete when both have a new sample and
+// LatencyRoundSpacing has passed since the last counted one. The round
+// that first revealed chal counts as the first.
 func (s *lowestLatency) confirm(inc, chal *Candidate) {
+	now := s.now()
 	switch {
 	case chal.Addr != s.d.Challenger:
 		s.d.Challenger, s.d.Confirmations = chal.Addr, 1
-		s.incSeen, s.chalSeen = inc.Samples, chal.Samples
+		s.incSeen, s.chalSeen, s.lastRound = inc.Samples, chal.Samples, now
 	case inc.Samples < s.incSeen || chal.Samples < s.chalSeen:
 		// An estimate faded and restarted; count rounds from here.
 		s.incSeen, s.chalSeen = inc.Samples, chal.Samples
-	case inc.Samples > s.incSeen && chal.Samples > s.chalSeen:
+	case inc.Samples > s.incSeen && chal.Samples > s.chalSeen && now.Sub(s.lastRound) >= LatencyRoundSpacing:
 		s.d.Confirmations++
-		s.incSeen, s.chalSeen = inc.Samples, chal.Samples
+		s.incSeen, s.chalSeen, s.lastRound = inc.Samples, chal.Samples, now
 	}
 }
 

@@ -46,6 +46,7 @@ func TestLowestLatencyIncumbentNeedsThreeConfirmations(t *testing.T) {
 		t.Fatalf("incumbent %q, want the only measured backend a", got)
 	}
 	for i, want := range []string{"a", "a", "b"} {
+		clk.Advance(LatencyRoundSpacing)
 		measure(m, "a", 100*ms)
 		measure(m, "b", 50*ms)
 		m.Order("r", bs, IntentLogin)
@@ -55,11 +56,12 @@ func TestLowestLatencyIncumbentNeedsThreeConfirmations(t *testing.T) {
 	}
 	// c beats b by far, three times, but b just took over: cooldown.
 	for range 3 {
+		clk.Advance(LatencyRoundSpacing)
 		measure(m, "b", 50*ms)
 		measure(m, "c", 10*ms)
 		m.Order("r", bs, IntentLogin)
 	}
-	clk.Advance(LatencyCooldown - time.Second)
+	clk.Advance(LatencyCooldown - 3*LatencyRoundSpacing - time.Second)
 	m.Order("r", bs, IntentLogin)
 	if got := incumbent(t, m); got != "b" {
 		t.Fatalf("incumbent %q %v after the last change, want b until the cooldown ends", got, LatencyCooldown-time.Second)
@@ -72,7 +74,8 @@ func TestLowestLatencyIncumbentNeedsThreeConfirmations(t *testing.T) {
 }
 
 func TestLowestLatencyConfirmationsMustBeConsecutive(t *testing.T) {
-	s := newLowestLatency(Env{Seed: 1, Now: newClock().Now})
+	clk := newClock()
+	s := newLowestLatency(Env{Seed: 1, Now: clk.Now})
 	inc := Candidate{Addr: "inc", Index: 0, Latency: 100 * ms, HasLatency: true, Samples: 1}
 	order := make([]int, 2)
 	s.Order([]Candidate{inc}, IntentLogin, order[:1])
@@ -88,6 +91,7 @@ func TestLowestLatencyConfirmationsMustBeConsecutive(t *testing.T) {
 		{50 * ms, "chal"},
 	}
 	for i, st := range steps {
+		clk.Advance(LatencyRoundSpacing)
 		inc.Samples = uint64(i + 2)
 		chal := Candidate{Addr: "chal", Index: 1, Latency: st.chal, HasLatency: true, Samples: uint64(i + 1)}
 		s.Order([]Candidate{inc, chal}, IntentLogin, order)
@@ -112,11 +116,13 @@ func TestLowestLatencyMargin(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := newLowestLatency(Env{Seed: 1, Now: newClock().Now})
+			clk := newClock()
+			s := newLowestLatency(Env{Seed: 1, Now: clk.Now})
 			order := make([]int, 2)
 			inc := Candidate{Addr: "inc", Index: 0, Latency: tt.inc, HasLatency: true, Samples: 1}
 			s.Order([]Candidate{inc}, IntentLogin, order[:1])
 			for n := range uint64(LatencyConfirmations) {
+				clk.Advance(LatencyRoundSpacing)
 				inc.Samples = n + 2
 				chal := Candidate{Addr: "chal", Index: 1, Latency: tt.chal, HasLatency: true, Samples: n + 1}
 				s.Order([]Candidate{inc, chal}, IntentLogin, order)
@@ -226,7 +232,7 @@ func TestDialConnectTimeIsNotALatencySample(t *testing.T) {
 
 func TestFailuresCountInTheScore(t *testing.T) {
 	bs := []string{"fast", "steady"}
-	m, _ := newTestManager(t, LowestLatency, bs...)
+	m, clk := newTestManager(t, LowestLatency, bs...)
 	for range 10 {
 		measure(m, "fast", 10*ms)
 		measure(m, "steady", 30*ms)
@@ -238,6 +244,7 @@ func TestFailuresCountInTheScore(t *testing.T) {
 	// three probe rounds confirming that, steady takes over.
 	m.ObserveDial("fast", 0, errRefused)
 	for range LatencyConfirmations {
+		clk.Advance(LatencyRoundSpacing)
 		measure(m, "fast", 10*ms)
 		measure(m, "steady", 30*ms)
 		m.Order("r", bs, IntentLogin)

@@ -27,6 +27,7 @@ type Manager struct {
 	running   atomic.Bool
 	probing   atomic.Bool // ejected backends wait for a probe before players
 	scratch   sync.Pool
+	spill     spills     // login orders widened past the usable backends (tier.go)
 	reload    sync.Mutex // serialises SetRoutes
 
 	mu        sync.RWMutex
@@ -43,9 +44,10 @@ type route struct {
 	name     Name
 	strat    Strategy
 	inputs   Inputs
-	health   HealthCheck // with defaults when Enabled
-	p2c      P2CConfig   // with defaults
-	panicked atomic.Bool // logged once per change
+	health   HealthCheck   // with defaults when Enabled
+	p2c      P2CConfig     // with defaults
+	panicked atomic.Bool   // logged once per change
+	spills   atomic.Uint64 // login orders widened past the usable backends
 }
 
 // configurable is implemented by strategies with per-route settings; the
@@ -141,6 +143,7 @@ func (m *Manager) buildRoute(rt Route, old *route) *route {
 	if old != nil && old.name == name {
 		r.strat = old.strat
 		r.panicked.Store(old.panicked.Load())
+		r.spills.Store(old.spills.Load())
 	} else {
 		r.strat = f(Env{Seed: m.seeds.Uint64(), Now: m.now})
 	}
@@ -176,6 +179,7 @@ func (m *Manager) pinBackends(routes []Route, next map[string]*route, reload boo
 			}
 			if reload && prevPins[addr] == 0 && b.pins == 0 {
 				b.warmSince.Store(nowNS)
+				b.rampCredit.Store(1000)
 			}
 			b.pins++
 			if r.inputs&InputLatency != 0 {

@@ -14,6 +14,8 @@ const (
 type scratch struct {
 	bs    []*backend
 	why   []Reason // each backend's health verdict, set by markUsable
+	rank  []uint8  // each backend's health rank, set by markUsable
+	pool  uint8    // the rank the strategy orders (every rank in panic mode)
 	seen  []bool
 	cands []Candidate
 	order []int
@@ -24,11 +26,12 @@ func (m *Manager) getScratch(n int) *scratch {
 	if cap(sc.bs) < n {
 		sc.bs = make([]*backend, n)
 		sc.why = make([]Reason, n)
+		sc.rank = make([]uint8, n)
 		sc.seen = make([]bool, n)
 		sc.cands = make([]Candidate, 0, n)
 		sc.order = make([]int, n)
 	}
-	sc.bs, sc.why, sc.seen, sc.order = sc.bs[:n], sc.why[:n], sc.seen[:n], sc.order[:n]
+	sc.bs, sc.why, sc.rank, sc.seen, sc.order = sc.bs[:n], sc.why[:n], sc.rank[:n], sc.seen[:n], sc.order[:n]
 	return sc
 }
 
@@ -40,8 +43,11 @@ func (m *Manager) putScratch(sc *scratch) {
 
 // Order returns the try order for one connection: a new slice holding every
 // address of backends, ordered by the route's strategy over the backends
-// that look usable, followed by the known-bad ones in config order. When
-// fewer than half look usable (panic mode) health is ignored and the
+// that look usable, followed by the others rank by rank (busy but healthy,
+// busy and doubtful, awaiting a probe, ejected or down), config order
+// within a rank. When every healthy backend is busy (a login storm) the
+// strategy orders the busy ones instead, and the known-bad ones stay last.
+// When fewer than half are healthy (panic mode) health is ignored and the
 // strategy orders them all. An unknown routeKey orders sequentially.
 // Order does no I/O and, for a given seed and call sequence, is
 // deterministic.
@@ -69,8 +75,8 @@ func (m *Manager) AppendOrder(dst []string, routeKey string, backends []string, 
 	// The log follows health, not the ordering: a backend that is only busy (a login
 	// burst) is healthy, and a single-backend route would otherwise log entering and
 	// leaving panic mode with every few logins of a burst.
-	if unhealthy := healthy*2 < len(backends); r != nil && r.panicked.Load() != unhealthy {
-		m.logPanic(r, unhealthy, healthy, len(backends))
+	if r != nil && r.panicked.Load() != panicMode {
+		m.logPanic(r, panicMode, healthy, len(backends))
 	}
 	cands := m.gather(sc, backends, panicMode, inputs, now)
 	order := sc.order[:len(cands)]
@@ -78,44 +84,57 @@ func (m *Manager) AppendOrder(dst []string, routeKey string, backends []string, 
 	if !permutation(order, sc.seen) {
 		identity(order)
 	}
+	if r != nil && intent == IntentLogin {
+		m.gateRamp(r, sc, cands, order, now.UnixNano())
+	}
+	start := len(dst)
 	for _, p := range order {
 		dst = append(dst, backends[cands[p].Index])
 	}
 	if !panicMode {
-		for i, why := range sc.why {
-			if !why.Usable() {
-				dst = append(dst, backends[i])
+		if sc.pool > rankUsable && intent == IntentLogin {
+			m.spilled(r, sc.pool, now)
+		}
+		for rk := sc.pool + 1; rk <= rankOut; rk++ {
+			for i, b := range sc.rank {
+				if b == rk {
+					dst = append(dst, backends[i])
+				}
 			}
 		}
 	}
+	m.traceOrder(r, intent, dst[start:], sc.pool)
 	return dst
 }
 
-// markUsable sets sc.why for each backend (nil entries of sc.bs have no
-// state yet) and reports panic mode, fewer than half usable, when health is
-// more likely wrong than the backends, and how many are healthy (usable, or
-// only busy).
+// markUsable sets sc.why and sc.rank for each backend (nil entries of sc.bs
+// have no state yet) and the pool the strategy orders, and reports panic
+// mode, fewer than half healthy (usable, or only busy), when health is more
+// likely wrong than the backends.
 func (m *Manager) markUsable(sc *scratch, now time.Time) (panicMode bool, healthy int) {
 	probing, nowNS := m.probing.Load(), now.UnixNano()
-	usable := 0
+	sc.pool = rankOut
 	for i, b := range sc.bs {
 		sc.why[i] = b.reason(nowNS, probing)
-		if sc.why[i].Usable() {
-			usable++
-		}
-		if sc.why[i].Usable() || sc.why[i] == ReasonBusy {
+		sc.rank[i] = rank(b, sc.why[i], nowNS)
+		sc.pool = min(sc.pool, sc.rank[i])
+		if sc.rank[i] <= rankBusyDoubt {
 			healthy++
 		}
 	}
-	return usable*2 < len(sc.bs), healthy
+	return healthy*2 < len(sc.bs), healthy
 }
 
-// gather fills the candidates the strategy orders: the usable backends,
-// or all of them in panic mode.
+// inPool reports whether backend i is among the candidates the strategy
+// orders.
+func (sc *scratch) inPool(i int, all bool) bool { return all || sc.rank[i] == sc.pool }
+
+// gather fills the candidates the strategy orders: the pool's backends, or
+// all of them in panic mode.
 func (m *Manager) gather(sc *scratch, backends []string, all bool, in Inputs, now time.Time) []Candidate {
 	cands := sc.cands[:0]
 	for i, b := range sc.bs {
-		if all || sc.why[i].Usable() {
+		if sc.inPool(i, all) {
 			cands = cands[:len(cands)+1]
 			m.fillCandidate(&cands[len(cands)-1], b, backends[i], i, in, now)
 		}
@@ -144,6 +163,7 @@ func (m *Manager) fillCandidate(c *Candidate, b *backend, addr string, i int, in
 	}
 	if in&InputLoad != 0 {
 		c.Placed, c.Draining, c.Warm = b.placed.Load(), b.draining.Load(), b.warm(now.UnixNano())
+		c.Held = b.held(now.UnixNano())
 		if st := b.settings.Load(); st != nil {
 			c.Capacity = st.capacity
 		}
@@ -153,7 +173,7 @@ func (m *Manager) fillCandidate(c *Candidate, b *backend, addr string, i int, in
 // fillLatency reads b's latency estimate and failure penalty into c.
 func fillLatency(c *Candidate, b *backend, now time.Time) {
 	if e, ok := fresh(b.latency.Load(), now); ok {
-		c.Latency, c.HasLatency, c.Samples = e.value, true, e.samples
+		c.Latency, c.HasLatency, c.Samples, c.Tail = e.value, true, e.samples, e.tailNow(now)
 	}
 	fails, last := b.outcomes.share()
 	c.Failures, c.Penalty, c.LastFailed = fails, FailurePenalty(fails), last

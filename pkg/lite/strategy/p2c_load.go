@@ -73,15 +73,20 @@ func loadOf(c *Candidate, staleAfter time.Duration, peers, nominal int64) (int64
 }
 
 // capacityOf is the configured capacity, else the reported max, else
-// nominal.
+// nominal; never more than the backend held when it last turned a player
+// away as full.
 func capacityOf(c *Candidate, nominal int64) int64 {
+	capacity := nominal
 	switch {
 	case c.Capacity > 0:
-		return int64(c.Capacity)
+		capacity = int64(c.Capacity)
 	case c.HasReport && c.HasPlayers && c.Max > 0:
-		return int64(c.Max)
+		capacity = int64(c.Max)
 	}
-	return nominal
+	if c.Held > 0 && int64(c.Held) < capacity {
+		return int64(c.Held)
+	}
+	return capacity
 }
 
 // trusted reports whether c's report is plausible: it has a players

@@ -23,7 +23,7 @@ type Strategy interface {
 type Inputs uint8
 
 const (
-	// InputLatency asks for Latency, HasLatency, Samples, Failures,
+	// InputLatency asks for Latency, HasLatency, Tail, Samples, Failures,
 	// Penalty and LastFailed.
 	InputLatency Inputs = 1 << iota
 	// InputReport asks for Online, Max, HasReport and HasPlayers.
@@ -51,6 +51,9 @@ type Candidate struct {
 	// Latency is the smoothed latency; valid only when HasLatency.
 	Latency    time.Duration
 	HasLatency bool
+	// Tail is what the backend's slow logins add on top of Latency (see
+	// LatencyTailStrikes); it decays while no slower login comes.
+	Tail time.Duration
 	// Samples counts the measurements behind Latency; it grows by one per
 	// measurement and restarts when the estimate fades.
 	Samples uint64
@@ -79,6 +82,10 @@ type Candidate struct {
 	// Capacity is the configured player capacity of the backend; 0 when
 	// none is configured and the report's Max stands.
 	Capacity int
+	// Held is how many players the backend held when it last turned one
+	// away as full (within RefusalMemory); 0 when it has not. It bounds the
+	// capacity: refusals are believed over reports.
+	Held int
 	// Draining says the backend's MOTD matches its drain pattern.
 	Draining bool
 	// Stuck says the reported players online stayed the same over

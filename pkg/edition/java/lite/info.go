@@ -28,6 +28,9 @@ type RouteInfo struct {
 	ScoreUnit string
 	// Decision is a lowest-latency route's decision state; nil otherwise.
 	Decision *strategy.LatencyDecision
+	// Spills counts the route's login orders that found every healthy backend
+	// busy (a login storm) and widened to the busy ones.
+	Spills uint64
 }
 
 // BackendInfo is one backend of one route with its live state and whether new
@@ -79,6 +82,7 @@ func (l *Lite) Routes() []RouteInfo {
 			Backends:  append([]string(nil), r.cfg.Backend...),
 			Fallback:  r.fallback != nil,
 			ScoreUnit: strategy.ScoreUnit(r.cfg.Strategy),
+			Spills:    l.mgr.RouteSpills(r.key),
 		}
 		if d, ok := l.mgr.Decision(r.key); ok {
 			ri.Decision = &d
@@ -147,7 +151,7 @@ func (l *Lite) routeBackends(r *compiledRoute, expanded []string) []BackendInfo 
 // render turns the manager's verdict into a row.
 func render(routeKey, template string, v strategy.Verdict) BackendInfo {
 	return BackendInfo{Route: routeKey, Backend: v.Addr, Template: template, Known: v.Known, State: v.State,
-		Reason: v.Reason.String(), Eligible: v.Eligible(), Why: why(v) + loadWhy(v.Load), Score: v.Score, HasScore: v.HasScore,
+		Reason: v.Reason.String(), Eligible: v.Eligible(), Why: why(v) + loadWhy(v.Load) + passedWhy(v.Passed), Score: v.Score, HasScore: v.HasScore,
 		Failures: v.Failures, Penalty: v.Penalty, Load: v.Load}
 }
 

@@ -36,3 +36,11 @@ func loadWhy(lv *strategy.LoadVerdict) string {
 	}
 	return "; " + strings.Join(parts, "; ")
 }
+
+// passedWhy adds the manager's account of what holds the backend back now.
+func passedWhy(passed string) string {
+	if passed == "" {
+		return ""
+	}
+	return "; " + passed
+}

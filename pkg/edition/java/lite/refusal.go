@@ -2,7 +2,6 @@ package lite
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"net"
 
@@ -13,8 +12,8 @@ import (
 // errBackendFull: the backend's first answer to a login was a Login Disconnect saying
 // it is full or has too many connections. The backend answered, but it served no one:
 // the attempt is settled as a failure the strategies see (like a login with no first
-// byte), not as a session.
-var errBackendFull = errors.New("backend refused the login: full")
+// byte), not as a session, and as load: it holds no more players than it did then.
+var errBackendFull = strategy.ErrFull
 
 // fullTexts are the refusals that mean "no room", matched case-insensitively inside a
 // Login Disconnect's JSON text: vanilla's translation key, the Spigot/Paper and

@@ -1,0 +1,121 @@
+package strategy
+
+import (
+	"sync/atomic"
+	"time"
+)
+
+// Health ranks: where a backend stands when the order is built. The
+// strategy orders the lowest rank present (all backends in health panic);
+// the rest follow rank by rank, config order within one. A storm that fills
+// every healthy backend's attempts in flight widens the pool one rank at a
+// time, so a backend known to be dead stays last however busy the others are.
+const (
+	rankUsable    uint8 = iota // healthy, new or unmeasured, room for attempts
+	rankBusy                   // healthy; its attempts in flight are at its limit
+	rankBusyDoubt              // busy while suspect or on probation
+	rankAwaiting               // ejection over, a probe must pass first
+	rankOut                    // ejected or down
+)
+
+// rank places b (nil: no state yet) with health verdict why.
+func rank(b *backend, why Reason, now int64) uint8 {
+	switch why {
+	case ReasonNew, ReasonHealthy, ReasonUnmeasured:
+		return rankUsable
+	case ReasonBusy:
+		// A backend that has not answered yet is as good as the others in a
+		// burst onto a fresh route; one whose latest outcome failed, or on
+		// probation, is not.
+		if b.suspect.Load() || now < b.probation.Load() {
+			return rankBusyDoubt
+		}
+		return rankBusy
+	case ReasonAwaitingProbe:
+		return rankAwaiting
+	}
+	return rankOut
+}
+
+// doubtful reports whether b gets one attempt at a time: its latest outcome
+// failed, it never answered, or it is on probation after a recovery.
+func (b *backend) doubtful(now int64) bool {
+	return b.suspect.Load() || !b.seenOK.Load() || now < b.probation.Load()
+}
+
+// SpillLogEvery bounds the spill log line: at most one per interval per
+// manager, with the spills counted since the previous line.
+const SpillLogEvery = 10 * time.Second
+
+// spills counts orders whose pool had to widen past the usable backends.
+type spills struct {
+	total   atomic.Uint64
+	logged  atomic.Uint64 // total at the last log line
+	nextLog atomic.Int64  // unix ns before which no line is logged
+}
+
+// Spills is how many login orders found every healthy backend's attempts
+// in flight at its limit, so the strategy ordered the busy ones (or, past
+// them, the doubtful ones); it only grows.
+func (m *Manager) Spills() uint64 { return m.spill.total.Load() }
+
+// RouteSpills is Spills for one route (0 for an unknown one); it survives
+// reloads that keep the route's key and strategy.
+func (m *Manager) RouteSpills(key string) uint64 {
+	if r := m.lookupRoute(key); r != nil {
+		return r.spills.Load()
+	}
+	return 0
+}
+
+// spilled counts one widened order and logs, at most every SpillLogEvery,
+// how many there were since the last line.
+func (m *Manager) spilled(r *route, pool uint8, now time.Time) {
+	total := m.spill.total.Add(1)
+	if r != nil {
+		r.spills.Add(1)
+	}
+	next := m.spill.nextLog.Load()
+	if now.UnixNano() < next || !m.spill.nextLog.CompareAndSwap(next, now.Add(SpillLogEvery).UnixNano()) {
+		return
+	}
+	since := total - m.spill.logged.Swap(total)
+	key := ""
+	if r != nil {
+		key = r.key
+	}
+	m.log.Info("login storm: every healthy backend has its attempts in flight at its limit, widening to busy backends (dead ones stay last)",
+		"route", key, "spills", since, "pool", rankName(pool))
+}
+
+func rankName(r uint8) string {
+	switch r {
+	case rankUsable:
+		return "usable"
+	case rankBusy:
+		return "busy"
+	case rankBusyDoubt:
+		return "busy-doubtful"
+	case rankAwaiting:
+		return "awaiting-probe"
+	}
+	return "out"
+}
+
+// traceMax bounds the addresses one login's order record names.
+const traceMax = 8
+
+// traceOrder records one login's try order at debug level (V(1)): the
+// first traceMax addresses, how many there were, and the pool the strategy
+// ordered. Nothing is built unless the level is on.
+func (m *Manager) traceOrder(r *route, intent Intent, order []string, pool uint8) {
+	if intent != IntentLogin || !m.log.V(1).Enabled() {
+		return
+	}
+	key := ""
+	if r != nil {
+		key = r.key
+	}
+	named := append([]string(nil), order[:min(len(order), traceMax)]...)
+	m.log.V(1).Info("login order", "route", key, "order", named, "backends", len(order), "pool", rankName(pool))
+}
