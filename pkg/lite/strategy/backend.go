@@ -83,23 +83,24 @@ type backendSettings struct {
 type backend struct {
 	addr string
 
-	active      atomic.Int64
-	unsettled   atomic.Int64 // attempts reserved and not settled
-	limit       atomic.Int64 // attempts in flight it may have when healthy (pace.go); 0: MaxUnsettled
-	firstByte   atomic.Int64 // latest first-byte time, ns
-	answeredAt  atomic.Int64 // manager clock, unix ns of the latest login it answered; 0: none
-	lastUsed    atomic.Int64 // manager clock, unix ns; lets templated backends expire
-	wantLatency atomic.Bool  // a lowest-latency route uses it: probe it while unmeasured
-	report      atomic.Pointer[reportAt]
-	latency     atomic.Pointer[latencyEstimate] // latest estimate, mirrored from latencyStore
-	placed      atomic.Int64                    // logins reserved since the last report
-	warmSince   atomic.Int64                    // unix ns of the last join or recovery; 0: none; rampPending
-	rampCredit  atomic.Int64                    // slow-start credit, permille of a placement (ramp.go)
-	settings    atomic.Pointer[backendSettings] // nil: no overrides
-	draining    atomic.Bool                     // the last report's MOTD matches the drain pattern
-	outcomes    outcomes                        // recent probes and dials, for the failure penalty
-	heldCap     atomic.Int64                    // players it held when it last turned one away; 0: none (refusal.go)
-	heldAt      atomic.Int64                    // unix ns of that refusal
+	active       atomic.Int64
+	unsettled    atomic.Int64 // attempts reserved and not settled
+	limit        atomic.Int64 // attempts in flight it may have when healthy (pace.go); 0: MaxUnsettled
+	pendingSince atomic.Int64 // unix ns since which attempts have been in flight without an answer (tier.go)
+	firstByte    atomic.Int64 // latest first-byte time, ns
+	answeredAt   atomic.Int64 // manager clock, unix ns of the latest login it answered; 0: none
+	lastUsed     atomic.Int64 // manager clock, unix ns; lets templated backends expire
+	wantLatency  atomic.Bool  // a lowest-latency route uses it: probe it while unmeasured
+	report       atomic.Pointer[reportAt]
+	latency      atomic.Pointer[latencyEstimate] // latest estimate, mirrored from latencyStore
+	placed       atomic.Int64                    // logins reserved since the last report
+	warmSince    atomic.Int64                    // unix ns of the last join or recovery; 0: none; rampPending
+	rampCredit   atomic.Int64                    // slow-start credit, permille of a placement (ramp.go)
+	settings     atomic.Pointer[backendSettings] // nil: no overrides
+	draining     atomic.Bool                     // the last report's MOTD matches the drain pattern
+	outcomes     outcomes                        // recent probes and dials, for the failure penalty
+	heldCap      atomic.Int64                    // players it held when it last turned one away; 0: none (refusal.go)
+	heldAt       atomic.Int64                    // unix ns of that refusal
 
 	ejectedUntil atomic.Int64 // unix ns; 0 when not ejected
 	awaitProbe   atomic.Bool  // after the ejection a probe, not a player, tests it first

@@ -54,7 +54,7 @@ func (m *Manager) Reserve(addr string) *Lease {
 	if b != nil {
 		// Counting under the read lock keeps a reload from dropping the
 		// state between lookup and increment.
-		b.unsettled.Add(1)
+		b.attempt(m.now())
 	}
 	m.mu.RUnlock()
 	if b == nil {
@@ -64,7 +64,7 @@ func (m *Manager) Reserve(addr string) *Lease {
 			m.backends[addr] = b
 			m.targets = nil
 		}
-		b.unsettled.Add(1)
+		b.attempt(m.now())
 		b.lastUsed.Store(m.now().UnixNano())
 		m.mu.Unlock()
 	}
@@ -98,6 +98,7 @@ func (l *Lease) Settle(firstByte time.Duration, err error) {
 		b.unsettled.Add(-1)
 		nowNS := m.now().UnixNano()
 		b.answeredAt.Store(nowNS)
+		b.pendingSince.Store(nowNS) // an answer: the attempts left are younger
 		b.placedAfterRamp(nowNS)
 		m.observeFirstByte(b, firstByte)
 		m.served(b, firstByte)

@@ -71,3 +71,30 @@ func TestBusySizedFromAnswerRateAndFirstByte(t *testing.T) {
 		t.Fatalf("%d in flight, silent for 2s: %s, want busy", MaxUnsettled, why)
 	}
 }
+
+// A backend whose attempts stay unanswered past StallAfter (a black hole that has
+// not failed yet) is not spilled onto like the slow ones that answer.
+func TestStalledBackendRanksWithTheDoubtful(t *testing.T) {
+	bs := []string{"hole", "a", "b"}
+	m, clk := newTestManager(t, LeastConnections, bs...)
+	serve(m, "a")
+	serve(m, "b")
+	m.Reserve("hole") // never answered: one attempt at a time
+	for _, addr := range bs[1:] {
+		for range MaxUnsettled {
+			m.Reserve(addr)
+		}
+	}
+	if o := m.Order("r", bs, IntentLogin); o[len(o)-1] == "hole" {
+		t.Fatalf("fresh attempt: order %v, want the new backend spilled onto like the others", o)
+	}
+	clk.Advance(StallAfter + time.Millisecond)
+	for _, addr := range bs[1:] { // the slow ones answer one attempt each and take another
+		m.Reserve(addr).Settle(50*time.Millisecond, nil)
+	}
+	for range 20 {
+		if o := m.Order("r", bs, IntentLogin); o[len(o)-1] != "hole" {
+			t.Fatalf("stalled: order %v, want the stalled backend last", o)
+		}
+	}
+}

@@ -13,7 +13,7 @@ import (
 const (
 	rankUsable    uint8 = iota // healthy, new or unmeasured, room for attempts
 	rankBusy                   // healthy; its attempts in flight are at its limit
-	rankBusyDoubt              // busy while suspect or on probation
+	rankBusyDoubt              // busy while suspect, on probation or stalled
 	rankAwaiting               // ejection over, a probe must pass first
 	rankOut                    // ejected or down
 )
@@ -25,9 +25,9 @@ func rank(b *backend, why Reason, now int64) uint8 {
 		return rankUsable
 	case ReasonBusy:
 		// A backend that has not answered yet is as good as the others in a
-		// burst onto a fresh route; one whose latest outcome failed, or on
-		// probation, is not.
-		if b.suspect.Load() || now < b.probation.Load() {
+		// burst onto a fresh route; one whose latest outcome failed, one on
+		// probation, and one whose attempts stall are not.
+		if b.suspect.Load() || now < b.probation.Load() || b.stalled(now) {
 			return rankBusyDoubt
 		}
 		return rankBusy
@@ -118,4 +118,28 @@ func (m *Manager) traceOrder(r *route, intent Intent, order []string, pool uint8
 	}
 	named := append([]string(nil), order[:min(len(order), traceMax)]...)
 	m.log.V(1).Info("login order", "route", key, "order", named, "backends", len(order), "pool", rankName(pool))
+}
+
+// StallAfter is the least time attempts may be in flight to a backend with
+// no answer before they count as stalled: twice its latest first-byte time
+// when that is longer. A stalled backend is doubtful in a storm, so a
+// backend that stopped answering (or never did) is not spilled onto like
+// a slow one that answers.
+const StallAfter = 100 * time.Millisecond
+
+// attempt counts one attempt reserved at now.
+func (b *backend) attempt(now time.Time) {
+	if b.unsettled.Add(1) == 1 {
+		b.pendingSince.Store(now.UnixNano())
+	}
+}
+
+// stalled reports whether b's attempts in flight have gone unanswered for
+// longer than StallAfter, or twice its first-byte time, at now.
+func (b *backend) stalled(now int64) bool {
+	if b.unsettled.Load() == 0 {
+		return false
+	}
+	after := max(int64(StallAfter), 2*b.firstByte.Load())
+	return now-b.pendingSince.Load() > after
 }
