@@ -36,11 +36,11 @@ func half(dst, src net.Conn) (int64, error) {
 // session), it waits for readability through the runtime poller first and borrows a pipe
 // only for as long as bytes keep coming.
 type splicer struct {
-	dst     *net.TCPConn
-	pool    *pipePool
-	srcRaw  syscall.RawConn
-	dstRaw  syscall.RawConn
-	pipe    *pipe
+	dst    *net.TCPConn
+	pool   *pipePool
+	srcRaw syscall.RawConn
+	dstRaw syscall.RawConn
+	pipe   *pipe
 	// buf is the fallback chunk when no pipe can be had (descriptor limit), or the
 	// bytes a small step's write left behind (pend).
 	buf     *[]byte
