@@ -5,24 +5,18 @@
 // # Directions
 //
 // A pipe has two directions: up (client to backend) and down (backend to client).
-// Between two TCP sockets on Linux a packet moves with one read(2) into the poller's
-// buffer and one write(2) (small_linux.go); a read that fills the buffer starts a
-// burst, which moves with splice(2), socket to pipe to socket, borrowing a pipe from the
-// pool only while bytes flow, so an idle direction holds no pipe and no buffer. Any
-// other pair of connections is copied with io.Copy.
+// Between two TCP sockets on Linux each direction moves bytes with splice(2), socket to
+// pipe to socket, borrowing a pipe from the pool only while bytes flow, so an idle
+// direction holds no pipe. Any other pair of connections is copied with io.Copy.
 //
 // # Parking
 //
 // Players send little and backends send in bursts, so both directions idle nearly all
 // the time. Rather than a goroutine blocked in a read, each parks: its source socket
 // sits in one of the relay's epoll instances (edge-triggered, one per GOMAXPROCS), and
-// every edge one wake returns is served on the poller's goroutine (a packet, or the
-// start of a burst) and, past that, by a short-lived worker (a longer burst, or a
-// destination that cannot take it), after which the direction parks again. A read that
-// came back short on an edge that reported data alone is taken as the socket running
-// dry (more data, or a FIN, is a new edge), so a packet costs no read that finds
-// nothing; an edge that also reported a FIN or an error is read until it says EAGAIN
-// or EOF. An idle session is its two sockets,
+// each edge is served on the poller's goroutine (a packet) or by a short-lived worker
+// (a longer burst, a destination that cannot take it, or several sockets ready at
+// once), after which the direction parks again. An idle session is its two sockets,
 // its link (both directions' state, within 512 bytes), a bound callback per direction
 // and a raw conn per socket; no goroutine. When one direction ends with an error (or
 // Abort runs) the other stops parking and a worker waits like any reader, so the

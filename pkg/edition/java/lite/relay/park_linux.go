@@ -39,9 +39,8 @@ type linkPark struct {
 }
 
 // inlineSteps bounds the work done on the poller's goroutine for one wake-up: a packet
-// and, where the kernel did not already say the socket is dry, the look that finds
-// nothing more. Longer bursts go to a worker goroutine, so one busy player cannot hold
-// up the others' wake-ups.
+// and the look that finds nothing more. Longer bursts go to a worker goroutine, so one
+// busy player cannot hold up the others' wake-ups.
 const inlineSteps = 2
 
 // start parks both directions in one of the relay's pollers between TCP sockets;
@@ -143,9 +142,9 @@ func (pk *parking) control(op int) bool {
 // read, and its last bytes must still reach a paused backend.
 const hangup = syscall.EPOLLHUP | syscall.EPOLLERR
 
-// wake is the poller's callback, on its goroutine: the socket is readable (or closed
-// or failed). It serves the burst right there, through the poller's buffer s.
-func (pk *parking) wake(events uint32, s *smallIO) {
+// wake is the poller's callback: the socket is readable (or closed or failed). With
+// inline, the poller has nothing else to do and serves the burst itself.
+func (pk *parking) wake(events uint32, inline bool) {
 	if events&hangup != 0 {
 		pk.srcGone.Store(true)
 		pk.hurryStall()
@@ -153,51 +152,17 @@ func (pk *parking) wake(events uint32, s *smallIO) {
 	if pk.on(evWake) != actServe {
 		return
 	}
-	pk.serveNow(events, s)
-}
-
-// serveNow moves a packet or two without blocking, on the poller's goroutine: each
-// with one read and one write through s. A read that came back short on an edge that
-// reported data alone means the socket is dry (a later byte, or the peer's FIN, is a
-// new edge), so the direction parks without the read that would only say so again.
-// An edge that also reported a FIN or an error gets that read: it must see the end.
-// A read that filled s starts a burst (spliced); whatever could block, and the end of
-// the direction (which completes the link and runs the owner's callback), goes to a
-// worker.
-func (pk *parking) serveNow(events uint32, s *smallIO) {
-	dry := events == syscall.EPOLLIN
-	for range inlineSteps {
-		r, err := pk.sp.stepSmall(s)
-		switch r {
-		case stepMoved:
-			if !dry {
-				continue
-			}
-		case stepIdle:
-		case stepFull:
-			pk.spliceNow()
-			return
-		case stepEOF, stepFailed:
-			pk.end(pk.stallErr(err), true)
-			return
-		default: // stepBlocked
-			pk.startWorker()
-			return
-		}
-		switch pk.park() {
-		case actRest:
-			return
-		case actBlock:
-			pk.startWorker()
-			return
-		}
-		dry = false // bytes came meanwhile, with an edge whose events are not known
+	if inline {
+		pk.serveNow()
+		return
 	}
 	pk.startWorker()
 }
 
-// spliceNow goes on with a burst on the poller's goroutine, a few chunks at most.
-func (pk *parking) spliceNow() {
+// serveNow moves a short burst without blocking, on the poller's goroutine. Whatever
+// could block, and the end of the direction (which completes the link and runs the
+// owner's callback), goes to a worker.
+func (pk *parking) serveNow() {
 	for range inlineSteps {
 		switch r, err := pk.sp.stepNow(); r {
 		case stepIdle:

@@ -18,8 +18,8 @@ import (
 const parkEvents = syscall.EPOLLIN | syscall.EPOLLRDHUP | (syscall.EPOLLET & 0xffffffff) // EPOLLET is negative in syscall
 
 // poller watches the sockets of parked directions with one epoll instance and serves
-// each that becomes readable itself, every one a wake returns (a packet costs no
-// goroutine switch); a burst longer than a few chunks goes on in a worker. The epoll descriptor itself
+// each that becomes readable: itself when it is the only one (a packet costs no
+// goroutine switch), else with a worker goroutine each. The epoll descriptor itself
 // is non-blocking and registered with the runtime's poller, so the poller's goroutine
 // sleeps like any network read instead of holding a thread in epoll_wait.
 type poller struct {
@@ -27,7 +27,6 @@ type poller struct {
 	file   *os.File // owns epfd; closing it ends run
 	raw    syscall.RawConn
 	exited chan struct{}
-	small  *smallIO // the packet buffer of run's goroutine
 
 	mu sync.Mutex
 	// watches holds the watched directions by slot; an id is the slot plus a
@@ -141,50 +140,37 @@ func startPoller() (*poller, error) {
 		_ = file.Close()
 		return nil, fmt.Errorf("create relay poller: %w", err)
 	}
-	p := &poller{epfd: epfd, file: file, raw: raw, exited: make(chan struct{}), small: newSmallIO()}
+	p := &poller{epfd: epfd, file: file, raw: raw, exited: make(chan struct{})}
 	p.ctlFn = p.ctl
 	go p.run()
 	return p, nil
 }
 
-// run waits for parked sockets to become readable and serves their directions, all of
-// one wake's on this goroutine. It ends when the epoll file is closed.
-//
-// Everything happens inside one RawRead of the epoll descriptor: each wake harvests
-// and serves, and sleeps again as soon as a harvest came back short of the array (the
-// ready list was empty then, and anything ready since has signalled the descriptor to
-// the runtime's poller), without an epoll_wait that would only return nothing. That is
-// safe only within one RawRead: a new one starts by clearing a readiness the runtime
-// noted meanwhile.
+// run waits for parked sockets to become readable and wakes their directions. It ends
+// when the epoll file is closed.
 func (p *poller) run() {
 	defer close(p.exited)
-	events := make([]syscall.EpollEvent, 128)
+	events := make([]syscall.EpollEvent, 64)
+	var n int
 	var werr error
-	serve := func(fd uintptr) bool {
+	// wait drains what is ready without blocking; false lets the runtime park this
+	// goroutine until the epoll descriptor signals more.
+	wait := func(fd uintptr) bool {
 		for {
-			n, err := syscall.EpollWait(int(fd), events, 0)
-			switch {
-			case err == syscall.EINTR:
-				continue
-			case err != nil:
-				werr = err
-				return true
-			case n == 0:
-				return false
-			}
-			for _, ev := range events[:n] {
-				if w := p.lookup(uint64(uint32(ev.Fd)) | uint64(uint32(ev.Pad))<<32); w != nil {
-					w.wake(ev.Events, p.small)
-				}
-			}
-			if n < len(events) {
-				return false
+			n, werr = syscall.EpollWait(int(fd), events, 0)
+			if werr != syscall.EINTR {
+				return n > 0 || werr != nil
 			}
 		}
 	}
-	for werr == nil {
-		if err := p.raw.Read(serve); err != nil {
+	for {
+		if err := p.raw.Read(wait); err != nil || werr != nil {
 			return
+		}
+		for _, ev := range events[:n] {
+			if w := p.lookup(uint64(uint32(ev.Fd)) | uint64(uint32(ev.Pad))<<32); w != nil {
+				w.wake(ev.Events, n == 1)
+			}
 		}
 	}
 }

@@ -36,15 +36,14 @@ func half(dst, src net.Conn) (int64, error) {
 // session), it waits for readability through the runtime poller first and borrows a pipe
 // only for as long as bytes keep coming.
 type splicer struct {
-	dst    *net.TCPConn
-	pool   *pipePool
-	srcRaw syscall.RawConn
-	dstRaw syscall.RawConn
-	pipe   *pipe
-	// buf is the fallback chunk when no pipe can be had (descriptor limit), or the
-	// bytes a small step's write left behind (pend).
-	buf     *[]byte
-	err     error // the last system call's error
+	dst     *net.TCPConn
+	pool    *pipePool
+	srcRaw  syscall.RawConn
+	dstRaw  syscall.RawConn
+	pipe    *pipe
+	buf     *[]byte // fallback chunk when no pipe can be had (descriptor limit)
+	n       int     // bytes moved into the pipe (or buf) by the last fill
+	err     error   // the last system call's error
 	written int64
 	// stall, when set, bounds a flush that has to wait for dst (see StallTimeout).
 	stall staller
@@ -66,14 +65,8 @@ type splicer struct {
 	stalled bool
 	// armed: whether stall set a deadline for the chunk in flight, and whether dst
 	// took bytes since (then the next EAGAIN sets it afresh). A byte, not two bools:
-	// the link's size class has little room.
+	// the link's size class has no room for another field.
 	armed armState
-	// pend: buf[:n] holds bytes a small step read but dst did not take; they go before
-	// anything else is read.
-	pend bool
-	// n is the bytes moved into the pipe (or buf) by the last fill, or pending in buf.
-	// An int32 (a chunk is at most a pipe's size) so that pend fits beside the flags.
-	n int32
 }
 
 // init readies sp to move src to dst. srcRaw and dstRaw, when not nil, are the
@@ -147,7 +140,7 @@ func (sp *splicer) run() (int64, error) {
 // into dst, waiting for dst to accept it). With wait, fill parks the goroutine until
 // src is readable; without, it returns stepIdle at once when src has nothing.
 func (sp *splicer) step(wait bool) (stepResult, error) {
-	if sp.pend || sp.pipe != nil && sp.pipe.buffered > 0 {
+	if sp.pipe != nil && sp.pipe.buffered > 0 {
 		return sp.flushWaiting() // left by a stepNow that dst could not take
 	}
 	sp.n, sp.err, sp.ready = 0, nil, false
@@ -267,16 +260,13 @@ func (sp *splicer) fill(fd uintptr) bool {
 		if n > 0 {
 			sp.pipe.buffered += int(n)
 		}
-		sp.n, sp.err, sp.ready = int32(n), err, true
+		sp.n, sp.err, sp.ready = int(n), err, true
 		return true
 	}
 }
 
 // flush runs inside the runtime poller's write loop: false waits for dst to be writable.
 func (sp *splicer) flush(fd uintptr) bool {
-	if sp.pend {
-		return sp.flushPend(fd)
-	}
 	for sp.pipe.buffered > 0 {
 		n, err := syscall.Splice(sp.pipe.r, nil, int(fd), nil, sp.pipe.buffered, spliceFlags)
 		if n > 0 {
@@ -291,7 +281,12 @@ func (sp *splicer) flush(fd uintptr) bool {
 		case syscall.EINTR:
 			continue
 		case syscall.EAGAIN:
-			sp.armOnce()
+			if sp.stall != nil && sp.armed != armedNow {
+				sp.armed = unarmed
+				if sp.stall.armStall() {
+					sp.armed = armedNow
+				}
+			}
 			return sp.noWait
 		case nil:
 			// The pipe said it had bytes but gave none: never loop on that.
@@ -302,17 +297,6 @@ func (sp *splicer) flush(fd uintptr) bool {
 	}
 	sp.flushed = true
 	return true
-}
-
-// armOnce arms the stall bound at an EAGAIN of dst, unless it is armed since dst
-// last took a byte.
-func (sp *splicer) armOnce() {
-	if sp.stall != nil && sp.armed != armedNow {
-		sp.armed = unarmed
-		if sp.stall.armStall() {
-			sp.armed = armedNow
-		}
-	}
 }
 
 // borrow takes a pipe from the pool; when none can be created (descriptor limit), the
@@ -343,7 +327,7 @@ func (sp *splicer) readBuf(fd uintptr) bool {
 		case syscall.EAGAIN:
 			return sp.noWait
 		}
-		sp.n, sp.err, sp.ready = int32(max(n, 0)), err, true
+		sp.n, sp.err, sp.ready = max(n, 0), err, true
 		return true
 	}
 }
@@ -358,7 +342,7 @@ func (sp *splicer) writeBuf() error {
 // the pool, never reused.
 func (sp *splicer) release() {
 	sp.pool.put(sp.pipe)
-	sp.pipe, sp.pend = nil, false
+	sp.pipe = nil
 	if sp.buf != nil {
 		sp.pool.bufs.Put(sp.buf)
 		sp.buf = nil
