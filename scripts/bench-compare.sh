@@ -4,10 +4,21 @@
 # something on a shared machine. Prints markdown tables (medians over REPS interleaved
 # repetitions, ratios against direct from this run) and keeps the raw JSON lines.
 #
-#   scripts/bench-compare.sh                 # defaults below, about 3 minutes
-#   REPS=7 DUR=4s scripts/bench-compare.sh   # steadier medians, about 6 minutes
+#   scripts/bench-compare.sh                 # defaults below, about 12 minutes
+#   REPS=7 DUR=4s scripts/bench-compare.sh   # steadier medians
+#   WORKLOADS=active ACTIVE=1000x64 scripts/bench-compare.sh   # only active players
+#   GATE_BEFORE=/path/to/other/gate scripts/bench-compare.sh   # a second build beside
 #
-# Ports: BASE to BASE+5 (the last is gate's admin API, for its goroutine count).
+# Active players (mcload active): ACTIVE lists players x frame bytes, each player
+# sending RATE frames a second that the backend echoes; the table gives the proxy's CPU
+# per packet (a packet is one frame in one direction through the proxy), its cores
+# busy, RSS, frames delivered and lost, round trips, and the load tool's own cores. As
+# root with strace installed, it also counts each proxy's system calls per packet over
+# STRACE_S seconds at STRACE_N players x 64 B (strace slows the process it follows, so
+# the load there is lower than the table's).
+#
+# Ports: BASE to BASE+7 (BASE+5 and BASE+7 are gate's and gate-before's admin APIs,
+# for their goroutine counts).
 # Needs Linux, Go, jq; installs haproxy and nginx (Debian packages) when missing and
 # running as root, else skips them. Every process it starts is stopped on exit by pid.
 #
@@ -36,7 +47,14 @@ CONC=${CONC:-64}           # concurrent clients of the status storm
 SETUP_N=${SETUP_N:-1000}   # sequential connections of a setup-latency run
 HOLD_N=${HOLD_N:-5000}     # idle sessions held per proxy
 BUDGET=${BUDGET:-900}      # seconds; no new repetition starts after this
-BASE=${BASE:-27100}        # first of the five loopback ports used
+BASE=${BASE:-27100}        # first of the eight loopback ports used
+WORKLOADS=${WORKLOADS:-status setup throughput active hold}
+ACTIVE=${ACTIVE:-2000x64 500x1024 1000x64} # active players: players x frame bytes
+export RATE=${RATE:-20}    # frames per second per active player (a game tick)
+ACTIVE_DUR=${ACTIVE_DUR:-5s} # measured time of an active run
+STRACE_N=${STRACE_N:-100}  # players while system calls are counted (0 skips it)
+STRACE_S=${STRACE_S:-3}    # seconds system calls are counted
+GATE_BEFORE=${GATE_BEFORE:-} # another gate binary, measured beside as gate-before
 OUT=${OUT:-/tmp/gate-bench}
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -81,7 +99,8 @@ install_peers() {
 port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 
 B=$BASE G=$((BASE + 1)) GP=$((BASE + 2)) H=$((BASE + 3)) N=$((BASE + 4)) GA=$((BASE + 5))
-for p in $B $G $GP $H $N $GA; do
+GB=$((BASE + 6)) GBA=$((BASE + 7))
+for p in $B $G $GP $H $N $GA $GB $GBA; do
 	port_free "$p" || die "port $p is in use; set BASE"
 done
 
@@ -91,6 +110,8 @@ mkdir -p "$BIN" "$OUT/nginx"
 log "building gate and mcload"
 (cd "$ROOT" && go build -o "$BIN/gate" ./cmd/gate && go build -o "$BIN/mcload" ./tools/mcload)
 MC=$BIN/mcload
+has() { [[ " $WORKLOADS " == *" $1 "* ]]; }
+[ -z "$GATE_BEFORE" ] || cp "$GATE_BEFORE" "$BIN/gate-before"
 
 cat >"$OUT/gate.yml" <<EOF
 config:
@@ -103,6 +124,19 @@ config:
 api:                  # for go_goroutines in the idle test
   enabled: true
   bind: 127.0.0.1:$GA
+  publicMetrics: true
+EOF
+cat >"$OUT/gate-before.yml" <<EOF
+config:
+  bind: 127.0.0.1:$GB
+  lite:
+    enabled: true
+    routes:
+      - host: '*'
+        backend: 127.0.0.1:$B
+api:
+  enabled: true
+  bind: 127.0.0.1:$GBA
   publicMetrics: true
 EOF
 cat >"$OUT/gate-passthrough.yml" <<EOF
@@ -147,7 +181,7 @@ stream {
 EOF
 
 # Targets: label -> port. PROC[label] holds the pids sampled for it.
-declare -A PORT=([direct]=$B [gate]=$G [gate-passthrough]=$GP [haproxy]=$H [nginx]=$N)
+declare -A PORT=([direct]=$B [gate]=$G [gate-passthrough]=$GP [haproxy]=$H [nginx]=$N [gate-before]=$GB)
 declare -A PROC=()
 declare -A LAUNCHED=()
 
@@ -156,6 +190,9 @@ start() {
 	local label=$1 pid
 	stop_target "$label"
 	case $label in
+	gate-before)
+		"$BIN/gate-before" --config "$OUT/$label.yml" >"$OUT/$label.log" 2>&1 &
+		pid=$! PROC[$label]=$pid ;;
 	gate | gate-passthrough)
 		"$BIN/gate" --config "$OUT/$label.yml" >"$OUT/$label.log" 2>&1 &
 		pid=$! PROC[$label]=$pid ;;
@@ -240,7 +277,19 @@ summarize() {
 	  "",
 	  "Status with the cache on vs the pass-through relay (gate, cachePingTTL -1): \(ratio(m("gate"; "status"; .ops_per_s); $pS) | fmt(2))x.",
 	  "Repetitions: \([$all[] | select(.mode != "hold") | .rep] | max // 0); idle sessions held per proxy: \($all | med(.mode == "hold"; .sessions) | fmt(0)); gate goroutines per idle session: \(hold("gate"; .goroutines_per_session) | fmt(3)).",
-	  "Failed operations: \([$targets[] as $t | "\($t) \([$all[] | select(.label == $t) | .errors] | add // 0)"] | join(", "))."
+	  "Failed operations: \([$targets[] as $t | "\($t) \([$all[] | select(.label == $t) | .errors] | add // 0)"] | join(", ")).",
+	  "",
+	  "Active players (\($ENV.RATE // "20") frames/s each, echoed; a packet is one frame in one direction through the proxy; medians):",
+	  "",
+	  "| workload | target | CPU us per packet | cores busy | RSS MiB | delivered / lost frames | round trip p50 / p99 / max ms | load tool cores |",
+	  "|---|---|---|---|---|---|---|---|",
+	  ([$all[] | select(.mode == "active") | "\(.players)x\(.frame_bytes)"] | unique | sort_by(split("x") | map(tonumber)) | reverse | .[]) as $w
+	  | ($w | split("x") | map(tonumber)) as [$np, $sz]
+	  | $targets[] as $t
+	  | [$all[] | select(.mode == "active" and .label == $t and .players == $np and .frame_bytes == $sz)] as $rs
+	  | select($rs | length > 0)
+	  | def am(f): $rs | med(true; f);
+	    "| \($np) x \($sz) B | \($t) | \(am(.cpu_us_per_packet) | fmt(2)) | \(am(.cores_busy) | fmt(2)) | \(am(.rss_kib / 1024) | fmt(1)) | \(am(.delivered) | fmt(0)) / \(am(.lost) | fmt(0)) | \(am(.p50_ms) | fmt(2)) / \(am(.p99_ms) | fmt(2)) / \(am(.max_ms) | fmt(1)) | \(am(.load_cores_busy) | fmt(2)) |"
 	' "$1"
 }
 
@@ -251,6 +300,7 @@ PROC[direct]=""
 wait_ready direct
 
 TARGETS=(direct gate gate-passthrough)
+[ -z "$GATE_BEFORE" ] || TARGETS+=(gate-before)
 command -v haproxy >/dev/null && TARGETS+=(haproxy)
 command -v nginx >/dev/null && [ -e /usr/lib/nginx/modules/ngx_stream_module.so ] && TARGETS+=(nginx)
 for t in "${TARGETS[@]}"; do
@@ -267,24 +317,67 @@ for rep in $(seq 1 "$REPS"); do
 	order=("${TARGETS[@]:rep % ${#TARGETS[@]}}" "${TARGETS[@]:0:rep % ${#TARGETS[@]}}")
 	for t in "${order[@]}"; do
 		log "rep $rep/$REPS: $t"
-		run "$t" "$rep" status -c "$CONC" -d "$DUR" -warmup "$WARM"
-		run "$t" "$rep" setup -intent status -n "$SETUP_N"
+		has status && run "$t" "$rep" status -c "$CONC" -d "$DUR" -warmup "$WARM"
+		has setup && run "$t" "$rep" setup -intent status -n "$SETUP_N"
 		[ "$t" = gate-passthrough ] && continue
-		run "$t" "$rep" throughput -streams "$STREAMS" -d "$DUR" -warmup "$WARM"
-		run "$t" "$rep" setup -intent login -n "$SETUP_N"
+		has throughput && run "$t" "$rep" throughput -streams "$STREAMS" -d "$DUR" -warmup "$WARM"
+		has setup && run "$t" "$rep" setup -intent login -n "$SETUP_N"
+		if has active; then
+			for w in $ACTIVE; do
+				run "$t" "$rep" active -n "${w%x*}" -size "${w#*x}" -rate "$RATE" -d "$ACTIVE_DUR" -warmup "$WARM"
+			done
+		fi
 	done
 done
 
+# System calls per packet: strace -c over a window of an active run, per proxy.
+count_syscalls() {
+	local t=$1 p args=()
+	for p in ${PROC[$1]//,/ }; do args+=(-p "$p"); done
+	"$MC" active -addr "127.0.0.1:${PORT[$t]}" -n "$STRACE_N" -size 64 -rate "$RATE" -warmup 3s \
+		-d "$((STRACE_S + 1))s" -label "$t" >"$OUT/strace-$t.json" &
+	local mc=$!
+	sleep 2.5 # the logins are in, the frames flowing
+	timeout -s INT "$STRACE_S" strace -c -f -o "$OUT/strace-$t.txt" "${args[@]}" 2>/dev/null || true
+	wait "$mc" || true
+	# strace -c's table, per packet: 2 packets per frame, RATE frames a second a player.
+	awk -v t="$t" -v pk="$((2 * STRACE_N * RATE * STRACE_S))" '
+		$1 ~ /^[0-9.]+$/ && NF >= 5 && $NF != "total" { calls[$NF] = $4; sum += $4 }
+		END {
+			line = ""
+			for (c in calls) if (calls[c] / pk >= 0.005) line = line sprintf(" %s %.2f,", c, calls[c] / pk)
+			printf "%s: %.2f system calls per packet:%s\n", t, sum / pk, line
+		}' "$OUT/strace-$t.txt"
+}
+if has active && [ "$STRACE_N" -gt 0 ] && [ "$(id -u)" = 0 ] && command -v strace >/dev/null; then
+	: >"$OUT/syscalls.txt"
+	for t in "${TARGETS[@]}"; do
+		case $t in direct | gate-passthrough) continue ;; esac
+		log "counting system calls: $t"
+		count_syscalls "$t" >>"$OUT/syscalls.txt"
+	done
+fi
+
 # Idle sessions: each proxy fresh, so its baseline is not inflated by earlier runs.
 for t in "${TARGETS[@]}"; do
+	has hold || break
 	case $t in direct | gate-passthrough) continue ;; esac
 	log "hold $HOLD_N idle sessions: $t"
 	start "$t"
 	metrics=()
 	[ "$t" = gate ] && metrics=(-metrics "http://127.0.0.1:$GA/metrics")
+	[ "$t" = gate-before ] && metrics=(-metrics "http://127.0.0.1:$GBA/metrics")
 	run "$t" 1 hold -n "$HOLD_N" "${metrics[@]}"
 done
 log "load at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 summarize "$RESULTS" | tee "$OUT/summary.md"
+if [ -s "$OUT/syscalls.txt" ]; then
+	{
+		echo
+		echo "System calls per packet (strace -c -f; $STRACE_N players x 64 B x $RATE/s; ${STRACE_S} s):"
+		echo
+		sed 's/^/    /' "$OUT/syscalls.txt"
+	} | tee -a "$OUT/summary.md"
+fi
 log "raw results: $RESULTS; tables: $OUT/summary.md"

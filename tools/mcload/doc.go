@@ -6,6 +6,7 @@
 //	mcload setup      -addr 127.0.0.1:25565 -n 1000 -intent status    # sequential connects
 //	mcload throughput -addr 127.0.0.1:25565 -streams 8 -d 5s -pid 1234
 //	mcload hold       -addr 127.0.0.1:25565 -n 5000 -pid 1234         # idle sessions
+//	mcload active     -addr 127.0.0.1:25565 -n 2000 -rate 20 -size 64 -pid 1234  # players at game rates
 //
 // The backend answers status pings and, for logins, picks its behaviour from the player
 // name in Login Start (so one backend serves every workload through any proxy): "echo"

@@ -102,7 +102,7 @@ func hold(ctx context.Context, t target, n, conc int, settle time.Duration) (*ho
 		return nil, err
 	}
 	start := time.Now()
-	conns, errs := openIdle(ctx, t, n, conc)
+	conns, errs := openIdle(ctx, t, nameIdle, n, conc)
 	res.OpenSeconds, res.Sessions = time.Since(start).Seconds(), len(conns)
 	res.Errors, res.FirstError = errs.count()
 	held, err := sampleAfter(ctx, t.sampler, settle)
@@ -138,10 +138,11 @@ func sampleAfter(ctx context.Context, s *sampler, d time.Duration) (usage, error
 	return s.sample()
 }
 
-// openIdle opens n sessions, conc at a time; a session counts once the backend's echo
-// of its preamble came back through the proxy, so it is joined end to end.
-func openIdle(ctx context.Context, t target, n, conc int) ([]net.Conn, *errorCount) {
-	pre := t.loginPreamble(nameIdle)
+// openIdle opens n sessions logging in as name, conc at a time; a session counts once
+// the backend's echo of its preamble came back through the proxy, so it is joined end
+// to end.
+func openIdle(ctx context.Context, t target, name string, n, conc int) ([]net.Conn, *errorCount) {
+	pre := t.loginPreamble(name)
 	var next atomic.Int64
 	errs := &errorCount{}
 	slots := make([]net.Conn, n)

@@ -24,7 +24,7 @@ func main() {
 	}
 }
 
-var errUsage = errors.New("usage: mcload backend|status|setup|throughput|hold [flags] (-h for flags)")
+var errUsage = errors.New("usage: mcload backend|status|setup|throughput|hold|active [flags] (-h for flags)")
 
 // run dispatches one subcommand; results go to out as one JSON object, flag help and
 // progress to errOut.
@@ -47,6 +47,8 @@ func run(ctx context.Context, args []string, out, errOut io.Writer) error {
 		res, err = runThroughput(ctx, fs, args[1:])
 	case "hold":
 		res, err = runHold(ctx, fs, args[1:])
+	case "active":
+		res, err = runActive(ctx, fs, args[1:])
 	default:
 		return errUsage
 	}
