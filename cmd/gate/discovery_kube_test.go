@@ -177,7 +177,10 @@ func (w *kubeWorld) slice(svc string, n int, notReady ...int) time.Time {
 func ptr[T any](v T) *T { return &v }
 
 // gate starts one replica watching the world's namespace through kubeconfig.
-func (w *kubeWorld) gate(kubeconfig string) *running {
+func (w *kubeWorld) gate(kubeconfig string) *running { return w.gateWith(kubeconfig, "") }
+
+// gateWith is gate with extra lines of the config key (two-space indented).
+func (w *kubeWorld) gateWith(kubeconfig, extra string) *running {
 	return startGate(w.t, fmt.Sprintf(`config:
   bind: 127.0.0.1:0
   lite:
@@ -189,11 +192,11 @@ func (w *kubeWorld) gate(kubeconfig string) *running {
         enabled: true
         kubeconfig: %s
         namespace: %s
-api:
+%sapi:
   enabled: true
   bind: 127.0.0.1:0
   token: s3cret
-`, kubeconfig, w.ns), "s3cret")
+`, kubeconfig, w.ns, extra), "s3cret")
 }
 
 // logins returns each backend's login count.

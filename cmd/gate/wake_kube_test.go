@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"net"
 	"os"
 	"strconv"
@@ -204,7 +203,8 @@ func (c *controller) joins() int {
 	return len(c.srv.Joins())
 }
 
-// wakeGate starts one replica for the wake tests (namespace-scoped discovery).
+// wakeGate starts one replica for the wake tests, whose log the test prints
+// if it fails.
 func (w *kubeWorld) wakeGate(extra string) *running {
 	w.t.Helper()
 	var g *running
@@ -213,22 +213,7 @@ func (w *kubeWorld) wakeGate(extra string) *running {
 			w.t.Logf("gate's log:\n%s", g.log.String())
 		}
 	})
-	g = startGate(w.t, fmt.Sprintf(`config:
-  bind: 127.0.0.1:0
-  lite:
-    enabled: true
-    shutdownGrace: 0s
-    routes: []
-    discovery:
-      kubernetes:
-        enabled: true
-        kubeconfig: %s
-        namespace: %s
-%sapi:
-  enabled: true
-  bind: 127.0.0.1:0
-  token: s3cret
-`, w.kubeconfig, w.ns, extra), "s3cret")
+	g = w.gateWith(w.kubeconfig, extra)
 	return g
 }
 

@@ -2,7 +2,6 @@ package kubernetes
 
 import (
 	"fmt"
-	"net"
 	"net/netip"
 	"os"
 	"reflect"
@@ -21,6 +20,8 @@ import (
 
 	"go.minekube.com/gate/pkg/edition/java/lite/config"
 	"go.minekube.com/gate/pkg/lite/discovery"
+
+	"go.minekube.com/gate/internal/conntrack"
 )
 
 // The tests in this file run against a real kube-apiserver. No controllers
@@ -57,7 +58,7 @@ func newKubeEnv(t *testing.T) *kubeEnv {
 	}
 	// The test's own connections must be gone when the test ends (goleak):
 	// its client dials through the same tracker a source uses.
-	conns := &dialed{open: make(map[net.Conn]struct{})}
+	conns := &conntrack.Tracker{}
 	rc.Dial = conns.DialContext
 	hc, err := rest.HTTPClientFor(rc)
 	if err != nil {
@@ -65,7 +66,7 @@ func newKubeEnv(t *testing.T) *kubeEnv {
 	}
 	t.Cleanup(func() {
 		hc.CloseIdleConnections()
-		conns.closeAll()
+		conns.CloseAll()
 	})
 	client, err := kubernetes.NewForConfigAndClient(rc, hc)
 	if err != nil {

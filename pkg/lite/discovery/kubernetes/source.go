@@ -3,7 +3,6 @@ package kubernetes
 import (
 	"context"
 	"fmt"
-	"net"
 	"net/http"
 	"reflect"
 	"slices"
@@ -29,6 +28,8 @@ import (
 
 	"go.minekube.com/gate/pkg/edition/java/lite/config"
 	"go.minekube.com/gate/pkg/lite/discovery"
+
+	"go.minekube.com/gate/internal/conntrack"
 )
 
 // Name is the source's name in logs, the Sink and the admin API.
@@ -168,7 +169,7 @@ func (s *Source) client(h *health) (ListWatchFunc, func(), error) {
 	rc.Wrap(func(rt http.RoundTripper) http.RoundTripper {
 		return &transport{next: rt, health: h, backoff: s.opt.Backoff}
 	})
-	conns := &dialed{open: make(map[net.Conn]struct{})}
+	conns := &conntrack.Tracker{}
 	rc.Dial = conns.DialContext
 	hc, err := rest.HTTPClientFor(rc)
 	if err != nil {
@@ -194,7 +195,7 @@ func (s *Source) client(h *health) (ListWatchFunc, func(), error) {
 	// is not idle yet: every connection the source dialled is closed.
 	return lw, func() {
 		utilnet.CloseIdleConnectionsFor(hc.Transport)
-		conns.closeAll()
+		conns.CloseAll()
 	}, nil
 }
 
@@ -216,46 +217,6 @@ func restClient(base *rest.Config, hc *http.Client, apiPath string, gv schema.Gr
 		return nil, fmt.Errorf("kubernetes client for %s: %w", gv, err)
 	}
 	return c, nil
-}
-
-// dialed remembers the connections a source's client opened.
-type dialed struct {
-	mu   sync.Mutex
-	open map[net.Conn]struct{}
-}
-
-func (d *dialed) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
-	c, err := (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext(ctx, network, addr)
-	if err != nil {
-		return nil, err
-	}
-	d.mu.Lock()
-	d.open[c] = struct{}{}
-	d.mu.Unlock()
-	return trackedConn{Conn: c, d: d}, nil
-}
-
-func (d *dialed) closeAll() {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	for c := range d.open {
-		_ = c.Close()
-	}
-	clear(d.open)
-}
-
-// trackedConn forgets itself when closed, so a long-running source does not
-// keep every connection it ever opened.
-type trackedConn struct {
-	net.Conn
-	d *dialed
-}
-
-func (c trackedConn) Close() error {
-	c.d.mu.Lock()
-	delete(c.d.open, c.Conn)
-	c.d.mu.Unlock()
-	return c.Conn.Close()
 }
 
 // watchers are the two informers and what the source needs of them.

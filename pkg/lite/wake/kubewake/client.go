@@ -3,10 +3,7 @@ package kubewake
 import (
 	"context"
 	"fmt"
-	"net"
 	"net/http"
-	"sync"
-	"time"
 
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
@@ -16,6 +13,8 @@ import (
 	utilnet "k8s.io/apimachinery/pkg/util/net"
 	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/client-go/rest"
+
+	"go.minekube.com/gate/internal/conntrack"
 )
 
 // Client talks to the two API groups waking uses: apps/v1 (the scale
@@ -27,7 +26,7 @@ type Client struct {
 	apps  *rest.RESTClient
 	coord *rest.RESTClient
 	hc    *http.Client
-	conns *dialed
+	conns *conntrack.Tracker
 }
 
 // wakeScheme knows the types waking reads and writes, and nothing else. The
@@ -53,7 +52,7 @@ func NewClient(rc *rest.Config) (*Client, error) {
 	}
 	rc.ContentType = "application/vnd.kubernetes.protobuf"
 	rc.AcceptContentTypes = "application/vnd.kubernetes.protobuf,application/json"
-	conns := &dialed{open: make(map[net.Conn]struct{})}
+	conns := &conntrack.Tracker{}
 	if rc.Dial == nil {
 		rc.Dial = conns.DialContext
 	}
@@ -76,7 +75,7 @@ func NewClient(rc *rest.Config) (*Client, error) {
 // Close dial again.
 func (c *Client) Close() {
 	utilnet.CloseIdleConnectionsFor(c.hc.Transport)
-	c.conns.closeAll()
+	c.conns.CloseAll()
 }
 
 func restClient(base *rest.Config, hc *http.Client, gv schema.GroupVersion) (*rest.RESTClient, error) {
@@ -118,44 +117,4 @@ func (c *Client) createLease(ctx context.Context, l *coordinationv1.Lease) error
 // updateLease writes l back; l.ResourceVersion makes it conditional.
 func (c *Client) updateLease(ctx context.Context, l *coordinationv1.Lease) error {
 	return c.coord.Put().Namespace(l.Namespace).Resource("leases").Name(l.Name).Body(l).Do(ctx).Error()
-}
-
-// dialed remembers the connections a client opened, so that Close leaves
-// none behind (a keep-alive connection holds goroutines).
-type dialed struct {
-	mu   sync.Mutex
-	open map[net.Conn]struct{}
-}
-
-func (d *dialed) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
-	c, err := (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext(ctx, network, addr)
-	if err != nil {
-		return nil, err
-	}
-	d.mu.Lock()
-	d.open[c] = struct{}{}
-	d.mu.Unlock()
-	return trackedConn{Conn: c, d: d}, nil
-}
-
-func (d *dialed) closeAll() {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	for c := range d.open {
-		_ = c.Close()
-	}
-	clear(d.open)
-}
-
-// trackedConn forgets itself when closed.
-type trackedConn struct {
-	net.Conn
-	d *dialed
-}
-
-func (c trackedConn) Close() error {
-	c.d.mu.Lock()
-	delete(c.d.open, c.Conn)
-	c.d.mu.Unlock()
-	return c.Conn.Close()
 }

@@ -1,7 +1,6 @@
 package kubewake
 
 import (
-	"net"
 	"os"
 	"testing"
 
@@ -14,6 +13,8 @@ import (
 	"k8s.io/utils/ptr"
 
 	"go.minekube.com/gate/pkg/lite/wake"
+
+	"go.minekube.com/gate/internal/conntrack"
 )
 
 // The tests in this file run against a real kube-apiserver. No controllers
@@ -45,7 +46,7 @@ func newKubeEnv(t *testing.T) *kubeEnv {
 // ends (goleak): it dials through a tracker like the Client's.
 func clientset(t *testing.T, cfg *rest.Config) kubernetes.Interface {
 	t.Helper()
-	conns := &dialed{open: make(map[net.Conn]struct{})}
+	conns := &conntrack.Tracker{}
 	cfg = rest.CopyConfig(cfg)
 	cfg.Dial = conns.DialContext
 	hc, err := rest.HTTPClientFor(cfg)
@@ -54,7 +55,7 @@ func clientset(t *testing.T, cfg *rest.Config) kubernetes.Interface {
 	}
 	t.Cleanup(func() {
 		hc.CloseIdleConnections()
-		conns.closeAll()
+		conns.CloseAll()
 	})
 	c, err := kubernetes.NewForConfigAndClient(cfg, hc)
 	if err != nil {
