@@ -2,6 +2,7 @@ package conntrack
 
 import (
 	"context"
+	"errors"
 	"net"
 	"testing"
 	"time"
@@ -33,12 +34,7 @@ func TestCloseAllClosesWhatIsStillOpen(t *testing.T) {
 	}
 	tr.CloseAll()
 	_ = kept.SetReadDeadline(time.Now().Add(5 * time.Second))
-	if _, err := kept.Read(make([]byte, 1)); err == nil || !isClosed(err) {
+	if _, err := kept.Read(make([]byte, 1)); !errors.Is(err, net.ErrClosed) {
 		t.Fatalf("read on a connection CloseAll closed: %v", err)
 	}
-}
-
-func isClosed(err error) bool {
-	ne, ok := err.(*net.OpError)
-	return ok && ne.Err != nil && ne.Err.Error() == "use of closed network connection"
 }
