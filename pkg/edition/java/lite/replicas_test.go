@@ -1,0 +1,103 @@
+package lite_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr/funcr"
+
+	"go.minekube.com/gate/pkg/lite/strategy"
+)
+
+// replicasConfig is one route of strategy over backends for a fleet of peers
+// replicas, with the replica count set as an operator who knows it sets it,
+// status probes every interval (health checks off) and no per-address
+// quotas: every player comes from 127.0.0.1.
+func replicasConfig(name strategy.Name, peers int, interval time.Duration, backends ...string) string {
+	return fmt.Sprintf(`
+config:
+  quota: {connections: {enabled: false}, logins: {enabled: false}, status: {enabled: false}}
+  lite:
+    enabled: true
+    healthCheck: {interval: %v, timeout: %v}
+    routes:
+      - host: '*'
+        strategy: %s
+        peers: %d
+        backend: [%s]
+`, interval, interval*9/10, name, peers, strings.Join(backends, ", "))
+}
+
+// replicaSocketRun serves one route of name through n Lite instances in this
+// process, each with its own strategy state and seed, over four real backends
+// of capacity caps that report the sessions they hold. Half the total capacity
+// logs in at rate a second, round-robin over the instances (an L4 balancer in
+// front), and stays. It returns the largest backend's sessions over its fair
+// share (players times its share of the capacity).
+func replicaSocketRun(t *testing.T, name strategy.Name, n, rate int, interval time.Duration, caps []int) float64 {
+	t.Helper()
+	servers := make([]*loadServer, len(caps))
+	total := 0
+	for i, c := range caps {
+		servers[i] = newLoadServer(t, c, "Lobby")
+		total += c
+	}
+	cfg := replicasConfig(name, n, interval, quoted(servers...)...)
+	// A sink that drops everything: a nil one would make startProxy log through t.
+	quiet := funcr.New(func(string, string) {}, funcr.Options{})
+	proxies := make([]*proxy, n)
+	for i := range proxies {
+		proxies[i] = startProxy(t, cfg, proxyOpts{seed: uint64(1000*n + i + 1), log: quiet})
+	}
+	for _, p := range proxies {
+		waitReports(t, p, len(servers))
+	}
+	players := total / 2
+	start := time.Now()
+	tick := time.NewTicker(time.Second / time.Duration(rate))
+	defer tick.Stop()
+	for i := range players {
+		<-tick.C // pacing the load, not synchronisation
+		dialProxy(t, proxies[i%n].addr).login("lobby.example.com")
+	}
+	took := time.Since(start)
+	waitFor(t, "every player held by a backend", 10*time.Second, func() bool {
+		var held int64
+		for _, s := range servers {
+			held += s.Active()
+		}
+		return held == int64(players)
+	})
+	worst := 0.0
+	var line strings.Builder
+	for i, s := range servers {
+		fair := float64(players) * float64(caps[i]) / float64(total)
+		got := s.Active()
+		worst = max(worst, float64(got)/fair)
+		fmt.Fprintf(&line, " %d/%d(fair %.1f)", got, caps[i], fair)
+	}
+	t.Logf("figure: %s, %d replicas, %d players at %.0f/s, probes every %v: sessions/capacity%s, max/fair %.2f",
+		name, n, players, float64(players)/took.Seconds(), interval, line.String(), worst)
+	return worst
+}
+
+// Issue 22, defect 5, on real sockets: many replicas sharing skewed backends
+// fill them in proportion to capacity, each replica knowing of the others
+// only through the players every backend reports.
+func TestManyReplicasOnSkewedCapacitiesOverSockets(t *testing.T) {
+	caps := []int{400, 100, 100, 50}
+	for _, n := range []int{16, 32} {
+		for _, name := range []strategy.Name{strategy.P2C, strategy.LeastLoaded} {
+			t.Run(fmt.Sprintf("%s/%d replicas", name, n), func(t *testing.T) {
+				if n > 16 && testing.Short() {
+					t.Skip("32 replicas: skipped with -short")
+				}
+				if got := replicaSocketRun(t, name, n, 30, time.Second, caps); got > 1.15 {
+					t.Errorf("max/fair %.2f, want at most 1.15", got)
+				}
+			})
+		}
+	}
+}
