@@ -108,9 +108,9 @@ func TestManyReplicasOnSkewedCapacitiesOverSockets(t *testing.T) {
 	caps := []int{400, 100, 100, 50}
 	const loadOnly = "        latencyWeight: 10s\n"
 	tests := []struct {
-		name   strategy.Name
-		n      int
-		extra  string
+		name  strategy.Name
+		n     int
+		extra string
 		// bound is the largest max/fair allowed; 0 only logs the figure.
 		bound float64
 	}{
