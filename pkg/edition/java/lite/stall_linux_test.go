@@ -49,7 +49,7 @@ func TestBackendPauseKeepsThePlayersUpload(t *testing.T) {
 		wrote <- err
 	}()
 	// The backend's 128 KiB cannot take 16 MiB: the relay's upward copy waits on it.
-	waitFor(t, "the relay waiting on the paused backend", pause, func() bool { return p.RelayStats().Workers > 0 })
+	waitFor(t, "the relay waiting on the paused backend", pause, func() bool { return p.RelayStats().Waiting > 0 })
 	if err := <-wrote; err != nil {
 		t.Errorf("upload: %v", err) // what arrived is reported below
 	}

@@ -17,8 +17,8 @@ import (
 func TestLinkFitsSizeClass(t *testing.T) {
 	const sizeClass = 512 // the largest class without a malloc header
 	if n := unsafe.Sizeof(link{}); n > sizeClass {
-		t.Fatalf("link is %d bytes (dir %d, parking %d, splicer %d), over the %d-byte size class",
-			n, unsafe.Sizeof(dir{}), unsafe.Sizeof(parking{}), unsafe.Sizeof(splicer{}), sizeClass)
+		t.Fatalf("link is %d bytes (dir %d, linkLoop %d), over the %d-byte size class",
+			n, unsafe.Sizeof(dir{}), unsafe.Sizeof(linkLoop{}), sizeClass)
 	}
 }
 

@@ -11,17 +11,23 @@ import (
 	"syscall"
 )
 
-// parkEvents is what a parked direction waits for: data, the peer's FIN, or an error
-// (EPOLLERR and EPOLLHUP are always reported). Edge-triggered, so a socket stays
-// registered across bursts without an epoll_ctl per burst; an edge that arrives while
-// the direction is being served is remembered (servingPending) rather than lost.
-const parkEvents = syscall.EPOLLIN | syscall.EPOLLRDHUP | (syscall.EPOLLET & 0xffffffff) // EPOLLET is negative in syscall
+// loopEvents is what the poller watches on each socket of a parked pipe: readable,
+// writable, the peer's FIN, and errors (EPOLLERR and EPOLLHUP are always reported).
+// Edge-triggered, so a socket stays registered for the whole session without an
+// epoll_ctl per burst: each direction remembers what the last edge said (readable,
+// writable) until a call returns EAGAIN.
+const loopEvents = syscall.EPOLLIN | syscall.EPOLLOUT | syscall.EPOLLRDHUP | (syscall.EPOLLET & 0xffffffff) // EPOLLET is negative in syscall
 
-// poller watches the sockets of parked directions with one epoll instance and serves
-// each that becomes readable: itself when it is the only one (a packet costs no
-// goroutine switch), else with a worker goroutine each. The epoll descriptor itself
-// is non-blocking and registered with the runtime's poller, so the poller's goroutine
-// sleeps like any network read instead of holding a thread in epoll_wait.
+// batch is how many events one epoll_wait returns. A wake that returns fewer drained
+// the set, so the poller can sleep without asking again.
+const batch = 128
+
+// poller serves the sockets of parked pipes with one epoll instance, on one goroutine:
+// every ready socket's bytes are moved right there, with non-blocking system calls,
+// as nginx's and HAProxy's event loops do. The epoll descriptor itself is non-blocking
+// and registered with the runtime's poller, so the goroutine sleeps like any network
+// read instead of holding a thread in epoll_wait; the sockets are not (the relay holds
+// them through descriptors of its own), so their edges wake only this poller.
 type poller struct {
 	epfd   int
 	file   *os.File // owns epfd; closing it ends run
@@ -29,28 +35,29 @@ type poller struct {
 	exited chan struct{}
 
 	mu sync.Mutex
-	// watches holds the watched directions by slot; an id is the slot plus a
-	// generation (high 32 bits), so an event fetched for a direction that ended
-	// meanwhile never reaches the next one in its slot. A slice rather than a map, as
-	// every idle session pays for its two entries.
+	// watches holds the watched sockets by slot; an id is the slot plus a generation
+	// (high 32 bits), so an event fetched for a socket whose pipe ended meanwhile
+	// never reaches the next one in its slot. A slice rather than a map, as every idle
+	// session pays for its two entries.
 	watches []watch
 	free    []uint32
 	refs    int
 
-	// ctlMu serialises control, whose callback (ctlFn, bound once per poller) takes
-	// its arguments from the fields below: a callback per direction would be an
-	// allocation that every idle session keeps. The kernel serialises epoll_ctl calls
-	// on one epoll instance anyway.
-	ctlMu  sync.Mutex
-	ctlOp  int
-	ctlID  uint64
-	ctlErr error
-	ctlFn  func(fd uintptr)
+	// What follows belongs to the poller's goroutine alone.
+	events []syscall.EpollEvent
+	// buf carries every small read of the pipes this poller serves: a packet is read
+	// into it and written out at once, so no session holds a buffer of its own.
+	buf []byte
+	// again lists pipes that used their turn with bytes still to move; they go on after
+	// the next look at the epoll set, so one busy pipe cannot hold up the others.
+	again, spare []*link
+	runErr       error
 }
 
 type watch struct {
-	pk  *parking
-	gen uint32
+	l    *link
+	sock uint8 // which of the link's sockets: sockClient or sockBackend
+	gen  uint32
 }
 
 // pollers is a relay's set of poller shards, one per GOMAXPROCS (read when the first
@@ -140,53 +147,76 @@ func startPoller() (*poller, error) {
 		_ = file.Close()
 		return nil, fmt.Errorf("create relay poller: %w", err)
 	}
-	p := &poller{epfd: epfd, file: file, raw: raw, exited: make(chan struct{})}
-	p.ctlFn = p.ctl
+	p := &poller{epfd: epfd, file: file, raw: raw, exited: make(chan struct{}),
+		events: make([]syscall.EpollEvent, batch), buf: make([]byte, smallRead)}
 	go p.run()
 	return p, nil
 }
 
-// run waits for parked sockets to become readable and wakes their directions. It ends
-// when the epoll file is closed.
+// run serves the watched sockets until the epoll file is closed. One RawRead holds
+// the whole life of the poller: the runtime resets the descriptor's readiness at the
+// start of each, so an edge that came while a batch was served would be lost between
+// two; inside one, it makes the next wait return at once.
 func (p *poller) run() {
 	defer close(p.exited)
-	events := make([]syscall.EpollEvent, 64)
-	var n int
-	var werr error
-	// wait drains what is ready without blocking; false lets the runtime park this
-	// goroutine until the epoll descriptor signals more.
-	wait := func(fd uintptr) bool {
-		for {
-			n, werr = syscall.EpollWait(int(fd), events, 0)
-			if werr != syscall.EINTR {
-				return n > 0 || werr != nil
-			}
-		}
-	}
+	_ = p.raw.Read(p.cycle)
+}
+
+// cycle serves what is ready: false lets the runtime park the goroutine until the
+// epoll descriptor signals more, true ends run.
+func (p *poller) cycle(fd uintptr) bool {
 	for {
-		if err := p.raw.Read(wait); err != nil || werr != nil {
-			return
+		n, err := syscall.EpollWait(int(fd), p.events, 0)
+		switch {
+		case err == syscall.EINTR:
+			continue
+		case err != nil:
+			p.runErr = os.NewSyscallError("epoll_wait", err)
+			return true
 		}
-		for _, ev := range events[:n] {
-			if w := p.lookup(uint64(uint32(ev.Fd)) | uint64(uint32(ev.Pad))<<32); w != nil {
-				w.wake(ev.Events, n == 1)
+		for _, ev := range p.events[:n] {
+			if l, sock := p.lookup(uint64(uint32(ev.Fd)) | uint64(uint32(ev.Pad))<<32); l != nil {
+				l.serve(sock, ev.Events)
 			}
+		}
+		if len(p.again) > 0 {
+			again := p.again
+			p.again, p.spare = p.spare, nil
+			for i, l := range again {
+				l.serve(sockNone, 0)
+				again[i] = nil
+			}
+			p.spare = again[:0]
+			continue
+		}
+		if n < len(p.events) && len(p.again) == 0 {
+			return false
 		}
 	}
 }
 
-func (p *poller) lookup(id uint64) *parking {
+// requeue gives l another turn after the next look at the epoll set. Only the
+// poller's goroutine calls it, under l's lock.
+func (p *poller) requeue(l *link) {
+	if !l.lp.queued {
+		l.lp.queued = true
+		p.again = append(p.again, l)
+	}
+}
+
+func (p *poller) lookup(id uint64) (*link, uint8) {
 	slot, gen := uint32(id), uint32(id>>32)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if int(slot) < len(p.watches) && p.watches[slot].gen == gen {
-		return p.watches[slot].pk
+		w := &p.watches[slot]
+		return w.l, w.sock
 	}
-	return nil
+	return nil, sockNone
 }
 
-// watch gives pk an id for its events.
-func (p *poller) watch(pk *parking) uint64 {
+// watch gives socket sock of l an id for its events.
+func (p *poller) watch(l *link, sock uint8) uint64 {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	var slot uint32
@@ -197,7 +227,7 @@ func (p *poller) watch(pk *parking) uint64 {
 		p.watches = append(p.watches, watch{})
 	}
 	w := &p.watches[slot]
-	w.pk = pk
+	w.l, w.sock = l, sock
 	return uint64(slot) | uint64(w.gen)<<32
 }
 
@@ -205,30 +235,22 @@ func (p *poller) forget(id uint64) {
 	slot := uint32(id)
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if w := &p.watches[slot]; w.gen == uint32(id>>32) {
-		w.pk, w.gen = nil, w.gen+1
+	if w := &p.watches[slot]; w.gen == uint32(id>>32) && w.l != nil {
+		w.l, w.gen = nil, w.gen+1
 		p.free = append(p.free, slot)
 	}
 }
 
-// control adds (EPOLL_CTL_ADD) or removes (EPOLL_CTL_DEL) the socket behind raw,
-// events for it carrying id. It runs epoll_ctl inside the socket's Control, so the
-// descriptor cannot be closed (and its number reused) meanwhile; a closed socket is an
-// error.
-func (p *poller) control(raw syscall.RawConn, op int, id uint64) error {
-	p.ctlMu.Lock()
-	defer p.ctlMu.Unlock()
-	p.ctlOp, p.ctlID, p.ctlErr = op, id, nil
-	if err := raw.Control(p.ctlFn); err != nil {
-		return err
+// add registers fd with the epoll set, its events carrying id.
+func (p *poller) add(fd int, id uint64) error {
+	ev := syscall.EpollEvent{Events: uint32(loopEvents), Fd: int32(uint32(id)), Pad: int32(uint32(id >> 32))}
+	if err := syscall.EpollCtl(p.epfd, syscall.EPOLL_CTL_ADD, fd, &ev); err != nil {
+		return os.NewSyscallError("epoll_ctl", err)
 	}
-	return p.ctlErr
+	return nil
 }
 
-// ctl is control's callback, under ctlMu.
-func (p *poller) ctl(fd uintptr) {
-	ev := syscall.EpollEvent{Events: uint32(parkEvents), Fd: int32(uint32(p.ctlID)), Pad: int32(uint32(p.ctlID >> 32))}
-	if err := syscall.EpollCtl(p.epfd, p.ctlOp, int(fd), &ev); err != nil {
-		p.ctlErr = os.NewSyscallError("epoll_ctl", err)
-	}
+// del takes fd out of the epoll set.
+func (p *poller) del(fd int) {
+	_ = syscall.EpollCtl(p.epfd, syscall.EPOLL_CTL_DEL, fd, nil)
 }

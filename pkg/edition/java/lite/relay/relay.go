@@ -95,7 +95,16 @@ type Relay struct {
 	polls    pollers // the pollers parked directions wait in (Linux only)
 	sessions atomic.Int64
 	parked   atomic.Int64
+	waiting  atomic.Int64
 	workers  atomic.Int64
+
+	// pool replaces the process's pipe pool for this relay's parked pipes (tests
+	// inject failures); nil is the shared one.
+	pool *pipePool
+
+	// bufs holds *[]byte of smallRead bytes for packets whose destination took no
+	// more: rare, and given back once flushed, so pooled rather than per direction.
+	bufs sync.Pool
 
 	mu   sync.Mutex
 	live *link // the pipes in progress, linked through link.prev/next, for Abort
@@ -117,11 +126,15 @@ func (r *Relay) stallTimeout() time.Duration {
 type Stats struct {
 	// Sessions is the pipes in progress.
 	Sessions int
-	// Parked is the directions that wait in a poller with no goroutine: two per idle
-	// session.
+	// Parked is the directions served by a poller, with no goroutine of their own:
+	// two per session between TCP sockets on Linux.
 	Parked int
-	// Workers is the goroutines serving directions right now (bursts, writes that
-	// wait for the peer, the linger after one direction ended, NoPark directions).
+	// Waiting is the parked directions whose bytes wait for a destination that takes
+	// no more right now (a backend not reading, a player on a slow link).
+	Waiting int
+	// Workers is the goroutines the relay runs besides its pollers: one per direction
+	// of a pipe that does not park (NoPark, or connections other than two TCP sockets),
+	// and one per ended pipe while its done callback runs.
 	Workers int
 	// Pollers is the poller goroutines running (at most GOMAXPROCS; 0 while no
 	// direction parks).
@@ -136,6 +149,7 @@ func (r *Relay) Stats() Stats {
 	s := Stats{
 		Sessions: int(r.sessions.Load()),
 		Parked:   int(r.parked.Load()),
+		Waiting:  int(r.waiting.Load()),
 		Workers:  int(r.workers.Load()),
 		Pollers:  r.polls.running(),
 	}
@@ -151,12 +165,15 @@ func (r *Relay) Pipe(client, backend net.Conn, o Options) Result {
 }
 
 // Start copies bytes both ways until the session ends, then calls done once with the
-// result, on a goroutine of the relay's; it returns at once. Between two TCP sockets
-// on Linux each direction splices through a pipe borrowed only while bytes flow, and
-// parks without a goroutine while its source is idle, so an idle session holds its two
-// sockets and nothing else. A clean end of one direction half-closes the other side
-// (FIN) and gives the opposite direction LingerAfterHalfClose; an error ends both at
-// once. Start closes neither connection; done may.
+// result, on a goroutine of the relay's; it returns at once. A clean end of one
+// direction half-closes the other side (FIN) and gives the opposite direction
+// LingerAfterHalfClose; an error ends both at once.
+//
+// Between two TCP sockets on Linux the relay takes the sockets over: it closes both
+// connections (a duplicate descriptor keeps each socket open, in the relay's own
+// poller only) and closes the sockets itself when the session ends, so done's Close
+// of either connection is a harmless no-op. Anything else is copied by a goroutine per
+// direction, and Start closes neither connection; done may.
 func (r *Relay) Start(client, backend net.Conn, o Options, done func(Result)) {
 	r.sessions.Add(1)
 	l := &link{r: r, client: client, backend: backend, done: done}
@@ -183,9 +200,10 @@ func (r *Relay) Start(client, backend net.Conn, o Options, done func(Result)) {
 	}
 }
 
-// Abort ends every pipe in progress now: both connections get a deadline in the
-// past and parked directions are woken to see it. Shutdown calls it after closing the
-// connections: a parked direction has no goroutine that a Close would reach.
+// Abort ends every pipe in progress now: a parked pipe ends at once with errors that
+// wrap net.ErrClosed, a goroutine's connections get a deadline in the past. Shutdown
+// calls it after closing the connections: a Close does not reach the sockets of a
+// parked pipe, which the relay holds.
 func (r *Relay) Abort() {
 	r.mu.Lock()
 	r.aborts++
@@ -201,19 +219,20 @@ func (r *Relay) Abort() {
 	}
 }
 
-// abort gives both connections a deadline in the past and wakes parked directions
-// to see it. Harmless on a pipe that already ended.
+// abort ends a parked pipe, or gives a goroutine's connections a deadline in the
+// past. Harmless on a pipe that already ended.
 func (l *link) abort() {
+	if l.abortParked() {
+		return
+	}
 	past := time.Unix(1, 0)
 	_ = l.client.SetDeadline(past)
 	_ = l.backend.SetDeadline(past)
-	l.up.stopParking(past)
-	l.down.stopParking(past)
 }
 
 // link is one pipe in progress: its two connections, its two directions and what
 // happens once both ended. Every idle session keeps one, so every byte of it counts:
-// link_size_linux_test.go keeps it out of the size classes that carry a malloc header.
+// link_size_linux_test.go keeps it small.
 type link struct {
 	r *Relay
 	// client and backend are the pipe's connections; each dir picks from them.
@@ -221,11 +240,10 @@ type link struct {
 
 	up, down dir
 	first    atomic.Int32 // the Side whose direction ended first
-	left     atomic.Int32 // directions not yet finished
+	left     atomic.Int32 // directions not yet finished (goroutine directions)
 	done     func(Result)
-	park     linkPark    // the poller both directions park in (Linux only)
-	linger   *time.Timer // stops the second direction's parking at the linger deadline
-	started  bool        // Start has readied both directions (under Relay.mu; see Abort)
+	lp       linkLoop // the parked pipe's sockets and timer (Linux only)
+	started  bool     // Start has readied both directions (under Relay.mu; see Abort)
 	// prev and next link the relay's pipes in progress (Relay.live), under Relay.mu:
 	// a list rather than a map, as every idle session pays for it.
 	prev, next *link
@@ -237,11 +255,8 @@ type dir struct {
 	l    *link
 	n    int64
 	err  error
-	side Side // whose bytes these are: Client for up
-	// pk is the direction's parking state (Linux), inside the link so a session is
-	// one allocation; parks says whether it is in use.
-	parks bool
-	pk    parking
+	side Side    // whose bytes these are: Client for up
+	io   dirLoop // the parked direction's state (Linux only)
 }
 
 // src is the connection the direction reads: the player's for up.
@@ -273,44 +288,24 @@ func (d *dir) runBlocking() {
 	go func() {
 		defer d.l.r.workers.Add(-1)
 		n, err := half(d.dst(), d.src())
-		d.finish(n, err, false)
+		d.finish(n, err)
 	}()
 }
 
-// finish records the direction's end, half-closes its destination and bounds the other
-// direction: after an error it stops at once, after a clean end it gets the linger
-// (a parked one stays parked, as the peer's FIN wakes it; a timer stops it at the
-// deadline). The last direction to finish completes the link, on a worker when this
-// runs on a poller (the owner's callback may take its time). It is the last thing a
-// direction does.
-func (d *dir) finish(n int64, err error, onPoller bool) {
+// finish records the end of a goroutine's direction, half-closes its destination and
+// bounds the other direction (through deadlines): after an error it stops at once,
+// after a clean end it gets the linger. The last direction to finish completes the
+// link. It is the last thing a direction does.
+func (d *dir) finish(n int64, err error) {
 	d.n, d.err = n, err
-	l := d.l
-	first := l.first.CompareAndSwap(0, int32(d.side))
-	linger := endHalf(d.dst(), d.src(), err)
-	if o := d.other(); first && err == nil && o.parks {
-		l.linger = time.AfterFunc(time.Until(linger), func() { o.stopParking(linger) })
-	} else {
-		o.stopParking(linger)
+	d.l.first.CompareAndSwap(0, int32(d.side))
+	endHalf(d.dst(), d.src(), err)
+	if d.l.left.Add(-1) == 0 {
+		d.l.complete()
 	}
-	if l.left.Add(-1) != 0 {
-		return
-	}
-	if !onPoller {
-		l.complete()
-		return
-	}
-	l.r.workers.Add(1)
-	go func() {
-		defer l.r.workers.Add(-1)
-		l.complete()
-	}()
 }
 
 func (l *link) complete() {
-	if l.linger != nil {
-		l.linger.Stop()
-	}
 	l.release()
 	l.r.mu.Lock()
 	if l.prev != nil {
@@ -330,15 +325,14 @@ func (l *link) complete() {
 // endHalf finishes the direction src -> dst: it half-closes dst (the peer reads EOF)
 // and bounds the opposite direction, which reads from dst and writes to src. After a
 // clean end it may go on for the linger; after an error it stops now.
-func endHalf(dst, src net.Conn, err error) (deadline time.Time) {
+func endHalf(dst, src net.Conn, err error) {
 	closeWrite(dst)
-	deadline = time.Now()
+	deadline := time.Now()
 	if err == nil {
 		deadline = deadline.Add(LingerAfterHalfClose)
 	}
 	_ = dst.SetReadDeadline(deadline)
 	_ = src.SetWriteDeadline(deadline)
-	return deadline
 }
 
 type closeWriter interface{ CloseWrite() error }

@@ -5,7 +5,6 @@ package relay
 import (
 	"io"
 	"net"
-	"time"
 )
 
 // half copies src to dst until src ends. Off Linux there is no splice(2): io.Copy uses
@@ -16,9 +15,9 @@ func half(dst, src net.Conn) (int64, error) {
 
 // Parking exists only on Linux; elsewhere each direction has a worker.
 type (
-	parking  struct{}
 	pollers  struct{}
-	linkPark struct{}
+	linkLoop struct{}
+	dirLoop  struct{}
 )
 
 func (*pollers) running() int { return 0 }
@@ -33,5 +32,7 @@ func (r *Relay) start(l *link, _ Options) {
 	l.down.runBlocking()
 }
 
-func (d *dir) stopParking(time.Time) {}
-func (l *link) release()             {}
+func (l *link) abortParked() bool { return false }
+func (l *link) release()          {}
+
+type pipePool struct{}

@@ -45,7 +45,7 @@ func TestPipeKeepsAPlayersBytesThroughABackendPause(t *testing.T) {
 		wrote <- err
 	}()
 	// The backend's 128 KiB cannot take 16 MiB: the upward copy waits on it.
-	mctest.WaitFor(t, "the relay waiting on the paused backend", pause, func() bool { return r.Stats().Workers > 0 })
+	mctest.WaitFor(t, "the relay waiting on the paused backend", pause, func() bool { return r.Stats().Waiting > 0 })
 	<-time.After(pause) // the backend's pause is the fault under test, not a wait for something
 	got := sha256.New()
 	n, err := io.CopyN(got, p.server, size)
