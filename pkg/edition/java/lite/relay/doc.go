@@ -1,54 +1,60 @@
 // Package relay moves a proxied session's bytes between the player's and the
-// backend's connections, and owns everything that takes: the splicer, the poller that
-// parked directions wait in, and the pipe pool.
+// backend's connections, and owns everything that takes: the pollers that serve
+// parked pipes, the splicer, and the pipe pool.
 //
 // # Directions
 //
 // A pipe has two directions: up (client to backend) and down (backend to client).
-// Between two TCP sockets on Linux each direction moves bytes with splice(2), socket to
-// pipe to socket, borrowing a pipe from the pool only while bytes flow, so an idle
-// direction holds no pipe. Any other pair of connections is copied with io.Copy.
 //
-// # Parking
+// # Parked pipes
 //
-// Players send little and backends send in bursts, so both directions idle nearly all
-// the time. Rather than a goroutine blocked in a read, each parks: its source socket
-// sits in one of the relay's epoll instances (edge-triggered, one per GOMAXPROCS), and
-// each edge is served on the poller's goroutine (a packet) or by a short-lived worker
-// (a longer burst, a destination that cannot take it, or several sockets ready at
-// once), after which the direction parks again. An idle session is its two sockets,
-// its link (both directions' state, within 512 bytes), a bound callback per direction
-// and a raw conn per socket; no goroutine. When one direction ends with an error (or
-// Abort runs) the other stops parking and a worker waits like any reader, so the
-// deadline reaches it. After a clean end the other keeps parking for the linger: the
-// peer's FIN wakes it, and a timer stops it at the deadline.
+// Between two TCP sockets on Linux the relay takes the sockets over: it duplicates
+// each descriptor, closes the connections (which takes their descriptors out of the
+// Go runtime's poller) and registers its own in one of its pollers, one epoll set per
+// GOMAXPROCS, edge-triggered, each socket once for reading and writing. A poller is
+// an event loop like nginx's: one goroutine that, for every socket an edge reports,
+// moves what can move with non-blocking system calls and goes back to sleep. An idle
+// session is its link and two sockets: no goroutine, no buffer, no pipe, no timer.
 //
-// The states (state.go) and what each event does to them, as next state / action:
+// What a direction does when its source has bytes:
 //
-//	state \ event     wake (edge)            idle (nothing read)    stop (see above)         end
-//	serving           servingPending / -     parked / rest          blocking / -             done
-//	servingPending    servingPending / -     serving / look again   blocking / -             done
-//	parked            serving / serve        parked / -             blocking / start worker  done
-//	blocking          blocking / -           blocking / block       blocking / -             done
-//	done              done / -               done / -               done / -                 done
+//   - A packet: one read into the poller's buffer (smallRead) and one write of what
+//     it got. A read shorter than the buffer emptied the socket, and the next bytes raise a
+//     new edge, so the read that would only learn that it is dry is skipped (unless
+//     the edge also reported the peer's FIN, which is still to be read).
+//   - A burst (a read filled the buffer): splice, socket to a pooled pipe to socket,
+//     so the bytes stay in the kernel, until the source is dry; the pipe then goes
+//     back to the pool. Without a pipe to be had it reads through the buffer instead.
+//   - A destination that takes no more: its bytes wait in the pipe, or in a pooled
+//     buffer of the relay's, the direction stops reading (TCP holds the source back),
+//     and the destination's next writable edge flushes them.
 //
-// Exactly one goroutine serves a direction outside parked: the one that got "serve" or
-// "start worker", until it gets "rest" or the direction ends. A wake while serving is
-// only remembered (the socket is edge-triggered, so losing it would strand bytes); the
-// server looks once more before it parks. A direction starts parked when its socket
-// joins the poller, else blocking with a worker.
+// A direction moves at most burstChunks chunks per turn; then the pipe waits for the
+// poller's next look at its epoll set, so one download cannot hold up the other players'
+// packets. Everything about a pipe happens under its lock, on the poller, or on its
+// timer or Abort, which only end it; when both directions ended the relay closes the
+// sockets and runs the owner's callback on a goroutine of its own.
+//
+// Any other pair of connections (and NoPark) gets a goroutine per direction that
+// splices through a pipe borrowed only while bytes flow, or copies with io.Copy when
+// either is not a TCP socket.
+//
+// # Ends
+//
+// A direction whose source ended cleanly delivers what it holds, half-closes its
+// destination (the peer reads EOF), and the other direction gets LingerAfterHalfClose
+// to end by itself. An error ends both directions at once.
 //
 // # Stalls
 //
-// While the up direction parks, a backend that accepts no byte of the player's for
-// StallTimeout (30 s, the vanilla server's own read timeout) ends the pipe
-// (ErrBackendStalled): a pause of a few seconds (GC, a world save) costs the player
-// nothing, as TCP flow control holds it back meanwhile. A player who leaves while the
-// backend is not reading is released sooner: the player's socket stays in the poller
-// while its bytes wait, and the poller sees a reset or hang-up there even with unread
-// bytes queued, which cuts the wait to LeftGrace (ErrClientGone). A FIN queued behind
-// the player's own unsent bytes never arrives, so that departure waits for
-// StallTimeout.
+// While the player's bytes wait for a backend that accepts none of them, the session
+// lasts StallTimeout (30 s, the vanilla server's own read timeout), counted afresh each
+// time the backend takes some: a pause of a few seconds (GC, a world save) costs the
+// player nothing, as TCP flow control holds it back meanwhile (ErrBackendStalled past
+// it). A player who leaves meanwhile is released sooner: the poller sees its socket
+// reset or hang up even with unread bytes queued, which cuts the wait to LeftGrace
+// (ErrClientGone). A FIN queued behind the player's own unsent bytes never arrives,
+// so that departure waits for StallTimeout.
 //
 // # Process-wide state
 //

@@ -125,7 +125,6 @@ func (r *Relay) park(l *link, c, b *net.TCPConn) bool {
 	}
 	lp := &l.lp
 	lp.mu.Lock() // the poller may see the sockets' first edges before this is done
-	defer lp.mu.Unlock()
 	lp.p, lp.sh, lp.fd = p, sh, [2]int{cfd, bfd}
 	// A new socket takes bytes until a write says EAGAIN.
 	l.up.io.writable, l.down.io.writable = true, true
@@ -142,12 +141,15 @@ func (r *Relay) park(l *link, c, b *net.TCPConn) bool {
 		}
 		_ = syscall.Close(cfd)
 		_ = syscall.Close(bfd)
-		sh.release(p)
-		lp.p, lp.sh = nil, nil
+		// closed: an event the poller fetched before forget finds nothing to do.
+		lp.closed, lp.p, lp.sh = true, nil, nil
 		l.up.io, l.down.io = dirLoop{}, dirLoop{}
+		lp.mu.Unlock()
+		sh.release(p) // not under mu: the last release waits for the poller
 		return false
 	}
 	r.parked.Add(2)
+	lp.mu.Unlock()
 	_ = c.Close()
 	_ = b.Close()
 	return true
@@ -232,7 +234,7 @@ func (l *link) serve(sock uint8, events uint32) {
 		if sock == sockClient && events&hangup != 0 && !lp.clientGone {
 			lp.clientGone = true
 			if lp.timerKind == timerStall {
-				l.setTimer(timerStall, LeftGrace)
+				l.setTimer(timerStall, l.stallWait())
 			}
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"syscall"
+	"unsafe"
 )
 
 // loopEvents is what the poller watches on each socket of a parked pipe: readable,
@@ -166,12 +167,12 @@ func (p *poller) run() {
 // epoll descriptor signals more, true ends run.
 func (p *poller) cycle(fd uintptr) bool {
 	for {
-		n, err := syscall.EpollWait(int(fd), p.events, 0)
+		n, errno := epollPoll(int(fd), p.events)
 		switch {
-		case err == syscall.EINTR:
+		case errno == syscall.EINTR:
 			continue
-		case err != nil:
-			p.runErr = os.NewSyscallError("epoll_wait", err)
+		case errno != 0:
+			p.runErr = os.NewSyscallError("epoll_pwait", errno)
 			return true
 		}
 		for _, ev := range p.events[:n] {
@@ -253,4 +254,17 @@ func (p *poller) add(fd int, id uint64) error {
 // del takes fd out of the epoll set.
 func (p *poller) del(fd int) {
 	_ = syscall.EpollCtl(p.epfd, syscall.EPOLL_CTL_DEL, fd, nil)
+}
+
+// epollPoll is epoll_pwait without a timeout or a signal mask: what is ready now. It
+// never waits, so it skips the scheduler's bookkeeping for system calls that may
+// block, which would also keep the runtime's monitor thread waking every 20 µs to
+// look at a P it thinks is in a system call.
+func epollPoll(epfd int, events []syscall.EpollEvent) (int, syscall.Errno) {
+	n, _, errno := syscall.RawSyscall6(syscall.SYS_EPOLL_PWAIT, uintptr(epfd),
+		uintptr(unsafe.Pointer(unsafe.SliceData(events))), uintptr(len(events)), 0, 0, 0)
+	if errno != 0 {
+		return 0, errno
+	}
+	return int(n), 0
 }
