@@ -8,6 +8,8 @@
 #   REPS=7 DUR=4s scripts/bench-compare.sh   # steadier medians
 #   WORKLOADS=active ACTIVE=1000x64 scripts/bench-compare.sh   # only active players
 #   GATE_BEFORE=/path/to/other/gate scripts/bench-compare.sh   # a second build beside
+#   MC_ROUTER=/path/to/mc-router scripts/bench-compare.sh      # mc-router beside, built
+#                                                            # by you from its own source
 #
 # Active players (mcload active): ACTIVE lists players x frame bytes, each player
 # sending RATE frames a second that the backend echoes; the table gives the proxy's CPU
@@ -17,8 +19,8 @@
 # STRACE_S seconds at STRACE_N players x 64 B (strace slows the process it follows, so
 # the load there is lower than the table's).
 #
-# Ports: BASE to BASE+7 (BASE+5 and BASE+7 are gate's and gate-before's admin APIs,
-# for their goroutine counts).
+# Ports: BASE to BASE+8 (BASE+5 and BASE+7 are gate's and gate-before's admin APIs,
+# for their goroutine counts; BASE+8 is mc-router's).
 # Needs Linux, Go, jq; installs haproxy and nginx (Debian packages) when missing and
 # running as root, else skips them. Every process it starts is stopped on exit by pid.
 #
@@ -55,6 +57,7 @@ ACTIVE_DUR=${ACTIVE_DUR:-5s} # measured time of an active run
 STRACE_N=${STRACE_N:-100}  # players while system calls are counted (0 skips it)
 STRACE_S=${STRACE_S:-3}    # seconds system calls are counted
 GATE_BEFORE=${GATE_BEFORE:-} # another gate binary, measured beside as gate-before
+MC_ROUTER=${MC_ROUTER:-}     # an mc-router binary, measured beside as mc-router
 OUT=${OUT:-/tmp/gate-bench}
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -99,8 +102,8 @@ install_peers() {
 port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 
 B=$BASE G=$((BASE + 1)) GP=$((BASE + 2)) H=$((BASE + 3)) N=$((BASE + 4)) GA=$((BASE + 5))
-GB=$((BASE + 6)) GBA=$((BASE + 7))
-for p in $B $G $GP $H $N $GA $GB $GBA; do
+GB=$((BASE + 6)) GBA=$((BASE + 7)) MR=$((BASE + 8))
+for p in $B $G $GP $H $N $GA $GB $GBA $MR; do
 	port_free "$p" || die "port $p is in use; set BASE"
 done
 
@@ -112,6 +115,7 @@ log "building gate and mcload"
 MC=$BIN/mcload
 has() { [[ " $WORKLOADS " == *" $1 "* ]]; }
 [ -z "$GATE_BEFORE" ] || cp "$GATE_BEFORE" "$BIN/gate-before"
+[ -z "$MC_ROUTER" ] || cp "$MC_ROUTER" "$BIN/mc-router"
 
 cat >"$OUT/gate.yml" <<EOF
 config:
@@ -181,7 +185,7 @@ stream {
 EOF
 
 # Targets: label -> port. PROC[label] holds the pids sampled for it.
-declare -A PORT=([direct]=$B [gate]=$G [gate-passthrough]=$GP [haproxy]=$H [nginx]=$N [gate-before]=$GB)
+declare -A PORT=([direct]=$B [gate]=$G [gate-passthrough]=$GP [haproxy]=$H [nginx]=$N [gate-before]=$GB [mc-router]=$MR)
 declare -A PROC=()
 declare -A LAUNCHED=()
 
@@ -195,6 +199,11 @@ start() {
 		pid=$! PROC[$label]=$pid ;;
 	gate | gate-passthrough)
 		"$BIN/gate" --config "$OUT/$label.yml" >"$OUT/$label.log" 2>&1 &
+		pid=$! PROC[$label]=$pid ;;
+	mc-router)
+		# Its default admits one connection a second; the workloads open thousands.
+		"$BIN/mc-router" -port "$MR" -default "127.0.0.1:$B" -connection-rate-limit 1000000 \
+			>"$OUT/mc-router.log" 2>&1 &
 		pid=$! PROC[$label]=$pid ;;
 	haproxy)
 		haproxy -db -f "$OUT/haproxy.cfg" >"$OUT/haproxy.log" 2>&1 &
@@ -301,6 +310,7 @@ wait_ready direct
 
 TARGETS=(direct gate gate-passthrough)
 [ -z "$GATE_BEFORE" ] || TARGETS+=(gate-before)
+[ -z "$MC_ROUTER" ] || TARGETS+=(mc-router)
 command -v haproxy >/dev/null && TARGETS+=(haproxy)
 command -v nginx >/dev/null && [ -e /usr/lib/nginx/modules/ngx_stream_module.so ] && TARGETS+=(nginx)
 for t in "${TARGETS[@]}"; do

@@ -140,13 +140,17 @@ func (m *Metrics) WatchBackends(src Source) {
 	m.reg.MustRegister(newBackendCollector(src))
 }
 
-// WatchRelay registers two scrape-time gauges read from stats (*lite.Lite's
-// RelayStats): the directions parked with no goroutine, and the open splice pipes.
+// WatchRelay registers scrape-time gauges read from stats (*lite.Lite's RelayStats):
+// the directions served by the relay's pollers, those of them whose bytes wait for
+// their destination, and the open splice pipes.
 func (m *Metrics) WatchRelay(stats func() relay.Stats) {
 	m.reg.MustRegister(
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Namespace: Namespace, Name: "relay_parked_directions",
-			Help: "Session directions idle in the relay's poller, holding no goroutine."},
+			Help: "Session directions served by the relay's pollers, holding no goroutine."},
 			func() float64 { return float64(stats().Parked) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Namespace: Namespace, Name: "relay_waiting_directions",
+			Help: "Parked session directions whose bytes wait for a destination that takes no more."},
+			func() float64 { return float64(stats().Waiting) }),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Namespace: Namespace, Name: "relay_splice_pipes",
 			Help: "Kernel pipes the relay holds for splicing (2 descriptors each), lent or idle in its pool."},
 			func() float64 { return float64(stats().PipesOpen) }),

@@ -24,7 +24,9 @@
 //     the edge also reported the peer's FIN, which is still to be read).
 //   - A burst (a read filled the buffer): splice, socket to a pooled pipe to socket,
 //     so the bytes stay in the kernel, until the source is dry; the pipe then goes
-//     back to the pool. Without a pipe to be had it reads through the buffer instead.
+//     back to the pool. A burst whose splices moved a buffer's worth at once starts the
+//     next one with splice too: a download stays on the splice path. Without a pipe
+//     to be had it reads through the buffer instead.
 //   - A destination that takes no more: its bytes wait in the pipe, or in a pooled
 //     buffer of the relay's, the direction stops reading (TCP holds the source back),
 //     and the destination's next writable edge flushes them.

@@ -84,9 +84,12 @@ type dirLoop struct {
 	readable, writable bool
 	// drains: the source reported its FIN or a failure, so a short read no longer
 	// means it is dry (the end is still to be read).
-	drains  bool
-	eof     bool // the source ended; the direction ends once buf and pipe are flushed
-	bulk    bool // the last read filled the buffer: splice until the source is dry
+	drains bool
+	eof    bool // the source ended; the direction ends once buf and pipe are flushed
+	bulk   bool // the last read filled the buffer: splice until the source is dry
+	// stream: a splice of this burst moved at least smallRead bytes, so the next burst
+	// starts with splice too (a download or an upload, not a packet).
+	stream  bool
 	waiting bool // counted in Relay.waiting
 	ended   bool
 }
@@ -332,7 +335,7 @@ func (l *link) spliceIn(d *dir) {
 	n, errno := rawSplice(d.srcFD(), io.pipe.w, pipeSize)
 	switch {
 	case errno == syscall.EAGAIN:
-		io.readable, io.bulk = false, false
+		io.readable, io.bulk, io.stream = false, io.stream, false
 		l.dropPipe(d)
 	case errno == syscall.EINTR:
 	case errno != 0:
@@ -341,6 +344,7 @@ func (l *link) spliceIn(d *dir) {
 		io.eof = true
 	default:
 		io.pipe.buffered += n
+		io.stream = io.stream || n >= smallRead
 	}
 }
 

@@ -12,16 +12,21 @@ import (
 // pipeSize is what the pool's big pipes ask the kernel for. One splice moves at most
 // this much: a larger pipe means fewer system calls per megabyte, but its capacity
 // counts against the user's pipe budget (fs.pipe-user-pages-soft, 64 MiB by default),
-// past which the kernel makes every new pipe of the user tiny (8 KiB). Measured end to
-// end (8 streams through the proxy, performance.md): 64 KiB pipes cost 0.33 CPU s/GB,
-// 256 KiB 0.27, 1 MiB (the runtime's choice, for every pipe) 0.25.
-const pipeSize = 256 << 10
+// past which the kernel makes every new pipe of the user tiny (8 KiB). A splice from a
+// socket fills one pipe slot (a page at most) per piece of a received packet, so the
+// slots, not the bytes, often end a splice: 1 MiB has 256 of them. Measured end to end
+// with the event-loop relay (8 streams, performance.md), against mc-router in the same
+// run: 256 KiB pipes cost 1.5x its CPU per GB, 1 MiB 0.8x. (fs.pipe-max-size, 1 MiB by
+// default, is the most a user without CAP_SYS_RESOURCE may ask for.)
+const pipeSize = 1 << 20
 
 // maxIdlePipes bounds the big pipes: at most this many exist (16 MiB of budget), all
-// kept for reuse when idle. Directions busy beyond them get a pipe of the kernel's
-// default size (64 KiB), closed when returned, so hundreds of busy directions still
-// fit the budget before the kernel starts shrinking pipes.
-const maxIdlePipes = 64
+// kept for reuse when idle. A parked direction holds a pipe only while its poller
+// serves it or while its destination takes no more, so a few serve many sessions.
+// Directions busy beyond them get a pipe of the kernel's default size (64 KiB), closed
+// when returned, so hundreds of busy directions still fit the budget before the kernel
+// starts shrinking pipes.
+const maxIdlePipes = 16
 
 // maxPipes bounds every pipe the pool keeps open, big or not, at any open-files
 // limit; pipesPerFD (one pipe, two descriptors, per 32 of the limit) bounds them at
