@@ -157,8 +157,8 @@ func TestRelayIdleSessionHoldsTwoSocketsAndNoPipe(t *testing.T) {
 	if sockets := socketsOn(t, portOf(t, p.addr), portOf(t, b.addr)); sockets != 4*sessions {
 		t.Fatalf("%d sessions hold %d sockets, want %d (4 per session)", sessions, sockets, 4*sessions)
 	}
-	if want := min(sessions, runtime.GOMAXPROCS(0)); st.Pollers != want || st.PipesOpen > 64 {
-		t.Fatalf("relay %+v for %d idle sessions: want %d pollers and at most the pool's 64 pipes", st, sessions, want)
+	if want := min(sessions, runtime.GOMAXPROCS(0)); st.Pollers != want || st.PipesOpen > 16 {
+		t.Fatalf("relay %+v for %d idle sessions: want %d pollers and at most the pool's 16 pipes", st, sessions, want)
 	}
 }
 
