@@ -584,12 +584,14 @@ func writeAll(fd int, b []byte) (int, syscall.Errno) {
 	w := 0
 	for w < len(b) {
 		n, errno := rawIO(syscall.SYS_WRITE, fd, b[w:])
-		switch errno {
-		case 0:
-			w += n
-		case syscall.EINTR:
-		default:
+		switch {
+		case errno == syscall.EINTR:
+		case errno != 0:
 			return w, errno
+		case n == 0: // a socket never takes nothing without saying why: never loop on it
+			return w, syscall.EIO
+		default:
+			w += n
 		}
 	}
 	return w, 0

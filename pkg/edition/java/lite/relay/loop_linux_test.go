@@ -92,3 +92,41 @@ func TestParkedLingerEndsAHalfClosedSession(t *testing.T) {
 		t.Fatalf("result %+v; want the player's clean end and the linger's timeout", res)
 	}
 }
+
+// One turn of a pipe moves at most burstChunks chunks, then queues the pipe for the
+// poller's next round: a download that never runs dry cannot keep the poller from the
+// other sockets its epoll set reports. Driven by hand (no poller goroutine): the source
+// holds more than a turn's worth, the destination takes everything.
+func TestParkedTurnIsBounded(t *testing.T) {
+	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC|syscall.SOCK_NONBLOCK, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Close(fds[1])
+	_ = syscall.SetsockoptInt(fds[1], syscall.SOL_SOCKET, syscall.SO_SNDBUF, 1<<20)
+	sink, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sink.Close()
+	const queued = (burstChunks + burstChunks/2) * smallRead // more than one turn's worth
+	if n, err := syscall.Write(fds[1], make([]byte, queued)); err != nil || n < (burstChunks+1)*smallRead {
+		t.Fatalf("queued %d bytes (%v); the socket's buffer is too small for the test", n, err)
+	}
+	// No pipes: every chunk is one read of smallRead bytes, so a turn's size is exact.
+	r := &Relay{pool: &pipePool{create: func(bool) (*pipe, error) { return nil, syscall.EMFILE }}}
+	p := &poller{buf: make([]byte, smallRead)}
+	l := &link{r: r}
+	l.up, l.down = dir{l: l, side: Client}, dir{l: l, side: Backend}
+	l.lp.p, l.lp.fd = p, [2]int{fds[0], int(sink.Fd())}
+	l.up.io.writable = true
+	l.serve(sockClient, syscall.EPOLLIN)
+	if want := int64(burstChunks * smallRead); l.up.n != want || len(p.again) != 1 || !l.lp.queued {
+		t.Fatalf("one turn moved %d bytes (want %d), queued %v with %d waiting", l.up.n, want, l.lp.queued, len(p.again))
+	}
+	l.serve(sockNone, 0)
+	if l.up.n <= int64(burstChunks*smallRead) || l.lp.queued {
+		t.Fatalf("the next turn moved to %d bytes, queued %v", l.up.n, l.lp.queued)
+	}
+	_ = syscall.Close(fds[0])
+}
