@@ -174,6 +174,12 @@ func dupSocket(c *net.TCPConn) (int, error) {
 	if errno != 0 {
 		return -1, os.NewSyscallError("fcntl", errno)
 	}
+	// The runtime made the socket non-blocking, and a duplicate shares that; said
+	// again because every call of the poller relies on it.
+	if err := syscall.SetNonblock(nfd, true); err != nil {
+		_ = syscall.Close(nfd)
+		return -1, err
+	}
 	return nfd, nil
 }
 
