@@ -19,9 +19,9 @@ const LingerAfterHalfClose = 2 * time.Second
 // ends (ErrBackendStalled). It is the vanilla server's own patience with a silent peer
 // (its read timeout is 30 s): a GC pause or a world save that stops the backend reading
 // for seconds must not cost a player the bytes it sent meanwhile. The proxy buffers
-// nothing for it; TCP flow control holds the player back. It applies while the
-// direction parks (the default), not to the linger after the other direction ended,
-// which has its own deadline.
+// nothing beyond what it read; TCP flow control holds the player back. It applies to
+// parked pipes (the default between TCP sockets), not to the linger after the other
+// direction ended, which has its own deadline.
 const StallTimeout = 30 * time.Second
 
 // LeftGrace is how long the player's bytes may still wait for a stalled backend once
@@ -60,8 +60,8 @@ func (s Side) String() string {
 // Options configure one pipe.
 type Options struct {
 	// NoPark gives each direction a goroutine of its own for the whole session
-	// instead of parking it in the relay's poller while its source sends nothing.
-	// Benchmarks compare the two; the zero value parks.
+	// instead of handing the pipe to the relay's pollers. Benchmarks compare the two;
+	// the zero value parks.
 	NoPark bool
 }
 
@@ -83,16 +83,16 @@ func (r Result) FirstErr() error {
 	return r.DownErr
 }
 
-// Relay moves bytes between pairs of connections. It owns the pollers that parked
-// directions wait in and the counts Stats reports; the zero value is ready, and it
-// needs no Close: a poller runs only while some pipe parks a direction in it.
+// Relay moves bytes between pairs of connections. It owns the pollers that serve
+// parked pipes and the counts Stats reports; the zero value is ready, and it needs no
+// Close: a poller runs only while some pipe is parked in it.
 // Instances share nothing but the process-wide pipe pool (see pool_linux.go).
 type Relay struct {
 	// BackendStall replaces StallTimeout for this relay's pipes (tests use a short one);
 	// 0 is StallTimeout. Set it before the first Start.
 	BackendStall time.Duration
 
-	polls    pollers // the pollers parked directions wait in (Linux only)
+	polls    pollers // the pollers that serve parked pipes (Linux only)
 	sessions atomic.Int64
 	parked   atomic.Int64
 	waiting  atomic.Int64
@@ -137,7 +137,7 @@ type Stats struct {
 	// and one per ended pipe while its done callback runs.
 	Workers int
 	// Pollers is the poller goroutines running (at most GOMAXPROCS; 0 while no
-	// direction parks).
+	// pipe is parked).
 	Pollers int
 	// PipesOpen and PipesIdle are the process's splice pipes (2 descriptors each) and
 	// how many of them wait in the pool unused. Process-wide, not per relay.
