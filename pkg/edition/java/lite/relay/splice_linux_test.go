@@ -294,29 +294,6 @@ func pipeCapacity(t *testing.T, pp *pipe) int {
 	return int(n)
 }
 
-// fillUp writes to c until the kernel takes no more (its send buffer and the peer's
-// receive buffer are full, down to the last few bytes) and returns how much it wrote.
-func fillUp(t *testing.T, c *net.TCPConn) int {
-	t.Helper()
-	total := 0
-	for size := 64 << 10; size >= 64; size /= 4 {
-		chunk := make([]byte, size)
-		for {
-			_ = c.SetWriteDeadline(time.Now().Add(20 * time.Millisecond))
-			n, err := c.Write(chunk)
-			total += n
-			if errors.Is(err, os.ErrDeadlineExceeded) {
-				break
-			}
-			if err != nil {
-				t.Fatalf("fill: %v", err)
-			}
-		}
-	}
-	_ = c.SetWriteDeadline(time.Time{})
-	return total
-}
-
 // inQueue is how many bytes wait unread in c's receive queue (SIOCINQ).
 func inQueue(t *testing.T, c *net.TCPConn) int {
 	t.Helper()
