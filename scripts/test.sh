@@ -54,7 +54,10 @@ if [ "${1:-}" != "--inside" ]; then
   fi
   export GATETEST_NODE_MODULES=$node_dir/node_modules
   say "go modules"
-  go mod download
+  # all, not only what this module's packages build with: the embedding test
+  # (cmd/gate/embed_test.go) tidies a module of its own offline, and tidy also reads
+  # the tests of the packages it imports.
+  go mod download all
   (cd deploy && go mod download)
   exec unshare --net -- "$0" --inside "$@"
 fi
