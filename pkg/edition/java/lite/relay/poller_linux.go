@@ -190,7 +190,7 @@ func (p *poller) cycle(fd uintptr) bool {
 			p.spare = again[:0]
 			continue
 		}
-		if n < len(p.events) && len(p.again) == 0 {
+		if n < len(p.events) { // the set is drained: sleep until its next edge
 			return false
 		}
 	}
