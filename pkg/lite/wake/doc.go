@@ -5,9 +5,13 @@
 // for concurrent logins, the idle countdown, and how replicas of the proxy agree
 // that nobody holds a session before a target is put to sleep (Holders).
 //
-// It does not own the player's connection (package lite holds a login while
-// its target wakes and answers pings of a sleeping route), nor any engine's
-// discovery (package discovery finds the routes that name a target).
+// Routes is the one seam a proxy instance uses: it owns the targets built for
+// the routes across reloads (factories run outside its locks), each route's
+// card (last good status, rendered asleep) and the sessions that keep a target
+// awake. It does not own the player's connection (package lite holds a login
+// while its target wakes and answers pings of a sleeping route from the
+// card), nor any engine's discovery (package discovery finds the routes that
+// name a target).
 //
 // A target's phases run asleep -> waking -> awake -> idle -> asleep. The
 // Coordinator owns them: Bind keeps a key's state across reloads, Wake shares

@@ -255,16 +255,23 @@ func (w *Routes) ObserveBackend(addr string, body []byte, online int, hasPlayers
 // (the caller renders its fallback with AsleepMOTD).
 func (w *Routes) Card(route string) []byte {
 	w.mu.Lock()
-	defer w.mu.Unlock()
 	r, c := w.routes[route], w.cards[route]
+	w.mu.Unlock()
 	if r == nil || c == nil {
 		return nil
 	}
-	if c.motd != string(r.motd) && w.render != nil { // AsleepMOTD changed by a reload
-		if b, ok := w.render(c.raw, r.motd); ok {
-			c = &card{raw: c.raw, motd: string(r.motd), asleep: b}
-			w.cards[route] = c
-		}
+	if c.motd == string(r.motd) || w.render == nil {
+		return c.asleep
 	}
-	return c.asleep
+	// AsleepMOTD changed by a reload: render again, outside the lock.
+	b, ok := w.render(c.raw, r.motd)
+	if !ok {
+		return c.asleep
+	}
+	w.mu.Lock()
+	if w.cards[route] == c {
+		w.cards[route] = &card{raw: c.raw, motd: string(r.motd), asleep: b}
+	}
+	w.mu.Unlock()
+	return b
 }

@@ -127,4 +127,3 @@ func (l *Lite) readyCheck(routeKey, host string) func(context.Context, wake.Resu
 		return "", false
 	}
 }
-

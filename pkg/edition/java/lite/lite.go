@@ -102,7 +102,7 @@ type Lite struct {
 	// telling holds a slot per refused connection being told why (refused.go); Serve
 	// sizes it from the open-files budget.
 	telling chan struct{}
-	rel      relay.Relay // joined sessions' bytes; its poller runs only while sessions park
+	rel     relay.Relay // joined sessions' bytes; its poller runs only while sessions park
 	// hsBufs lends the buffers a connection's first bytes are read into.
 	hsBufs handshakeBufs
 	// wake is the seam to the routes' sleeping targets (package wake owns them);
