@@ -1,0 +1,292 @@
+//go:build linux
+
+package relay
+
+import "fmt"
+
+// The rules of a parked pipe's ends, as two tables: where a direction stands
+// (dirRules) and what the link's one timer is for (timerRules). The code that moves
+// bytes only reports events (step, timerStep); what an event does in a state is said
+// here and nowhere else, and ends_linux_test.go walks every row.
+
+// dirState is where a parked direction stands on the way to its end. The zero value
+// is a direction that has just parked.
+type dirState uint8
+
+const (
+	// dirOpen: the source may send more, and the destination took all it was given.
+	dirOpen dirState = iota
+	// dirDraining: the source reported its FIN or a failure, so a short read no longer
+	// means it is dry: its end is still to be read.
+	dirDraining
+	// dirHeld: the destination took no more; bytes wait for it (in the direction's
+	// buffer or pipe), counted in Relay.waiting, and the source is not read meanwhile
+	// (TCP holds it back).
+	dirHeld
+	// dirHeldDraining: held, and the source reported its end.
+	dirHeldDraining
+	// dirEnded: the direction is over; it holds nothing and is no longer parked.
+	dirEnded
+	dirStates
+)
+
+var dirStateNames = [dirStates]string{"open", "draining", "held", "held-draining", "ended"}
+
+func (s dirState) String() string {
+	if s < dirStates {
+		return dirStateNames[s]
+	}
+	return fmt.Sprintf("dirState(%d)", uint8(s))
+}
+
+// draining reports whether the source reported its end.
+func (s dirState) draining() bool { return s == dirDraining || s == dirHeldDraining }
+
+// dirEvent is what moves a direction.
+type dirEvent uint8
+
+const (
+	// evSourceEnd: an edge of the source said FIN, hang-up or failure.
+	evSourceEnd dirEvent = iota
+	// evBlocked: a write said EAGAIN; what it did not take is held.
+	evBlocked
+	// evFlushed: the destination took everything the direction held.
+	evFlushed
+	// evEOF: a read of the source returned 0 with nothing held: a clean end.
+	evEOF
+	// evFail: a call of the direction failed, or the stall bound ran out on it.
+	evFail
+	// evStop: the session ends the direction from outside: the other direction
+	// failed, the linger ran out, or Abort (the error says which).
+	evStop
+	dirEvents
+)
+
+var dirEventNames = [dirEvents]string{"source-end", "blocked", "flushed", "eof", "fail", "stop"}
+
+func (e dirEvent) String() string {
+	if e < dirEvents {
+		return dirEventNames[e]
+	}
+	return fmt.Sprintf("dirEvent(%d)", uint8(e))
+}
+
+// dirAct is what a transition does besides changing the state, in this order.
+type dirAct uint8
+
+const (
+	// actWait counts the direction in Relay.waiting.
+	actWait dirAct = 1 << iota
+	// actUnwait takes it out of Relay.waiting.
+	actUnwait
+	// actStall tells the link's timer the up direction is held (timerRules); the
+	// down direction has no bound.
+	actStall
+	// actUnstall tells the link's timer the up direction's bytes all went.
+	actUnstall
+	// actRelease records the direction's end (its error, whether it was first), gives
+	// back its buffer and pipe (a pipe with bytes in it is closed by the pool, never
+	// reused) and counts it no longer parked.
+	actRelease
+	// actHalfClose shuts the destination for writing: its peer reads EOF.
+	actHalfClose
+	// actLinger gives the other direction, if it still runs, LingerAfterHalfClose.
+	actLinger
+	// actStopOther ends the other direction now (evStop, errStopped).
+	actStopOther
+)
+
+// Ends, by how they come.
+const (
+	endClean  = actRelease | actHalfClose | actLinger
+	endFailed = actRelease | actStopOther
+)
+
+type dirRow = row[dirState, dirEvent, dirAct]
+
+// dirRules is every transition of a parked direction. A pair it does not list cannot
+// happen (a held direction reads nothing, so it sees no EOF; an ended one moves no
+// bytes) and step refuses it.
+var dirRules = newTable(dirStates, dirEvents, []dirRow{
+	{dirOpen, evSourceEnd, dirDraining, 0},
+	{dirOpen, evBlocked, dirHeld, actWait | actStall},
+	{dirOpen, evFlushed, dirOpen, 0}, // a burst's chunk went through the pipe
+	{dirOpen, evEOF, dirEnded, endClean},
+	{dirOpen, evFail, dirEnded, endFailed},
+	{dirOpen, evStop, dirEnded, actRelease},
+
+	{dirDraining, evSourceEnd, dirDraining, 0},
+	{dirDraining, evBlocked, dirHeldDraining, actWait | actStall},
+	{dirDraining, evFlushed, dirDraining, 0},
+	{dirDraining, evEOF, dirEnded, endClean},
+	{dirDraining, evFail, dirEnded, endFailed},
+	{dirDraining, evStop, dirEnded, actRelease},
+
+	{dirHeld, evSourceEnd, dirHeldDraining, 0},
+	// A flush moved some and blocked again: the bound starts afresh if any went.
+	{dirHeld, evBlocked, dirHeld, actStall},
+	{dirHeld, evFlushed, dirOpen, actUnwait | actUnstall},
+	{dirHeld, evFail, dirEnded, actUnwait | endFailed},
+	{dirHeld, evStop, dirEnded, actUnwait | actRelease},
+
+	{dirHeldDraining, evSourceEnd, dirHeldDraining, 0},
+	{dirHeldDraining, evBlocked, dirHeldDraining, actStall},
+	{dirHeldDraining, evFlushed, dirDraining, actUnwait | actUnstall},
+	{dirHeldDraining, evFail, dirEnded, actUnwait | endFailed},
+	{dirHeldDraining, evStop, dirEnded, actUnwait | actRelease},
+
+	// Edges keep coming until the sockets close, and the other direction's end, the
+	// linger or Abort may find this one over already.
+	{dirEnded, evSourceEnd, dirEnded, 0},
+	{dirEnded, evStop, dirEnded, 0},
+}...)
+
+// timerKind is what the link's one timer is for. The zero value is a link without one.
+type timerKind uint8
+
+const (
+	// timerNone: no bound is running (a stopped timer, or none made yet).
+	timerNone timerKind = iota
+	// timerStall: the player's bytes wait for a backend that accepts none of them; the
+	// session lasts StallTimeout (LeftGrace once the player has gone), counted afresh
+	// each time the backend takes some.
+	timerStall
+	// timerLinger: one direction ended cleanly; the other has LingerAfterHalfClose to
+	// end by itself.
+	timerLinger
+	timerKinds
+)
+
+var timerKindNames = [timerKinds]string{"none", "stall", "linger"}
+
+func (k timerKind) String() string {
+	if k < timerKinds {
+		return timerKindNames[k]
+	}
+	return fmt.Sprintf("timerKind(%d)", uint8(k))
+}
+
+// timerEvent is what moves the link's timer.
+type timerEvent uint8
+
+const (
+	// tmHeld: the up direction's write blocked and the backend took nothing since the
+	// bound was set; tmHeldMoved: it took some.
+	tmHeld timerEvent = iota
+	tmHeldMoved
+	// tmFlushed: the backend took all of the player's held bytes.
+	tmFlushed
+	// tmClientGone: the poller saw the player's socket hang up or fail.
+	tmClientGone
+	// tmCleanEnd: a direction ended cleanly while the other still runs.
+	tmCleanEnd
+	// tmFired: the timer ran out and the backend took nothing since the bound was set;
+	// tmFiredMoved: it took some.
+	tmFired
+	tmFiredMoved
+	// tmClosed: both directions ended and the link closes its sockets.
+	tmClosed
+	timerEvents
+)
+
+var timerEventNames = [timerEvents]string{"held", "held-moved", "flushed", "client-gone", "clean-end", "fired", "fired-moved", "closed"}
+
+func (e timerEvent) String() string {
+	if e < timerEvents {
+		return timerEventNames[e]
+	}
+	return fmt.Sprintf("timerEvent(%d)", uint8(e))
+}
+
+// timerAct is what a timer transition does, in this order.
+type timerAct uint8
+
+const (
+	// tmMark notes the up direction's byte count: the bound starts afresh from it.
+	tmMark timerAct = 1 << iota
+	// tmArmStall (re)arms the timer for the stall bound (LeftGrace once the player has gone).
+	tmArmStall
+	// tmArmLinger (re)arms it for LingerAfterHalfClose.
+	tmArmLinger
+	// tmStop stops it.
+	tmStop
+	// tmFailUp ends the up direction with the stall error (evFail), which stops the other.
+	tmFailUp
+	// tmCutBoth ends both directions with errLinger (evStop).
+	tmCutBoth
+)
+
+type timerRow = row[timerKind, timerEvent, timerAct]
+
+// timerRules is every transition of the link's timer; a pair it does not list cannot
+// happen (the timer does not run out while none is armed, as onTimer sees), and
+// timerStep refuses it.
+var timerRules = newTable(timerKinds, timerEvents, []timerRow{
+	{timerNone, tmHeld, timerStall, tmMark | tmArmStall},
+	{timerNone, tmHeldMoved, timerStall, tmMark | tmArmStall},
+	{timerNone, tmFlushed, timerNone, 0},
+	{timerNone, tmClientGone, timerNone, 0},
+	{timerNone, tmCleanEnd, timerLinger, tmArmLinger},
+	{timerNone, tmClosed, timerNone, tmStop},
+
+	{timerStall, tmHeld, timerStall, 0}, // the bound set earlier still runs
+	{timerStall, tmHeldMoved, timerStall, tmMark | tmArmStall},
+	{timerStall, tmFlushed, timerNone, tmStop},
+	{timerStall, tmClientGone, timerStall, tmArmStall}, // the same bound, now LeftGrace
+	{timerStall, tmCleanEnd, timerLinger, tmArmLinger},
+	{timerStall, tmFired, timerNone, tmFailUp},
+	{timerStall, tmFiredMoved, timerStall, tmMark | tmArmStall},
+	{timerStall, tmClosed, timerNone, tmStop},
+
+	// Past one clean end only the linger bounds the session: no stall bound.
+	{timerLinger, tmHeld, timerLinger, 0},
+	{timerLinger, tmHeldMoved, timerLinger, 0},
+	{timerLinger, tmFlushed, timerLinger, 0},
+	{timerLinger, tmClientGone, timerLinger, 0},
+	{timerLinger, tmCleanEnd, timerLinger, tmArmLinger},
+	{timerLinger, tmFired, timerNone, tmCutBoth},
+	{timerLinger, tmFiredMoved, timerNone, tmCutBoth},
+	{timerLinger, tmClosed, timerNone, tmStop},
+}...)
+
+// row is one rule of a table: event on, in state from, moves to state to, doing do.
+type row[S, E, A ~uint8] struct {
+	from S
+	on   E
+	to   S
+	do   A
+}
+
+// rule is a row as a lookup finds it; ok is false for a pair the table does not list.
+type rule[S, A ~uint8] struct {
+	to S
+	do A
+	ok bool
+}
+
+// table is a state machine's rows, indexed by state and event so that a lookup costs
+// one slice index.
+type table[S, E, A ~uint8] struct {
+	rows   []row[S, E, A]
+	events int
+	next   []rule[S, A]
+}
+
+// newTable indexes rows for states states and events events. A pair listed twice, or
+// out of range, is a mistake in the table, caught when the package loads.
+func newTable[S, E, A ~uint8](states S, events E, rows ...row[S, E, A]) *table[S, E, A] {
+	t := &table[S, E, A]{rows: rows, events: int(events), next: make([]rule[S, A], int(states)*int(events))}
+	for _, r := range rows {
+		i := int(r.from)*t.events + int(r.on)
+		if r.from >= states || r.on >= events || t.next[i].ok {
+			panic(fmt.Sprintf("relay: rule for %v on %v listed twice or out of range", r.from, r.on))
+		}
+		t.next[i] = rule[S, A]{to: r.to, do: r.do, ok: true}
+	}
+	return t
+}
+
+// lookup is the rule for event e in state s.
+func (t *table[S, E, A]) lookup(s S, e E) rule[S, A] {
+	return t.next[int(s)*t.events+int(e)]
+}
