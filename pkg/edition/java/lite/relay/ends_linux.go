@@ -32,12 +32,7 @@ const (
 
 var dirStateNames = [dirStates]string{"open", "draining", "held", "held-draining", "ended"}
 
-func (s dirState) String() string {
-	if s < dirStates {
-		return dirStateNames[s]
-	}
-	return fmt.Sprintf("dirState(%d)", uint8(s))
-}
+func (s dirState) String() string { return name(s, dirStateNames[:], "dirState") }
 
 // draining reports whether the source reported its end.
 func (s dirState) draining() bool { return s == dirDraining || s == dirHeldDraining }
@@ -64,12 +59,7 @@ const (
 
 var dirEventNames = [dirEvents]string{"source-end", "blocked", "flushed", "eof", "fail", "stop"}
 
-func (e dirEvent) String() string {
-	if e < dirEvents {
-		return dirEventNames[e]
-	}
-	return fmt.Sprintf("dirEvent(%d)", uint8(e))
-}
+func (e dirEvent) String() string { return name(e, dirEventNames[:], "dirEvent") }
 
 // dirAct is what a transition does besides changing the state, in this order.
 type dirAct uint8
@@ -159,12 +149,7 @@ const (
 
 var timerKindNames = [timerKinds]string{"none", "stall", "linger"}
 
-func (k timerKind) String() string {
-	if k < timerKinds {
-		return timerKindNames[k]
-	}
-	return fmt.Sprintf("timerKind(%d)", uint8(k))
-}
+func (k timerKind) String() string { return name(k, timerKindNames[:], "timerKind") }
 
 // timerEvent is what moves the link's timer.
 type timerEvent uint8
@@ -191,12 +176,7 @@ const (
 
 var timerEventNames = [timerEvents]string{"held", "held-moved", "flushed", "client-gone", "clean-end", "fired", "fired-moved", "closed"}
 
-func (e timerEvent) String() string {
-	if e < timerEvents {
-		return timerEventNames[e]
-	}
-	return fmt.Sprintf("timerEvent(%d)", uint8(e))
-}
+func (e timerEvent) String() string { return name(e, timerEventNames[:], "timerEvent") }
 
 // timerAct is what a timer transition does, in this order.
 type timerAct uint8
@@ -284,6 +264,14 @@ func newTable[S, E, A ~uint8](states S, events E, rows ...row[S, E, A]) *table[S
 		t.next[i] = rule[S, A]{to: r.to, do: r.do, ok: true}
 	}
 	return t
+}
+
+// name is v's name in names, or what it is if names has none.
+func name[T ~uint8](v T, names []string, kind string) string {
+	if int(v) < len(names) {
+		return names[v]
+	}
+	return fmt.Sprintf("%s(%d)", kind, uint8(v))
 }
 
 // lookup is the rule for event e in state s.
