@@ -13,8 +13,8 @@ import (
 )
 
 // endsRig is a parked link driven by hand: its sockets are the relay's own duplicates
-// of real loopback connections, registered with a real poller's ids but not its epoll
-// set, so nothing but the test moves it. player and server are the far ends.
+// of real loopback connections, its poller one without a goroutine or an epoll set, so
+// nothing but the test moves it. player and server are the far ends.
 type endsRig struct {
 	r              *Relay
 	l              *link
@@ -30,12 +30,14 @@ func newEndsRig(t *testing.T) *endsRig {
 	g := &endsRig{r: &Relay{}, player: player, server: server, done: make(chan Result, 1)}
 	l := &link{r: g.r, client: client, backend: backend, done: func(res Result) { g.done <- res }}
 	l.up, l.down = dir{l: l, side: Client}, dir{l: l, side: Backend}
-	p, sh, err := g.r.polls.acquire()
-	if err != nil {
-		t.Fatal(err)
-	}
-	l.lp.p, l.lp.sh = p, sh
+	// The last release of this poller finds its goroutine gone already, and an epoll
+	// descriptor that is none (the sockets' removal from it fails harmlessly).
+	exited := make(chan struct{})
+	close(exited)
+	p := &poller{epfd: -1, exited: exited, refs: 1, buf: make([]byte, smallRead)}
+	l.lp.p, l.lp.sh = p, &shard{p: p}
 	for s, c := range []*net.TCPConn{client, backend} {
+		var err error
 		if l.lp.fd[s], err = dupSocket(c); err != nil {
 			t.Fatal(err)
 		}
