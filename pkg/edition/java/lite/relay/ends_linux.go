@@ -7,7 +7,8 @@ import "fmt"
 // The rules of a parked pipe's ends, as two tables: where a direction stands
 // (dirRules) and what the link's one timer is for (timerRules). The code that moves
 // bytes only reports events (step, timerStep); what an event does in a state is said
-// here and nowhere else, and ends_linux_test.go walks every row.
+// here and nowhere else, and the ends tests walk every row (ends_dir_linux_test.go,
+// ends_timer_linux_test.go).
 
 // dirState is where a parked direction stands on the way to its end. The zero value
 // is a direction that has just parked.
@@ -61,12 +62,14 @@ var dirEventNames = [dirEvents]string{"source-end", "blocked", "flushed", "eof",
 
 func (e dirEvent) String() string { return name(e, dirEventNames[:], "dirEvent") }
 
-// dirAct is what a transition does besides changing the state, in this order.
-type dirAct uint8
+// act is what a row does besides moving its state, in this order. The two tables draw
+// on one set: a direction's rows tell the timer (actStall, actUnstall, actLinger), the
+// timer's rows end directions (actFailUp, actCutBoth).
+type act uint16
 
 const (
 	// actWait counts the direction in Relay.waiting.
-	actWait dirAct = 1 << iota
+	actWait act = 1 << iota
 	// actUnwait takes it out of Relay.waiting.
 	actUnwait
 	// actStall tells the link's timer the up direction is held (timerRules); the
@@ -84,6 +87,26 @@ const (
 	actLinger
 	// actStopOther ends the other direction now (evStop, errStopped).
 	actStopOther
+
+	// actMark notes the up direction's byte count: the stall bound starts afresh from it.
+	actMark
+	// actArmStall (re)arms the timer for the stall bound (LeftGrace once the player has gone).
+	actArmStall
+	// actArmLinger (re)arms it for LingerAfterHalfClose.
+	actArmLinger
+	// actStop stops it.
+	actStop
+	// actFailUp ends the up direction with the stall error (evFail), which stops the other.
+	actFailUp
+	// actCutBoth ends both directions with errLinger (evStop).
+	actCutBoth
+)
+
+// What each table's rows may do (newTable holds them to it): step and timerStep each
+// do only their own table's.
+const (
+	dirActs   = actMark - 1
+	timerActs = actCutBoth<<1 - actMark
 )
 
 // Ends, by how they come.
@@ -92,12 +115,12 @@ const (
 	endFailed = actRelease | actStopOther
 )
 
-type dirRow = row[dirState, dirEvent, dirAct]
+type dirRow = row[dirState, dirEvent]
 
 // dirRules is every transition of a parked direction. A pair it does not list cannot
 // happen (a held direction reads nothing, so it sees no EOF; an ended one moves no
 // bytes) and step refuses it.
-var dirRules = newTable(dirStates, dirEvents, []dirRow{
+var dirRules = newTable(dirStates, dirEvents, dirActs, []dirRow{
 	{dirOpen, evSourceEnd, dirDraining, 0},
 	{dirOpen, evBlocked, dirHeld, actWait | actStall},
 	{dirOpen, evFlushed, dirOpen, 0}, // a burst's chunk went through the pipe
@@ -178,90 +201,73 @@ var timerEventNames = [timerEvents]string{"held", "held-moved", "flushed", "clie
 
 func (e timerEvent) String() string { return name(e, timerEventNames[:], "timerEvent") }
 
-// timerAct is what a timer transition does, in this order.
-type timerAct uint8
-
-const (
-	// tmMark notes the up direction's byte count: the bound starts afresh from it.
-	tmMark timerAct = 1 << iota
-	// tmArmStall (re)arms the timer for the stall bound (LeftGrace once the player has gone).
-	tmArmStall
-	// tmArmLinger (re)arms it for LingerAfterHalfClose.
-	tmArmLinger
-	// tmStop stops it.
-	tmStop
-	// tmFailUp ends the up direction with the stall error (evFail), which stops the other.
-	tmFailUp
-	// tmCutBoth ends both directions with errLinger (evStop).
-	tmCutBoth
-)
-
-type timerRow = row[timerKind, timerEvent, timerAct]
+type timerRow = row[timerKind, timerEvent]
 
 // timerRules is every transition of the link's timer; a pair it does not list cannot
 // happen (the timer does not run out while none is armed, as onTimer sees), and
 // timerStep refuses it.
-var timerRules = newTable(timerKinds, timerEvents, []timerRow{
-	{timerNone, tmHeld, timerStall, tmMark | tmArmStall},
-	{timerNone, tmHeldMoved, timerStall, tmMark | tmArmStall},
+var timerRules = newTable(timerKinds, timerEvents, timerActs, []timerRow{
+	{timerNone, tmHeld, timerStall, actMark | actArmStall},
+	{timerNone, tmHeldMoved, timerStall, actMark | actArmStall},
 	{timerNone, tmFlushed, timerNone, 0},
 	{timerNone, tmClientGone, timerNone, 0},
-	{timerNone, tmCleanEnd, timerLinger, tmArmLinger},
-	{timerNone, tmClosed, timerNone, tmStop},
+	{timerNone, tmCleanEnd, timerLinger, actArmLinger},
+	{timerNone, tmClosed, timerNone, actStop},
 
 	{timerStall, tmHeld, timerStall, 0}, // the bound set earlier still runs
-	{timerStall, tmHeldMoved, timerStall, tmMark | tmArmStall},
-	{timerStall, tmFlushed, timerNone, tmStop},
-	{timerStall, tmClientGone, timerStall, tmArmStall}, // the same bound, now LeftGrace
-	{timerStall, tmCleanEnd, timerLinger, tmArmLinger},
-	{timerStall, tmFired, timerNone, tmFailUp},
-	{timerStall, tmFiredMoved, timerStall, tmMark | tmArmStall},
-	{timerStall, tmClosed, timerNone, tmStop},
+	{timerStall, tmHeldMoved, timerStall, actMark | actArmStall},
+	{timerStall, tmFlushed, timerNone, actStop},
+	{timerStall, tmClientGone, timerStall, actArmStall}, // the same bound, now LeftGrace
+	{timerStall, tmCleanEnd, timerLinger, actArmLinger},
+	{timerStall, tmFired, timerNone, actFailUp},
+	{timerStall, tmFiredMoved, timerStall, actMark | actArmStall},
+	{timerStall, tmClosed, timerNone, actStop},
 
 	// Past one clean end only the linger bounds the session: no stall bound.
 	{timerLinger, tmHeld, timerLinger, 0},
 	{timerLinger, tmHeldMoved, timerLinger, 0},
 	{timerLinger, tmFlushed, timerLinger, 0},
 	{timerLinger, tmClientGone, timerLinger, 0},
-	{timerLinger, tmCleanEnd, timerLinger, tmArmLinger},
-	{timerLinger, tmFired, timerNone, tmCutBoth},
-	{timerLinger, tmFiredMoved, timerNone, tmCutBoth},
-	{timerLinger, tmClosed, timerNone, tmStop},
+	{timerLinger, tmCleanEnd, timerLinger, actArmLinger},
+	{timerLinger, tmFired, timerNone, actCutBoth},
+	{timerLinger, tmFiredMoved, timerNone, actCutBoth},
+	{timerLinger, tmClosed, timerNone, actStop},
 }...)
 
 // row is one rule of a table: event on, in state from, moves to state to, doing do.
-type row[S, E, A ~uint8] struct {
+type row[S, E ~uint8] struct {
 	from S
 	on   E
 	to   S
-	do   A
+	do   act
 }
 
 // rule is a row as a lookup finds it; ok is false for a pair the table does not list.
-type rule[S, A ~uint8] struct {
+type rule[S ~uint8] struct {
 	to S
-	do A
+	do act
 	ok bool
 }
 
 // table is a state machine's rows, indexed by state and event so that a lookup costs
 // one slice index.
-type table[S, E, A ~uint8] struct {
-	rows   []row[S, E, A]
+type table[S, E ~uint8] struct {
+	rows   []row[S, E]
 	events int
-	next   []rule[S, A]
+	next   []rule[S]
 }
 
-// newTable indexes rows for states states and events events. A pair listed twice, or
-// out of range, is a mistake in the table, caught when the package loads.
-func newTable[S, E, A ~uint8](states S, events E, rows ...row[S, E, A]) *table[S, E, A] {
-	t := &table[S, E, A]{rows: rows, events: int(events), next: make([]rule[S, A], int(states)*int(events))}
+// newTable indexes rows for states states and events events. A pair listed twice or
+// out of range, or a row that does what the table's step does not (outside acts), is
+// a mistake in the table, caught when the package loads.
+func newTable[S, E ~uint8](states S, events E, acts act, rows ...row[S, E]) *table[S, E] {
+	t := &table[S, E]{rows: rows, events: int(events), next: make([]rule[S], int(states)*int(events))}
 	for _, r := range rows {
 		i := int(r.from)*t.events + int(r.on)
-		if r.from >= states || r.on >= events || t.next[i].ok {
-			panic(fmt.Sprintf("relay: rule for %v on %v listed twice or out of range", r.from, r.on))
+		if r.from >= states || r.on >= events || r.to >= states || r.do&^acts != 0 || t.next[i].ok {
+			panic(fmt.Sprintf("relay: rule for %v on %v listed twice, out of range or doing another table's acts", r.from, r.on))
 		}
-		t.next[i] = rule[S, A]{to: r.to, do: r.do, ok: true}
+		t.next[i] = rule[S]{to: r.to, do: r.do, ok: true}
 	}
 	return t
 }
@@ -275,6 +281,6 @@ func name[T ~uint8](v T, names []string, kind string) string {
 }
 
 // lookup is the rule for event e in state s.
-func (t *table[S, E, A]) lookup(s S, e E) rule[S, A] {
+func (t *table[S, E]) lookup(s S, e E) rule[S] {
 	return t.next[int(s)*t.events+int(e)]
 }

@@ -166,7 +166,7 @@ func eventErr(ev dirEvent) error {
 
 // wantTimer is what the link's timer is for after a dirRules row did do to side's
 // direction, from before; other is where the other direction stood.
-func wantTimer(before timerKind, side Side, do dirAct, other dirState) timerKind {
+func wantTimer(before timerKind, side Side, do act, other dirState) timerKind {
 	switch {
 	case do&actLinger != 0 && other != dirEnded:
 		return timerLinger
@@ -180,7 +180,7 @@ func wantTimer(before timerKind, side Side, do dirAct, other dirState) timerKind
 
 // walkUnlisted runs check, as a subtest, for every pair of state and event tab does
 // not list (newTable refuses a pair listed twice, so the rest is all of them).
-func walkUnlisted[S, E, A ~uint8](t *testing.T, tab *table[S, E, A], check func(*testing.T, S, E)) {
+func walkUnlisted[S, E ~uint8](t *testing.T, tab *table[S, E], check func(*testing.T, S, E)) {
 	for i, r := range tab.next {
 		if r.ok {
 			continue

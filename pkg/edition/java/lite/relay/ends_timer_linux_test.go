@@ -44,7 +44,7 @@ func TestTimerRulesWalk(t *testing.T) {
 			if lp.timerKind != row.to {
 				t.Fatalf("timer for %v, want %v", lp.timerKind, row.to)
 			}
-			if got := lp.stallMark == 1234; got != (row.do&tmMark != 0) {
+			if got := lp.stallMark == 1234; got != (row.do&actMark != 0) {
 				t.Errorf("stall mark %d (was %d), want it moved: %v", lp.stallMark, mark, !got)
 			}
 			checkArmed(t, g, row, due, before, after)
@@ -59,11 +59,11 @@ func checkTimerRowSound(t *testing.T, row timerRow) {
 	t.Helper()
 	var want timerKind
 	switch {
-	case row.do&tmArmStall != 0:
+	case row.do&actArmStall != 0:
 		want = timerStall
-	case row.do&tmArmLinger != 0:
+	case row.do&actArmLinger != 0:
 		want = timerLinger
-	case row.do&(tmStop|tmFailUp|tmCutBoth) != 0:
+	case row.do&(actStop|actFailUp|actCutBoth) != 0:
 		want = timerNone
 	default:
 		want = row.from // nothing armed or stopped: the bound set earlier goes on
@@ -79,18 +79,18 @@ func checkArmed(t *testing.T, g *endsRig, row timerRow, due, before, after time.
 	lp := &g.l.lp
 	var wait time.Duration
 	switch {
-	case row.do&tmArmStall != 0:
+	case row.do&actArmStall != 0:
 		wait = StallTimeout
 		if row.on == tmClientGone {
 			wait = LeftGrace
 		}
-	case row.do&tmArmLinger != 0:
+	case row.do&actArmLinger != 0:
 		wait = LingerAfterHalfClose
 	default:
 		if !lp.due.Equal(due) {
 			t.Errorf("timer moved to %v from now, want it left alone", time.Until(lp.due))
 		}
-		if row.do&tmStop != 0 && lp.timer != nil && lp.timer.Stop() {
+		if row.do&actStop != 0 && lp.timer != nil && lp.timer.Stop() {
 			t.Error("the timer still ran")
 		}
 		return
@@ -104,12 +104,12 @@ func checkArmed(t *testing.T, g *endsRig, row timerRow, due, before, after time.
 func checkTimerEnds(t *testing.T, g *endsRig, row timerRow, up, down dirState) {
 	t.Helper()
 	switch {
-	case row.do&tmFailUp != 0:
+	case row.do&actFailUp != 0:
 		res := g.end(t)
 		if res.First != Client || !errors.Is(res.UpErr, ErrBackendStalled) || res.DownErr != errStopped {
 			t.Errorf("result %+v; want the up direction stalled first, the down one stopped", res)
 		}
-	case row.do&tmCutBoth != 0:
+	case row.do&actCutBoth != 0:
 		res := g.end(t)
 		if res.First != Backend || res.DownErr != nil || res.UpErr != errLinger {
 			t.Errorf("result %+v; want the backend's clean end first, the up direction cut by the linger", res)

@@ -33,13 +33,13 @@ func (l *link) step(d *dir, ev dirEvent, err error) bool {
 	}
 	d.io.state = r.to
 	if r.do != 0 {
-		l.act(d, r.do, err)
+		l.apply(d, r.do, err)
 	}
 	return true
 }
 
-// act does what a dirRules row says besides the state (see dirAct).
-func (l *link) act(d *dir, do dirAct, err error) {
+// apply does what a dirRules row says besides the state (see act).
+func (l *link) apply(d *dir, do act, err error) {
 	if do&actWait != 0 {
 		l.r.waiting.Add(1)
 	}
@@ -94,21 +94,21 @@ func (l *link) timerStep(ev timerEvent) bool {
 		return false
 	}
 	lp.timerKind = r.to
-	if r.do&tmMark != 0 {
+	if r.do&actMark != 0 {
 		lp.stallMark = l.up.n
 	}
 	switch {
-	case r.do&tmArmStall != 0:
+	case r.do&actArmStall != 0:
 		l.arm(l.stallWait())
-	case r.do&tmArmLinger != 0:
+	case r.do&actArmLinger != 0:
 		l.arm(LingerAfterHalfClose)
-	case r.do&tmStop != 0 && lp.timer != nil:
+	case r.do&actStop != 0 && lp.timer != nil:
 		lp.timer.Stop()
 	}
-	if r.do&tmFailUp != 0 {
+	if r.do&actFailUp != 0 {
 		l.step(&l.up, evFail, l.stallErr())
 	}
-	if r.do&tmCutBoth != 0 {
+	if r.do&actCutBoth != 0 {
 		l.step(&l.up, evStop, errLinger)
 		l.step(&l.down, evStop, errLinger)
 	}
