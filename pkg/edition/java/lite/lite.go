@@ -110,7 +110,7 @@ type Lite struct {
 	wake *wake.Routes
 
 	// fdCap is how many connections the open-files limit lets Serve handle at once
-	// (fdbudget.go); 0 is no cap. freed wakes an accept loop waiting at it.
+	// (fdcap.go); 0 is no cap. freed wakes an accept loop waiting at it.
 	fdCap int64
 	freed chan struct{}
 
