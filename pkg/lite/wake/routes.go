@@ -75,6 +75,7 @@ type Routes struct {
 
 type boundRoute struct {
 	target string // Spec.Key
+	req    Request
 	motd   json.RawMessage
 }
 
@@ -124,7 +125,7 @@ func (w *Routes) Bind(rs []Route) {
 			req.Backend = r.Backends[0]
 		}
 		key := targets[i].Key()
-		routes[r.Key] = &boundRoute{target: key, motd: r.AsleepMOTD}
+		routes[r.Key] = &boundRoute{target: key, req: req, motd: r.AsleepMOTD}
 		for _, b := range r.Backends {
 			byBackend[b] = append(byBackend[b], r.Key)
 		}
@@ -177,7 +178,9 @@ func (w *Routes) Hold(ctx context.Context, route, host string, ready func(contex
 	if r == nil {
 		return "", ErrUnbound
 	}
-	return w.coord.Wake(ctx, r.target, Request{ServerAddress: host}, ready)
+	req := r.req
+	req.ServerAddress = host
+	return w.coord.Wake(ctx, r.target, req, ready)
 }
 
 // TypicalWake is how long the route's target usually takes to wake, 0 when
