@@ -160,3 +160,39 @@ func TestRoutesCardAndSessions(t *testing.T) {
 		t.Fatalf("%d sessions after the end, want 0", s)
 	}
 }
+
+// asleepTarget says it is stopped and records what wake calls ask.
+type asleepTarget struct {
+	mu  sync.Mutex
+	req Request
+}
+
+func (*asleepTarget) Key() string                           { return "docker sleepy" }
+func (*asleepTarget) Running(context.Context) (bool, error) { return false, nil }
+func (*asleepTarget) Sleep(context.Context, Request) error  { return nil }
+func (a *asleepTarget) Wake(_ context.Context, req Request) (Result, error) {
+	a.mu.Lock()
+	a.req = req
+	a.mu.Unlock()
+	return Result{}, nil
+}
+
+// A held login's wake call names the host the player asked for and the route's first
+// backend (a webhook's body carries both).
+func TestRoutesHoldNamesTheHostAndTheFirstBackend(t *testing.T) {
+	a := &asleepTarget{}
+	w, _ := newTestRoutes(t, func(Spec) (Target, error) { return a, nil })
+	w.Bind([]Route{{Key: "r", Spec: docker("sleepy"), Host: "*.example.com", Backends: []string{"10.0.0.1:25565", "10.0.0.2:25565"}}})
+	mctest.WaitFor(t, "the target to be seen asleep", 5*time.Second, func() bool { return w.Asleep("r") })
+	addr, err := w.Hold(context.Background(), "r", "play.example.com", func(context.Context, Result) (string, bool) {
+		return "10.0.0.1:25565", true
+	})
+	if err != nil || addr != "10.0.0.1:25565" {
+		t.Fatalf("Hold = %q, %v", addr, err)
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.req != (Request{ServerAddress: "play.example.com", Backend: "10.0.0.1:25565"}) {
+		t.Fatalf("wake asked with %+v", a.req)
+	}
+}
