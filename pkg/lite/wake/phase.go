@@ -104,105 +104,72 @@ func (e event) String() string {
 	return fmt.Sprintf("event(%d)", uint8(e))
 }
 
-// step is one row of the transition table.
+// step is one entry of the transition table: on event on, phase from
+// becomes to.
 type step struct {
 	from phase
 	on   event
 	to   phase
 }
 
-// transitions is the one statement of how a target's phase moves. A row
-// whose to is its from says the event is expected there and changes nothing;
-// a pair with no row cannot happen, and fire refuses it.
-var transitions = []step{
-	{asleep, onWake, waking},
-	{awake, onWake, checking},
-	{idle, onWake, checking}, // a player is coming: the countdown stops
-	{sleeping, onWake, waking},
-	{interrupted, onWake, waking}, // the Sleep call may stop it: wake after it
-	{checking, onNotRunning, waking},
-	{waking, onReady, awake},
-	{checking, onReady, awake},
-	{waking, onWakeFailed, asleep},
-	{waking, onNotReady, awake}, // the engine runs it: the countdown may put it back
+// transitions is the one statement of how a target's phase moves: for each
+// event, the phases it may arrive in and what each becomes. An entry that
+// keeps its phase says the event is expected there and changes nothing; a
+// phase an event has no entry for cannot meet it, and fire refuses the pair.
+var transitions = [eventEnd][phaseEnd]phase{
+	// A player is coming. An idle countdown stops; a sleep under way is
+	// waited for, since its Sleep call may stop the target.
+	onWake:       {asleep: waking, awake: checking, idle: checking, sleeping: waking, interrupted: waking},
+	onNotRunning: {checking: waking},
+	onReady:      {waking: awake, checking: awake},
+	onWakeFailed: {waking: asleep},
+	// The engine runs it: the countdown may put it back.
+	onNotReady: {waking: awake},
 
-	{asleep, onSession, awake}, // it ran after all
-	{waking, onSession, waking},
-	{checking, onSession, checking},
-	{awake, onSession, awake},
-	{idle, onSession, awake},
-	{sleeping, onSession, interrupted},
-	{interrupted, onSession, interrupted},
+	// A session to a target thought asleep proves it runs.
+	onSession: {asleep: awake, waking: waking, checking: checking, awake: awake, idle: awake,
+		sleeping: interrupted, interrupted: interrupted},
 	// Reports while the backends are down are dropped before they get here.
-	{checking, onPlayers, checking},
-	{awake, onPlayers, awake},
-	{idle, onPlayers, awake},
-	{sleeping, onPlayers, interrupted},
-	{interrupted, onPlayers, interrupted},
+	onPlayers: {checking: checking, awake: awake, idle: awake, sleeping: interrupted, interrupted: interrupted},
+	// A running countdown keeps its deadline; a sleep under way ends first.
+	onQuiet: {asleep: asleep, waking: waking, checking: checking, awake: idle, idle: idle,
+		sleeping: sleeping, interrupted: interrupted},
+	onCountdownEnd: {idle: sleeping},
 
-	{asleep, onQuiet, asleep},
-	{waking, onQuiet, waking},
-	{checking, onQuiet, checking},
-	{awake, onQuiet, idle},
-	{idle, onQuiet, idle}, // a running countdown keeps its deadline
-	{sleeping, onQuiet, sleeping},
-	{interrupted, onQuiet, interrupted}, // the sleep under way ends first
-	{idle, onCountdownEnd, sleeping},
 	// A sleep is under way only in sleeping, in interrupted, and in waking
-	// when a login came during it (the wake call waits for the sleep).
-	{sleeping, onClaimDenied, idle}, // retried after another IdleAfter
-	{interrupted, onClaimDenied, awake},
-	{waking, onClaimDenied, waking},
-	{sleeping, onSleepDone, asleep},
-	{interrupted, onSleepDone, asleep},
-	{waking, onSleepDone, waking},
-	{sleeping, onSleepFailed, idle}, // retried after another IdleAfter
-	{interrupted, onSleepFailed, awake},
-	{waking, onSleepFailed, waking},
+	// when a login came during it (its wake call waits for the sleep). A
+	// denied or failed sleep of an idle target is retried after another
+	// IdleAfter.
+	onClaimDenied: {sleeping: idle, interrupted: awake, waking: waking},
+	onSleepDone:   {sleeping: asleep, interrupted: asleep, waking: waking},
+	onSleepFailed: {sleeping: idle, interrupted: awake, waking: waking},
 
 	// Observers are asked once, when the key is new: it is awake or idle
 	// unless a wake, session or sleep began, which makes the answer stale.
-	{awake, onStopped, asleep},
-	{idle, onStopped, asleep},
-	{asleep, onUnbind, asleep},
-	{waking, onUnbind, waking},
-	{checking, onUnbind, checking},
-	{awake, onUnbind, awake},
-	{idle, onUnbind, awake},
-	{sleeping, onUnbind, interrupted},
-	{interrupted, onUnbind, interrupted},
+	onStopped: {awake: asleep, idle: asleep},
+	onUnbind: {asleep: asleep, waking: waking, checking: checking, awake: awake, idle: awake,
+		sleeping: interrupted, interrupted: interrupted},
 }
-
-// next is transitions indexed by from and event; 0 marks a pair with no row.
-var next = func() (n [phaseEnd][eventEnd]phase) {
-	for _, s := range transitions {
-		if n[s.from][s.on] != 0 {
-			panic(fmt.Sprintf("wake: two transitions from %v on %v", s.from, s.on))
-		}
-		n[s.from][s.on] = s.to
-	}
-	return n
-}()
 
 // change is one step taken or refused, logged after the lock is released.
 type change struct {
 	key  string
 	step step
-	// refused: the table has no row for step.from and step.on.
+	// refused: the table has no entry for step.from and step.on.
 	refused bool
 	took    time.Duration // in the phase shown before
 	err     string
 }
 
-// fire moves t along the table on ev and says whether a row allowed it. A
-// pair with no row is a bug of the Coordinator's: it is refused, leaving the
+// fire moves t along the table on ev and says whether an entry allowed it. A
+// pair with no entry is a bug of the Coordinator's: it is refused, leaving the
 // phase alone, and logged as an error. It does not panic: the proxy serves
 // other routes, and this target's next event will move it on.
 // Caller holds c.mu.
 func (c *Coordinator) fire(t *target, ev event, logs *[]change) bool {
 	s := step{from: t.phase, on: ev}
 	if s.from < phaseEnd && ev < eventEnd {
-		s.to = next[s.from][ev]
+		s.to = transitions[ev][s.from]
 	}
 	if s.to == 0 {
 		*logs = append(*logs, change{key: t.key, step: s, refused: true})
