@@ -2,24 +2,12 @@ package wake
 
 import (
 	"context"
-	"errors"
 	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/go-logr/logr"
-)
-
-// Errors Wake returns, checked with errors.Is.
-var (
-	// ErrUnbound: no Binding names the key (a reload dropped it, or it never was).
-	ErrUnbound = errors.New("wake: no such target")
-	// ErrClosed: the Coordinator was closed while the call waited.
-	ErrClosed = errors.New("wake: coordinator closed")
-	// ErrNotReady: the engine accepted the wake but no backend answered a
-	// status exchange within Options.ReadyWithin.
-	ErrNotReady = errors.New("wake: target not ready")
 )
 
 // Options configure NewCoordinator. Every zero value means the default named.

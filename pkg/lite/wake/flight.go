@@ -2,6 +2,7 @@ package wake
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 )
@@ -14,6 +15,17 @@ type flight struct {
 	err     error
 	waiters int // callers still waiting (tests read it)
 }
+
+// Errors Wake returns, checked with errors.Is.
+var (
+	// ErrUnbound: no Binding names the key (a reload dropped it, or it never was).
+	ErrUnbound = errors.New("wake: no such target")
+	// ErrClosed: the Coordinator was closed while the call waited.
+	ErrClosed = errors.New("wake: coordinator closed")
+	// ErrNotReady: the engine accepted the wake but no backend answered a
+	// status exchange within Options.ReadyWithin.
+	ErrNotReady = errors.New("wake: target not ready")
+)
 
 // Wake wakes the target if needed and waits until ready reports a backend
 // that answered a status exchange, or ctx ends.
