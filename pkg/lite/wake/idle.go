@@ -6,9 +6,9 @@ import (
 	"time"
 )
 
-// maybeIdle tells the table that nobody is here when that holds: no
-// session here, the newest players.online is 0 or unknown, and IdleAfter is
-// set. An awake target then starts its countdown (see enter). An unknown
+// maybeIdle takes the onQuiet step when nobody is here: no session here,
+// the newest players.online is 0 or unknown, and IdleAfter is set. An awake
+// target then starts its countdown (see enter). An unknown
 // count counts as nobody so that an awake target nobody ever joins (or whose
 // backends never answer) still goes to sleep; a report > 0 within IdleAfter
 // cancels it. Caller holds c.mu.
