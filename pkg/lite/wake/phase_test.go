@@ -154,9 +154,27 @@ func (s *scene) saw(want step) bool {
 	return false
 }
 
+// shownAs is what the admin API, the metrics and pings see of each phase.
+var shownAs = map[phase]struct {
+	word   string
+	asleep bool
+}{
+	asleep: {PhaseAsleep, true}, waking: {PhaseWaking, true}, checking: {PhaseAwake, false},
+	awake: {PhaseAwake, false}, idle: {PhaseIdle, false}, sleeping: {PhaseIdle, false},
+	interrupted: {PhaseAwake, false},
+}
+
+// await waits for phase p, which stays until the trigger: every call that
+// could move it on is parked.
 func (s *scene) await(p phase) {
 	s.t.Helper()
 	mctest.WaitFor(s.t, "phase "+p.String(), wait, func() bool { return s.phase() == p })
+	if got, want := s.state().Phase, shownAs[p].word; got != want {
+		s.t.Fatalf("%v shown as %q, want %q", p, got, want)
+	}
+	if got := s.c.Asleep(key); got != shownAs[p].asleep {
+		s.t.Fatalf("%v: Asleep = %v", p, got)
+	}
 }
 
 // ready is every flight's ready func: it answers what the test sends, or
