@@ -13,10 +13,13 @@
 // card), nor any engine's discovery (package discovery finds the routes that
 // name a target).
 //
-// A target's phases run asleep -> waking -> awake -> idle -> asleep. The
-// Coordinator owns them: Bind keeps a key's state across reloads, Wake shares
-// one engine call and one readiness poll among concurrent logins, Session and
-// ReportPlayers feed the idle countdown, and Holders decides, across
-// replicas, whether the countdown's end may call Target.Sleep. ParseSpec is
-// the one statement of the `wake` text syntax.
+// A target's phases run asleep -> waking -> awake -> idle -> asleep; the
+// table in phase.go states every step, with the three finer phases
+// (checking, sleeping, interrupted) that show as one of those four words
+// while an engine or Holders call is under way. The Coordinator owns them:
+// Bind keeps a key's state across reloads, Wake shares one engine call and
+// one readiness poll among concurrent logins, Session and ReportPlayers feed
+// the idle countdown, and Holders decides, across replicas, whether the
+// countdown's end may call Target.Sleep. ParseSpec is the one statement of
+// the `wake` text syntax.
 package wake
