@@ -26,4 +26,3 @@ func TestCouldExpand(t *testing.T) {
 		})
 	}
 }
-
