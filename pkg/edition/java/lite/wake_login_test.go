@@ -273,9 +273,9 @@ type goMCTarget struct {
 	addr    string
 	players chan string
 	wakes   atomic.Int64
+	later   delayed // the server's start, 500ms after the first wake
 	mu      sync.Mutex
 	ln      *mcnet.Listener
-	timer   *time.Timer
 	done    chan struct{}
 }
 
@@ -283,10 +283,8 @@ func (g *goMCTarget) Key() string                               { return "exec g
 func (g *goMCTarget) Running(context.Context) (bool, error)     { return false, nil }
 func (g *goMCTarget) Sleep(context.Context, wake.Request) error { return nil }
 func (g *goMCTarget) Wake(context.Context, wake.Request) (wake.Result, error) {
-	if g.wakes.Add(1) == 1 {
-		g.mu.Lock()
-		g.timer = time.AfterFunc(500*time.Millisecond, g.start)
-		g.mu.Unlock()
+	if g.wakes.Add(1) == 1 && !g.later.after(500*time.Millisecond, g.start) {
+		return wake.Result{}, errors.New("target closed")
 	}
 	return wake.Result{}, nil
 }
@@ -348,10 +346,8 @@ func (g *goMCTarget) serve(conn *mcnet.Conn) {
 }
 
 func (g *goMCTarget) close() {
+	g.later.close() // the listener, if any, is set from here on
 	g.mu.Lock()
-	if g.timer != nil {
-		g.timer.Stop()
-	}
 	ln, done := g.ln, g.done
 	g.mu.Unlock()
 	if ln != nil {

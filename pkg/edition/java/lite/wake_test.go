@@ -63,9 +63,9 @@ type engine struct {
 	// then publishes its address).
 	started func(addr string)
 
+	later delayed // the server starts that Wake schedules
 	mu    sync.Mutex
 	srv   *mctest.Backend
-	timer *time.Timer
 	err   error
 }
 
@@ -95,9 +95,9 @@ func (e *engine) Wake(ctx context.Context, _ wake.Request) (wake.Result, error) 
 	case e.never || e.running.Load():
 		return wake.Result{}, nil
 	}
-	e.mu.Lock()
-	e.timer = time.AfterFunc(e.delay, e.start)
-	e.mu.Unlock()
+	if !e.later.after(e.delay, e.start) {
+		return wake.Result{}, errors.New("engine closed")
+	}
 	return wake.Result{}, nil
 }
 
@@ -105,15 +105,17 @@ func (e *engine) Wake(ctx context.Context, _ wake.Request) (wake.Result, error) 
 func (e *engine) start() {
 	b, err := mctest.Start(mctest.Options{Addr: e.addr, Status: e.status})
 	e.mu.Lock()
-	defer e.mu.Unlock()
+	e.err = err
+	if err == nil {
+		e.srv = b
+	}
+	e.mu.Unlock()
 	if err != nil {
-		e.err = err
 		return
 	}
-	e.srv = b
 	e.running.Store(true)
 	if e.started != nil {
-		go e.started(b.Addr())
+		e.started(b.Addr())
 	}
 }
 
@@ -136,16 +138,60 @@ func (e *engine) server() *mctest.Backend {
 	return e.srv
 }
 
+// close waits for a start under way (or drops one not yet due) before it closes the
+// server: a server that started after it would outlive the test.
 func (e *engine) close() {
+	e.later.close()
 	e.mu.Lock()
-	if e.timer != nil {
-		e.timer.Stop()
-	}
 	srv := e.srv
 	e.mu.Unlock()
 	if srv != nil {
 		srv.Close()
 	}
+}
+
+// delayed runs functions after a delay on goroutines it owns. A fake engine starts
+// its server late, as a real one does; close drops what is not due yet and waits for
+// what runs, so nothing started late escapes the test's cleanup.
+type delayed struct {
+	mu     sync.Mutex
+	closed bool
+	stop   chan struct{} // closed by close
+	wg     sync.WaitGroup
+}
+
+// after runs f once d has passed, unless close comes first; it reports false once
+// closed.
+func (l *delayed) after(d time.Duration, f func()) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed {
+		return false
+	}
+	if l.stop == nil {
+		l.stop = make(chan struct{})
+	}
+	stop := l.stop
+	l.wg.Go(func() {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		select {
+		case <-t.C:
+			f()
+		case <-stop:
+		}
+	})
+	return true
+}
+
+func (l *delayed) close() {
+	l.mu.Lock()
+	if !l.closed && l.stop != nil {
+		close(l.stop)
+	}
+	l.closed = true
+	l.mu.Unlock()
+	l.wg.Wait()
 }
 
 // wakeProxy serves wakeConfig with e as the sleepy route's target; edit, if given,
