@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -30,23 +29,13 @@ func TestHungBackendsDoNotWalkPlayersPastTheirDeadline(t *testing.T) {
 		if i%2 == 1 {
 			mode = mctest.FaultStall
 		}
-		addrs = append(addrs, "'"+newFaultyBackend(t, mode).addr+"'")
+		addrs = append(addrs, newFaultyBackend(t, mode).addr)
 	}
 	healthy := newBackend(t, statusJSON("healthy", 0, 100))
-	addrs = append(addrs, "'"+healthy.addr+"'")
-	p := startProxy(t, fmt.Sprintf(`
-config:
-  connectionTimeout: 1s
-  readTimeout: 20s
-  lite:
-    enabled: true
-    firstResponseTimeout: %v
-    routes:
-      - host: hung.example.com
-        strategy: %s
-        cachePingTTL: -1
-        backend: [%s]
-`, frt, strategy.Random, strings.Join(addrs, ", ")), proxyOpts{seed: 20})
+	addrs = append(addrs, healthy.addr)
+	p := startProxy(t, oneRoute("hung.example.com", addrs...).with("strategy: "+string(strategy.Random), "cachePingTTL: -1").
+		withTop("connectionTimeout: 1s", "readTimeout: 20s").withLite(fmt.Sprintf("firstResponseTimeout: %v", frt)).String(),
+		proxyOpts{seed: 20})
 
 	// The network has been serving: one player got in (through however many hung
 	// backends its order held) before the others arrive.

@@ -9,20 +9,12 @@ import (
 	"go.minekube.com/gate/pkg/edition/java/lite/wire"
 )
 
-// deadlineConfig has deadlines far apart so each test can tell which one fired.
-const deadlineConfig = `
-config:
-  readTimeout: {{read}}
-  proxyProtocol: true
-  quota:
-    firstByteTimeout: {{first}}
-  lite:
-    enabled: true
-    routes:
-      - host: '*'
-        backend: {{b}}
-        cachePingTTL: -1
-`
+// deadlineConfig serves one route to b with the given readTimeout and quota
+// firstByteTimeout; tests set them far apart so each can tell which one fired.
+func deadlineConfig(b, read, first string) string {
+	return oneRoute("*", b).with("cachePingTTL: -1").withTop("readTimeout: "+read, "proxyProtocol: true").
+		quota("firstByteTimeout: " + first).String()
+}
 
 // closedWithin asserts the proxy closes c within [lo, hi] of start without sending a
 // byte, and returns how long it took.
@@ -39,7 +31,7 @@ func closedWithin(t *testing.T, c *client, start time.Time, lo, hi time.Duration
 func TestSilentClientClosedAtFirstByteDeadline(t *testing.T) {
 	b := newBackend(t, statusJSON("d", 0, 1))
 	rec := &rejections{}
-	p := startProxy(t, fill(deadlineConfig, "b", b.addr, "read", "10s", "first", "300ms"), proxyOpts{obs: rec})
+	p := startProxy(t, deadlineConfig(b.addr, "10s", "300ms"), proxyOpts{obs: rec})
 	start := time.Now()
 	c := dialProxy(t, p.addr)
 	closedWithin(t, c, start, 250*time.Millisecond, 3*time.Second)
@@ -54,7 +46,7 @@ func TestSilentClientClosedAtFirstByteDeadline(t *testing.T) {
 // first-byte deadline is met, readTimeout (from accept) still ends it.
 func TestSlowlorisHandshakeEndsAtReadTimeout(t *testing.T) {
 	b := newBackend(t, statusJSON("d", 0, 1))
-	p := startProxy(t, fill(deadlineConfig, "b", b.addr, "read", "800ms", "first", "200ms"))
+	p := startProxy(t, deadlineConfig(b.addr, "800ms", "200ms"))
 	start := time.Now()
 	c := dialProxy(t, p.addr)
 	hs := handshake(765, strings.Repeat("x", 200)+".example.com", wire.IntentLogin)
@@ -97,7 +89,7 @@ func TestStalledProxyHeaderCutAtFirstByteDeadline(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			b := newBackend(t, statusJSON("d", 0, 1))
 			rec := &rejections{}
-			p := startProxy(t, fill(deadlineConfig, "b", b.addr, "read", "10s", "first", "300ms"), proxyOpts{obs: rec})
+			p := startProxy(t, deadlineConfig(b.addr, "10s", "300ms"), proxyOpts{obs: rec})
 			start := time.Now()
 			c := dialProxy(t, p.addr)
 			c.send(tc.partial)
@@ -133,7 +125,7 @@ func TestMalformedFirstBytesRefusedAtOnce(t *testing.T) {
 	}
 	b := newBackend(t, statusJSON("d", 0, 1))
 	rec := &rejections{}
-	p := startProxy(t, fill(deadlineConfig, "b", b.addr, "read", "10s", "first", "10s"), proxyOpts{obs: rec})
+	p := startProxy(t, deadlineConfig(b.addr, "10s", "10s"), proxyOpts{obs: rec})
 	for i, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			start := time.Now()
@@ -156,7 +148,7 @@ func TestMalformedFirstBytesRefusedAtOnce(t *testing.T) {
 func TestOneStatusExchangePerConnection(t *testing.T) {
 	b := newBackend(t, statusJSON("d", 0, 1))
 	rec := &rejections{}
-	p := startProxy(t, fill(deadlineConfig, "b", b.addr, "read", "10s", "first", "10s"), proxyOpts{obs: rec})
+	p := startProxy(t, deadlineConfig(b.addr, "10s", "10s"), proxyOpts{obs: rec})
 	c := dialProxy(t, p.addr)
 	req := wire.AppendStatusRequest(nil)
 	c.send(handshake(765, "a.example.com", wire.IntentStatus), req, req, req)
@@ -175,7 +167,7 @@ func TestOneStatusExchangePerConnection(t *testing.T) {
 // reach the backend exactly once and byte-exact.
 func TestProxyHeaderWithHandshakeInOneSegment(t *testing.T) {
 	b := newBackend(t, statusJSON("d", 0, 1))
-	p := startProxy(t, fill(deadlineConfig, "b", b.addr, "read", "10s", "first", "10s"))
+	p := startProxy(t, deadlineConfig(b.addr, "10s", "10s"))
 	for _, version := range []byte{1, 2} {
 		c := dialProxy(t, p.addr)
 		hs := handshake(765, "a.example.com", wire.IntentLogin)

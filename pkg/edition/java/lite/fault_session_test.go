@@ -15,22 +15,16 @@ import (
 	"go.minekube.com/gate/pkg/edition/java/lite/wire"
 )
 
-const sessionConfig = `
-config:
-  connectionTimeout: 500ms
-  readTimeout: 3s
-  lite:
-    enabled: true
-    routes:
-      - host: '*'
-        backend: [{{a}}, {{b}}]
-`
+// sessionConfig is one route over backends a and b with short backend deadlines.
+func sessionConfig(a, b string) string {
+	return oneRoute("*", a, b).withTop("connectionTimeout: 500ms", "readTimeout: 3s").String()
+}
 
 // A backend that dies mid-session: the player is closed promptly and every count the
 // session held is released.
 func TestBackendCrashMidSession(t *testing.T) {
 	a := newBackend(t, "")
-	p := startProxy(t, fill(sessionConfig, "a", a.addr, "b", refusedAddr(t)))
+	p := startProxy(t, sessionConfig(a.addr, refusedAddr(t)))
 	c := dialProxy(t, p.addr)
 	c.login("a.example.com")
 	waitFor(t, "session counted", 5*time.Second, func() bool { return activeOn(p, a.addr) == 1 })
@@ -115,7 +109,7 @@ func burst(addr string, n int, during func()) [4]int {
 // once the burst is over nothing is left counted.
 func TestBackendRestartDuringLoginBurst(t *testing.T) {
 	a, b := newBackend(t, ""), newBackend(t, "")
-	p := startProxy(t, fill(sessionConfig, "a", a.addr, "b", b.addr))
+	p := startProxy(t, sessionConfig(a.addr, b.addr))
 	if got := burst(p.addr, 20, nil); got != [4]int{20, 0, 0, 0} {
 		t.Fatalf("before the restart: %v", got)
 	}
@@ -163,7 +157,7 @@ func TestSlowReaderMemoryStaysBounded(t *testing.T) {
 	const maxInFlight, maxHeapGrowth = 64 << 20, 8 << 20
 	t.Run("player stops reading", func(t *testing.T) {
 		f := newFaultyBackend(t, mctest.FaultFlood)
-		p := startProxy(t, fill(sessionConfig, "a", f.addr, "b", refusedAddr(t)))
+		p := startProxy(t, sessionConfig(f.addr, refusedAddr(t)))
 		before := heapInUse()
 		c := dialProxy(t, p.addr)
 		c.send(handshake(765, "a.example.com", wire.IntentLogin), loginStart("Slow"))
@@ -177,7 +171,7 @@ func TestSlowReaderMemoryStaysBounded(t *testing.T) {
 	})
 	t.Run("backend stops reading", func(t *testing.T) {
 		stall := newFaultyBackend(t, mctest.FaultStall)
-		p := startProxy(t, fill(sessionConfig, "a", stall.addr, "b", refusedAddr(t)))
+		p := startProxy(t, sessionConfig(stall.addr, refusedAddr(t)))
 		before := heapInUse()
 		c := dialProxy(t, p.addr)
 		c.send(handshake(765, "a.example.com", wire.IntentLogin), loginStart("Slow"))

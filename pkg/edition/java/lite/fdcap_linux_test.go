@@ -12,7 +12,6 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -208,20 +207,7 @@ func runCappedProxy(t *testing.T, backend string) {
 		}
 		defer f.Close()
 	}
-	cfg, _, err := config.Parse([]byte(strings.ReplaceAll(`
-config:
-  quota:
-    connections: {enabled: false}
-    logins: {enabled: false}
-    status: {enabled: false}
-    maxConnectionsPerIP: 0
-  lite:
-    enabled: true
-    shutdownGrace: 1s
-    routes:
-      - host: '*'
-        backend: BACKEND
-`, "BACKEND", backend)), "fdcap.yml")
+	cfg, _, err := config.Parse([]byte(oneRoute("*", backend).quotasOff("maxConnectionsPerIP: 0").withLite("shutdownGrace: 1s").String()), "fdcap.yml")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -96,7 +96,7 @@ type proxyOpts struct {
 	wake        wake.Options
 }
 
-// startProxy parses yaml (with {{name}} placeholders already filled) and serves it.
+// startProxy parses yaml (see liteConfig) and serves it.
 func startProxy(t testing.TB, yaml string, o ...proxyOpts) *proxy {
 	t.Helper()
 	cfg, _, err := config.Parse([]byte(yaml), "test.yml")
@@ -149,18 +149,6 @@ func startProxy(t testing.TB, yaml string, o ...proxyOpts) *proxy {
 	})
 	waitFor(t, "proxy ready", 5*time.Second, p.Ready)
 	return &proxy{Lite: p, addr: ln.Addr().String(), stop: stop}
-}
-
-// fill replaces {{key}} placeholders.
-func fill(tmpl string, kv ...string) string {
-	r := strings.NewReplacer(func() []string {
-		var out []string
-		for i := 0; i+1 < len(kv); i += 2 {
-			out = append(out, "{{"+kv[i]+"}}", kv[i+1])
-		}
-		return out
-	}()...)
-	return r.Replace(tmpl)
 }
 
 // client is a raw Minecraft client speaking real protocol bytes; failures end the test.

@@ -88,14 +88,7 @@ func serveMCLogin(conn *mcnet.Conn, names chan<- string) {
 
 func TestGoMCOfflineLoginThroughProxy(t *testing.T) {
 	addr, players := mcBackend(t)
-	p := startProxy(t, fill(`
-config:
-  lite:
-    enabled: true
-    routes:
-      - host: survival.example.com
-        backend: [{{dead}}, {{b}}]
-`, "b", addr, "dead", refusedAddr(t)))
+	p := startProxy(t, oneRoute("survival.example.com", refusedAddr(t), addr).String())
 
 	c := bot.NewClient()
 	c.Auth.Name = "Alex"
@@ -122,14 +115,7 @@ config:
 
 func TestGoMCStatusPingThroughProxy(t *testing.T) {
 	b := newBackend(t, statusJSON("Interop MOTD", 12, 200))
-	p := startProxy(t, fill(`
-config:
-  lite:
-    enabled: true
-    routes:
-      - host: hub.example.com
-        backend: {{b}}
-`, "b", b.addr))
+	p := startProxy(t, oneRoute("hub.example.com", b.addr).String())
 
 	conn, err := mcnet.DialMC(p.addr)
 	if err != nil {

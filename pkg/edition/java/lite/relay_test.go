@@ -66,15 +66,7 @@ func seededBytes(seed uint64, n int) []byte {
 
 func relayProxy(t testing.TB, backendAddr string, obs lite.Observer) *proxy {
 	t.Helper()
-	return startProxy(t, fill(`
-config:
-  lite:
-    enabled: true
-    shutdownGrace: 10ms
-    routes:
-      - host: '*.example.com'
-        backend: {{b}}
-`, "b", backendAddr), proxyOpts{obs: obs})
+	return startProxy(t, oneRoute("*.example.com", backendAddr).withLite("shutdownGrace: 10ms").String(), proxyOpts{obs: obs})
 }
 
 func dialTCP(t testing.TB, addr string) *net.TCPConn {

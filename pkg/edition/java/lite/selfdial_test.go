@@ -158,19 +158,8 @@ func TestTemplateCannotDialTheProxyOnItsOwnAddress(t *testing.T) {
 	hostTmpl := fmt.Sprintf("$1:%d", port)
 	portTmpl := own + ":$1"
 	count := newSessionCount()
-	serveOn(t, ln, fmt.Sprintf(`
-config:
-  readTimeout: 5s
-  lite:
-    enabled: true
-    routes:
-      - host: '*.example.com'
-        backend: '%s'
-      - host: '*.port.test'
-        backend: '%s'
-api:
-  bind: '0.0.0.0:%d'
-`, hostTmpl, portTmpl, apiPort), count, nil, nil)
+	serveOn(t, ln, oneRoute("*.example.com", hostTmpl).route("*.port.test", portTmpl).withTop("readTimeout: 5s").String()+
+		fmt.Sprintf("api:\n  bind: '0.0.0.0:%d'\n", apiPort), count, nil, nil)
 	player := net.JoinHostPort(own, fmt.Sprint(port))
 
 	logins := []string{own + ".example.com", fmt.Sprint(port) + ".port.test", fmt.Sprint(apiPort) + ".port.test"}
@@ -212,14 +201,7 @@ func TestLoopBackIntoTheProxyIsRefused(t *testing.T) {
 	dialer := &redirectDialer{to: ln.Addr().String()}
 	count := newSessionCount()
 	const tmpl = "$1:25565"
-	serveOn(t, ln, `
-config:
-  lite:
-    enabled: true
-    routes:
-      - host: '*.dyn.test'
-        backend: '`+tmpl+`'
-`, count, dialer, dns)
+	serveOn(t, ln, oneRoute("*.dyn.test", tmpl).String(), count, dialer, dns)
 
 	c := dialProxy(t, ln.Addr().String())
 	c.send(handshake(765, "good.dyn.test", wire.IntentLogin), loginStart("Steve"))
@@ -260,16 +242,7 @@ func TestOtherRoutesLiteralHostExemptsNothing(t *testing.T) {
 		}
 	}()
 	_, svcPort, _ := net.SplitHostPort(svc.Addr().String())
-	p := startProxy(t, fill(`
-config:
-  lite:
-    enabled: true
-    routes:
-      - host: 'lobby.test'
-        backend: '{{lobby}}'
-      - host: '*.*.*.*.*.raw.test'
-        backend: '$1.$2.$3.$4:$5'
-`, "lobby", b.addr), proxyOpts{resolver: &fakeDNS{}})
+	p := startProxy(t, oneRoute("lobby.test", b.addr).route("*.*.*.*.*.raw.test", "$1.$2.$3.$4:$5").String(), proxyOpts{resolver: &fakeDNS{}})
 
 	c := dialProxy(t, p.addr)
 	c.send(handshake(765, "127.0.0.1."+svcPort+".raw.test", wire.IntentLogin), loginStart("Steve"))

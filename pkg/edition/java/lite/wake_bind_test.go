@@ -25,7 +25,7 @@ func TestReloadDoesNotMoveTheSleep(t *testing.T) {
 	clk := mctest.NewTimerClock(time.Time{})
 	awake := refusedAddr(t)
 	yaml := func(idle string) string {
-		return fill(wakeConfig, "sleepy", e.addr, "hold", "25s", "idle", idle, "awake", awake)
+		return wakeConfig(e.addr, "25s", idle, awake)
 	}
 	p := startProxy(t, yaml("60s"), proxyOpts{
 		wakeTargets: func(wake.Spec) (wake.Target, error) { return e, nil },
@@ -79,7 +79,7 @@ func TestWakeTargetsBuiltOnceAndBadOnesServeWithoutWaking(t *testing.T) {
 		return e, nil
 	}
 	yaml := func(url string) string {
-		y := fill(wakeConfig, "sleepy", e.addr, "hold", "2s", "idle", "10m", "awake", refusedAddr(t))
+		y := wakeConfig(e.addr, "2s", "10m", refusedAddr(t))
 		return strings.Replace(y, "http://127.0.0.1:9/wake", url, 1)
 	}
 	p := startProxy(t, yaml("http://127.0.0.1:9/wake"), proxyOpts{wakeTargets: factory})

@@ -241,7 +241,7 @@ func TestWokenServerFoundAtItsNewAddress(t *testing.T) {
 	factory := func(wake.Spec) (wake.Target, error) { return e, nil }
 	awake := refusedAddr(t)
 	yaml := func(backend string) string {
-		return fill(wakeConfig, "sleepy", backend, "hold", "10s", "idle", "10m", "awake", awake)
+		return wakeConfig(backend, "10s", "10m", awake)
 	}
 	p := startProxy(t, yaml(refusedAddr(t)), proxyOpts{wakeTargets: factory})
 	var reloaded atomic.Bool
@@ -361,7 +361,7 @@ func (g *goMCTarget) close() {
 func TestGoMCJoinsSleepingRoute(t *testing.T) {
 	g := &goMCTarget{addr: refusedAddr(t), players: make(chan string, 1)}
 	t.Cleanup(g.close)
-	p := startProxy(t, fill(wakeConfig, "sleepy", g.addr, "hold", "10s", "idle", "10m", "awake", refusedAddr(t)),
+	p := startProxy(t, wakeConfig(g.addr, "10s", "10m", refusedAddr(t)),
 		proxyOpts{wakeTargets: func(wake.Spec) (wake.Target, error) { return g, nil }})
 	waitFor(t, "target found asleep", 5*time.Second, func() bool { return phase(p, g.Key()) == wake.PhaseAsleep })
 	c := bot.NewClient()

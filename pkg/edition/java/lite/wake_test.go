@@ -13,28 +13,14 @@ import (
 	"go.minekube.com/gate/pkg/lite/wake"
 )
 
-// wakeConfig has a route whose server sleeps ({{hold}}, {{idle}}) and a plain one.
-const wakeConfig = `
-config:
-  connectionTimeout: 2s
-  quota:
-    connections: {enabled: false}
-    logins: {enabled: false}
-    status: {enabled: false}
-    maxConnectionsPerIP: 0
-  lite:
-    enabled: true
-    routes:
-      - host: sleepy.example.com
-        backend: {{sleepy}}
-        wake: {webhook: "http://127.0.0.1:9/wake"}
-        holdFor: {{hold}}
-        idleAfter: {{idle}}
-        asleepMotd: "Asleep: join to wake"
-        fallback: {motd: "fallback", version: {name: "fb"}}
-      - host: awake.example.com
-        backend: {{awake}}
-`
+// wakeConfig has a route to sleepy whose server sleeps (holdFor hold, idleAfter idle)
+// and a plain one to awake.
+func wakeConfig(sleepy, hold, idle, awake string) string {
+	return oneRoute("sleepy.example.com", sleepy).with(`wake: {webhook: "http://127.0.0.1:9/wake"}`,
+		"holdFor: "+hold, "idleAfter: "+idle, `asleepMotd: "Asleep: join to wake"`, `fallback: {motd: "fallback", version: {name: "fb"}}`).
+		route("awake.example.com", awake).
+		withTop("connectionTimeout: 2s").quotasOff("maxConnectionsPerIP: 0").String()
+}
 
 // asleepMOTD is what wakeConfig's asleepMotd renders to.
 const asleepMOTD = `{"text":"Asleep: join to wake"}`
@@ -199,7 +185,7 @@ func (l *delayed) close() {
 func wakeProxy(t *testing.T, e *engine, hold, idle, awake string, edit ...func(string) string) *proxy {
 	t.Helper()
 	factory := func(wake.Spec) (wake.Target, error) { return e, nil }
-	yaml := fill(wakeConfig, "sleepy", e.addr, "hold", hold, "idle", idle, "awake", awake)
+	yaml := wakeConfig(e.addr, hold, idle, awake)
 	for _, f := range edit {
 		yaml = f(yaml)
 	}
