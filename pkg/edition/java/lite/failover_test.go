@@ -53,19 +53,7 @@ func TestHungBackendsDoNotWalkPlayersPastTheirDeadline(t *testing.T) {
 	for i := range conns {
 		conns[i] = dialProxy(t, p.addr).Client
 	}
-	var wg sync.WaitGroup
-	took := make([]time.Duration, players)
-	errs := make([]error, players)
-	for i, c := range conns {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			start := time.Now()
-			errs[i] = joinEcho(c, "hung.example.com", fmt.Sprintf("p%d", i))
-			took[i] = time.Since(start)
-		}()
-	}
-	wg.Wait()
+	took, errs := joinAll(conns, "hung.example.com")
 	served, slowest := 0, time.Duration(0)
 	for i := range conns {
 		if errs[i] == nil {
@@ -83,18 +71,40 @@ func TestHungBackendsDoNotWalkPlayersPastTheirDeadline(t *testing.T) {
 	}
 }
 
+// joinAll logs every client in to host at once, as player p<i>, and returns how long
+// each one's join took and its error.
+func joinAll(conns []*mctest.Client, host string) ([]time.Duration, []error) {
+	var wg sync.WaitGroup
+	took := make([]time.Duration, len(conns))
+	errs := make([]error, len(conns))
+	for i, c := range conns {
+		wg.Go(func() {
+			start := time.Now()
+			errs[i] = joinEcho(c, host, fmt.Sprintf("p%d", i))
+			took[i] = time.Since(start)
+		})
+	}
+	wg.Wait()
+	return took, errs
+}
+
 // joinEcho sends a login preamble for host and waits for the fake backend's echo of
 // it, the proof that a backend took the player; anything else is an error.
 func joinEcho(c *mctest.Client, host, name string) error {
-	pre := mctest.LoginPreamble(765, host, name)
-	if _, err := c.Write(pre); err != nil {
+	return echoed(c, mctest.LoginPreamble(765, host, name))
+}
+
+// echoed sends a login (and whatever follows it) and waits for the fake backend's
+// echo of exactly those bytes.
+func echoed(c *mctest.Client, sent []byte) error {
+	if _, err := c.Write(sent); err != nil {
 		return fmt.Errorf("send login: %w", err)
 	}
-	got := make([]byte, len(pre))
+	got := make([]byte, len(sent))
 	if _, err := io.ReadFull(c.R, got); err != nil {
 		return fmt.Errorf("read echo: %w", err)
 	}
-	if !bytes.Equal(got, pre) {
+	if !bytes.Equal(got, sent) {
 		return fmt.Errorf("not served: got %q", got)
 	}
 	return nil

@@ -1,10 +1,8 @@
 package lite_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
-	"io"
 	"math/rand/v2"
 	"os"
 	"slices"
@@ -67,32 +65,7 @@ func fiftyLoginsJoin(t *testing.T, delay time.Duration) {
 	for i := range sent {
 		sent[i] = heldLogin(rng, i)
 	}
-	start := time.Now()
-	errs := make([]error, players)
-	joinedAfter := make([]time.Duration, players)
-	clients := make([]*mctest.Client, players)
-	var wg sync.WaitGroup
-	for i := range players {
-		c := mctest.Dial(t, p.addr)
-		clients[i] = c
-		wg.Go(func() {
-			_ = c.SetDeadline(time.Now().Add(30 * time.Second))
-			if _, err := c.Write(sent[i]); err != nil {
-				errs[i] = err
-				return
-			}
-			got := make([]byte, len(sent[i]))
-			if _, err := io.ReadFull(c.R, got); err != nil {
-				errs[i] = err
-				return
-			}
-			joinedAfter[i] = time.Since(start)
-			if !bytes.Equal(got, sent[i]) {
-				errs[i] = errors.New("the backend received other bytes than the player sent")
-			}
-		})
-	}
-	wg.Wait()
+	clients, errs, joinedAfter := joinWith(t, p.addr, sent)
 	joined := 0
 	for i, err := range errs {
 		if err != nil {
@@ -121,6 +94,28 @@ func fiftyLoginsJoin(t *testing.T, delay time.Duration) {
 	waitFor(t, "sessions released", 5*time.Second, func() bool { return sessions(p, e.key) == 0 })
 	t.Logf("%d logins, %d wake call, server up after %v: %d of %d joined byte-exact, first %v, last %v after the first login",
 		players, e.wakes.Load(), delay, joined, players, joinedAfter[0].Round(time.Millisecond), joinedAfter[players-1].Round(time.Millisecond))
+}
+
+// joinWith logs players in at once through the proxy at addr, each sending its own
+// bytes, and returns their connections, each one's error and when each was joined
+// (its bytes echoed), counted from before the first dial.
+func joinWith(t *testing.T, addr string, sent [][]byte) ([]*mctest.Client, []error, []time.Duration) {
+	start := time.Now()
+	errs := make([]error, len(sent))
+	joinedAfter := make([]time.Duration, len(sent))
+	clients := make([]*mctest.Client, len(sent))
+	var wg sync.WaitGroup
+	for i := range sent {
+		c := mctest.Dial(t, addr)
+		clients[i] = c
+		wg.Go(func() {
+			_ = c.SetDeadline(time.Now().Add(30 * time.Second))
+			errs[i] = echoed(c, sent[i])
+			joinedAfter[i] = time.Since(start)
+		})
+	}
+	wg.Wait()
+	return clients, errs, joinedAfter
 }
 
 func sessions(p *proxy, key string) int {
