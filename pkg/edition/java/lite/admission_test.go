@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"go.minekube.com/gate/pkg/edition/java/lite/config"
 	"go.minekube.com/gate/pkg/edition/java/lite/wire"
 )
 
@@ -259,21 +258,15 @@ func TestQuotaStateSurvivesReload(t *testing.T) {
 	if !refused() {
 		t.Fatal("third login admitted")
 	}
-	reload := func(src string) {
-		t.Helper()
-		cfg, _, err := config.Parse([]byte(src), "reload.yml")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := p.Reload(cfg); err != nil {
-			t.Fatal(err)
-		}
+	if err := p.reload(yaml); err != nil {
+		t.Fatal(err)
 	}
-	reload(yaml)
 	if !refused() {
 		t.Fatal("a reload handed out a fresh burst")
 	}
-	reload(strings.Replace(yaml, "logins: {enabled: true, ops: 0.01, burst: 2}", "logins: {enabled: false}", 1))
+	if err := p.reload(strings.Replace(yaml, "logins: {enabled: true, ops: 0.01, burst: 2}", "logins: {enabled: false}", 1)); err != nil {
+		t.Fatal(err)
+	}
 	loginAndLeave(dialAs(t, p.addr, "203.0.113.5:1"), "a.example.com")
 	admissionSettled(t, p)
 }

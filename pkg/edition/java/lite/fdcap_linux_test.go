@@ -18,11 +18,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-logr/logr"
-
 	"go.minekube.com/gate/internal/mctest"
-	"go.minekube.com/gate/pkg/edition/java/lite"
-	"go.minekube.com/gate/pkg/edition/java/lite/config"
 	"go.minekube.com/gate/pkg/lite/admin"
 )
 
@@ -233,7 +229,8 @@ func childAddrs(t *testing.T, line <-chan string) (proxy, adm string) {
 }
 
 // runCappedProxy is the child: it lowers its open-files limit, serves the proxy and the
-// admin API on loopback, prints their addresses and runs until stdin closes.
+// admin API on loopback, prints their addresses and runs until stdin closes (the
+// proxy then stops with the test).
 func runCappedProxy(t *testing.T, backend string) {
 	// The hard limit too: nothing in the process may raise the soft one past it.
 	if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &syscall.Rlimit{Cur: 300, Max: 300}); err != nil {
@@ -248,27 +245,15 @@ func runCappedProxy(t *testing.T, backend string) {
 		}
 		defer f.Close()
 	}
-	cfg, _, err := config.Parse([]byte(oneRoute("*", backend).quotasOff("maxConnectionsPerIP: 0").withLite("shutdownGrace: 1s").String()), "fdcap.yml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := lite.New(cfg, lite.Options{Log: logr.Discard()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := startProxy(t, oneRoute("*", backend).quotasOff("maxConnectionsPerIP: 0").withLite("shutdownGrace: 1s").String())
 	aln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
-	wg.Go(func() { _ = p.Serve(ctx, ln) })
-	wg.Go(func() { _ = admin.New(admin.Options{Source: p}).Serve(ctx, aln) })
-	fmt.Printf("FDCAP %s %s\n", ln.Addr(), aln.Addr())
+	wg.Go(func() { _ = admin.New(admin.Options{Source: p.Lite}).Serve(ctx, aln) })
+	fmt.Printf("FDCAP %s %s\n", p.addr, aln.Addr())
 	_, _ = io.Copy(io.Discard, os.Stdin)
 	cancel()
 	wg.Wait()

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"go.minekube.com/gate/internal/mctest"
-	"go.minekube.com/gate/pkg/edition/java/lite/config"
 	"go.minekube.com/gate/pkg/lite/strategy"
 )
 
@@ -203,11 +202,7 @@ func TestReloadAddedBackendGetsPlayersUnderEveryStrategy(t *testing.T) {
 				cl.login("x.example.com")
 				held = append(held, cl)
 			}
-			cfg, _, err := config.Parse([]byte(oneRoute("*", a.addr, b.addr, c.addr).with("strategy: "+string(name)).String()), "test.yml")
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := p.Reload(cfg); err != nil {
+			if err := p.reload(oneRoute("*", a.addr, b.addr, c.addr).with("strategy: " + string(name)).String()); err != nil {
 				t.Fatal(err)
 			}
 			// Sequential keeps config order by design: the new backend is last and takes

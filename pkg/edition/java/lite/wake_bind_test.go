@@ -9,7 +9,6 @@ import (
 
 	"go.minekube.com/gate/internal/mctest"
 	"go.minekube.com/gate/pkg/edition/java/lite"
-	"go.minekube.com/gate/pkg/edition/java/lite/config"
 	"go.minekube.com/gate/pkg/lite/wake"
 )
 
@@ -45,11 +44,7 @@ func TestReloadDoesNotMoveTheSleep(t *testing.T) {
 		t.Fatalf("sleep at %v, want %v", at, t0.Add(60*time.Second))
 	}
 	clk.Advance(30 * time.Second)
-	cfg, _, err := config.Parse([]byte(yaml("10m")), "test.yml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := p.Reload(cfg); err != nil {
+	if err := p.reload(yaml("10m")); err != nil {
 		t.Fatal(err)
 	}
 	if s := state(); s.Phase != wake.PhaseIdle || !s.SleepAt.Equal(t0.Add(60*time.Second)) {
@@ -85,11 +80,7 @@ func TestWakeTargetsBuiltOnceAndBadOnesServeWithoutWaking(t *testing.T) {
 	p := startProxy(t, yaml("http://127.0.0.1:9/wake"), proxyOpts{wakeTargets: factory})
 	reload := func(y string) {
 		t.Helper()
-		cfg, _, err := config.Parse([]byte(y), "test.yml")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := p.Reload(cfg); err != nil {
+		if err := p.reload(y); err != nil {
 			t.Fatalf("reload: %v", err)
 		}
 	}

@@ -20,7 +20,6 @@ import (
 	"github.com/google/uuid"
 
 	"go.minekube.com/gate/internal/mctest"
-	"go.minekube.com/gate/pkg/edition/java/lite/config"
 	"go.minekube.com/gate/pkg/lite/wake"
 )
 
@@ -241,11 +240,7 @@ func TestWokenServerFoundAtItsNewAddress(t *testing.T) {
 	p := startProxy(t, yaml(refusedAddr(t)), proxyOpts{wakeTargets: factory})
 	var reloaded atomic.Bool
 	e.started = func(addr string) {
-		cfg, _, err := config.Parse([]byte(yaml(addr)), "test.yml")
-		if err == nil {
-			err = p.Reload(cfg)
-		}
-		if err != nil {
+		if err := p.reload(yaml(addr)); err != nil {
 			t.Errorf("reload with the new address: %v", err)
 			return
 		}
