@@ -50,8 +50,7 @@ func TestLoginsQuotaPerPlayerAddress(t *testing.T) {
 	if got := b.Logins(); got != 4 {
 		t.Fatalf("backend saw %d logins, want 4", got)
 	}
-	waitFor(t, "every connection closed", 5*time.Second, func() bool { return rec.closed.Load() == 6 })
-	if got := rec.list(); got != "admission,admission" {
+	if got := rec.afterClosed(t, 6); got != "admission,admission" {
 		t.Fatalf("rejections = %q", got)
 	}
 	admissionSettled(t, p)
@@ -227,8 +226,7 @@ func TestProxyHeaderOnlyFromTrustedPeers(t *testing.T) {
 			c := dialProxy(t, p.addr)
 			c.send(tc.header, handshake(765, "a.example.com", wire.IntentLogin), loginStart("Mallory"))
 			c.expectClosed()
-			waitFor(t, "rejection", 5*time.Second, func() bool { return rec.closed.Load() == 1 })
-			if got := rec.list(); got != "proxy-header" || b.Logins() != 0 {
+			if got := rec.afterClosed(t, 1); got != "proxy-header" || b.Logins() != 0 {
 				t.Fatalf("rejections %q, backend logins %d", got, b.Logins())
 			}
 			loginAndLeave(dialProxy(t, p.addr), "a.example.com") // plain clients still get in

@@ -35,8 +35,7 @@ func TestSilentClientClosedAtFirstByteDeadline(t *testing.T) {
 	start := time.Now()
 	c := dialProxy(t, p.addr)
 	closedWithin(t, c, start, 250*time.Millisecond, 3*time.Second)
-	waitFor(t, "rejection", 5*time.Second, func() bool { return rec.closed.Load() == 1 })
-	if got := rec.list(); got != "timeout" {
+	if got := rec.afterClosed(t, 1); got != "timeout" {
 		t.Fatalf("rejections = %q", got)
 	}
 	admissionSettled(t, p)
@@ -94,8 +93,7 @@ func TestStalledProxyHeaderCutAtFirstByteDeadline(t *testing.T) {
 			c := dialProxy(t, p.addr)
 			c.send(tc.partial)
 			closedWithin(t, c, start, tc.lo, tc.hi)
-			waitFor(t, "rejection", 5*time.Second, func() bool { return rec.closed.Load() == 1 })
-			if got := rec.list(); got != tc.reason {
+			if got := rec.afterClosed(t, 1); got != tc.reason {
 				t.Fatalf("rejections = %q, want %q", got, tc.reason)
 			}
 			admissionSettled(t, p)
@@ -132,7 +130,7 @@ func TestMalformedFirstBytesRefusedAtOnce(t *testing.T) {
 			c := dialProxy(t, p.addr)
 			c.send(tc.bytes)
 			closedWithin(t, c, start, 0, 2*time.Second)
-			waitFor(t, "rejection", 5*time.Second, func() bool { return rec.closed.Load() == int64(i+1) })
+			rec.afterClosed(t, int64(i+1))
 		})
 	}
 	if got, want := rec.list(), strings.TrimSuffix(strings.Repeat("malformed,", len(tests)), ","); got != want {
@@ -156,8 +154,7 @@ func TestOneStatusExchangePerConnection(t *testing.T) {
 		t.Fatalf("first answer: id %d, %v", id, err)
 	}
 	c.expectClosed()
-	waitFor(t, "rejection", 5*time.Second, func() bool { return rec.closed.Load() == 1 })
-	if got := rec.list(); got != "malformed" || b.StatusRequests() != 1 {
+	if got := rec.afterClosed(t, 1); got != "malformed" || b.StatusRequests() != 1 {
 		t.Fatalf("rejections %q, backend status requests %d", got, b.StatusRequests())
 	}
 	admissionSettled(t, p)

@@ -13,11 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/Tnze/go-mc/bot"
-	"github.com/Tnze/go-mc/data/packetid"
 	mcnet "github.com/Tnze/go-mc/net"
 	pk "github.com/Tnze/go-mc/net/packet"
-	"github.com/google/uuid"
 
 	"go.minekube.com/gate/internal/mctest"
 	"go.minekube.com/gate/pkg/lite/wake"
@@ -300,32 +297,17 @@ func (g *goMCTarget) start() {
 	}()
 }
 
-// serve answers a status exchange, or hands a login to serveMCLogin.
+// serve answers a status exchange, or finishes a login (finishMCLogin).
 func (g *goMCTarget) serve(conn *mcnet.Conn) {
-	var p pk.Packet
-	var (
-		protocol, intent pk.VarInt
-		host             pk.String
-		port             pk.UnsignedShort
-	)
-	if conn.ReadPacket(&p) != nil || p.Scan(&protocol, &host, &port, &intent) != nil {
+	intent, ok := readMCHandshake(conn)
+	if !ok {
 		return
 	}
 	if intent == 2 {
-		var name pk.String
-		var id pk.UUID
-		if conn.ReadPacket(&p) != nil || p.Scan(&name, &id) != nil {
-			return
-		}
-		if conn.WritePacket(pk.Marshal(packetid.ClientboundLoginSuccess, id, name, pk.VarInt(0))) != nil ||
-			conn.ReadPacket(&p) != nil || p.ID != int32(packetid.ServerboundLoginAcknowledged) ||
-			conn.WritePacket(pk.Marshal(packetid.ClientboundConfigFinishConfiguration)) != nil ||
-			conn.ReadPacket(&p) != nil || p.ID != int32(packetid.ServerboundConfigFinishConfiguration) {
-			return
-		}
-		g.players <- string(name)
+		finishMCLogin(conn, g.players)
 		return
 	}
+	var p pk.Packet
 	if conn.ReadPacket(&p) != nil || p.ID != 0 {
 		return
 	}
@@ -354,23 +336,7 @@ func TestGoMCJoinsSleepingRoute(t *testing.T) {
 	p := startProxy(t, wakeConfig(g.addr, "10s", "10m", refusedAddr(t)),
 		proxyOpts{wakeTargets: func(wake.Spec) (wake.Target, error) { return g, nil }})
 	waitFor(t, "target found asleep", 5*time.Second, func() bool { return phase(p, g.Key()) == wake.PhaseAsleep })
-	c := bot.NewClient()
-	c.Auth.Name = "Alex"
-	c.Auth.UUID = uuid.NewSHA1(uuid.NameSpaceOID, []byte("OfflinePlayer:Alex")).String()
-	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
-	defer cancel()
-	if err := c.JoinServerWithOptions("sleepy.example.com:25565", bot.JoinOptions{MCDialer: proxyDialer{proxy: p.addr}, Context: ctx}); err != nil {
-		t.Fatalf("go-mc join of the sleeping route: %v", err)
-	}
-	defer c.Close()
-	select {
-	case name := <-g.players:
-		if name != "Alex" {
-			t.Fatalf("server saw %q", name)
-		}
-	case <-ctx.Done():
-		t.Fatal("the woken server never finished the login")
-	}
+	goMCJoin(t, p.addr, "sleepy.example.com", 15*time.Second, g.players)
 	if n := g.wakes.Load(); n != 1 {
 		t.Fatalf("%d wake calls", n)
 	}

@@ -2,7 +2,6 @@ package lite_test
 
 import (
 	"errors"
-	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -131,8 +130,7 @@ func statusP99(t *testing.T, addr string, n int) time.Duration {
 	if f := failed.Load(); f != 0 {
 		t.Fatalf("%d of %d pings failed", f, n)
 	}
-	slices.Sort(times)
-	return times[n*99/100]
+	return p99(times)
 }
 
 func TestStatusAnswersFeedPlayersOnline(t *testing.T) {
