@@ -32,12 +32,8 @@ func TestReloadDoesNotMoveTheSleep(t *testing.T) {
 	})
 	t0 := clk.Now()
 	state := func() wake.State {
-		for _, s := range p.Wake().States() {
-			if s.Key == e.key {
-				return s
-			}
-		}
-		return wake.State{}
+		s, _ := wakeState(p, e.key)
+		return s
 	}
 	waitFor(t, "idle countdown", 5*time.Second, func() bool { return state().Phase == wake.PhaseIdle })
 	if at := state().SleepAt; !at.Equal(t0.Add(60 * time.Second)) {
@@ -58,10 +54,9 @@ func TestReloadDoesNotMoveTheSleep(t *testing.T) {
 	waitFor(t, "one sleep at the original time", 5*time.Second, func() bool { return e.sleeps.Load() == 1 })
 }
 
-// TestHeldLoginsHoldAdmissionSlots: a held login keeps its connection slot, so holding
-// is bounded by maxConnections like any other connection: with 5 slots, 5 players are
-// held and the 6th is refused with the busy Disconnect.
-
+// TestWakeTargetsBuiltOnceAndBadOnesServeWithoutWaking: a reload that keeps a route's
+// wake spec keeps its target (the factory is not called again); a target the factory
+// cannot build leaves its route served without waking, and the reload applies.
 func TestWakeTargetsBuiltOnceAndBadOnesServeWithoutWaking(t *testing.T) {
 	e := newEngine(t, "webhook sleepy", sleepyStatus)
 	var built atomic.Int64
@@ -102,8 +97,3 @@ func TestWakeTargetsBuiltOnceAndBadOnesServeWithoutWaking(t *testing.T) {
 		t.Fatal("woken through an unusable target")
 	}
 }
-
-// TestWokenServerFoundAtItsNewAddress: the route has no live backend when the wake
-// starts; the server comes up at an address the route table learns only afterwards (a
-// discovered route's new EndpointSlice, here a reload). The readiness checks read the
-// live table, so the held player joins there.

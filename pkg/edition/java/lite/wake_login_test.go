@@ -22,6 +22,9 @@ import (
 
 // Logins of sleeping routes: held, woken once, joined with their bytes, or told why.
 
+// heldLogin is one player's login to a sleeping route: handshake, Login Start and a
+// few more frames (as a modded client may send before the server answers), all of
+// which the backend must receive byte for byte.
 func heldLogin(rng *rand.Rand, i int) []byte {
 	payload := make([]byte, 1+rng.IntN(120))
 	for j := range payload {
@@ -53,7 +56,7 @@ func fiftyLoginsJoin(t *testing.T, delay time.Duration) {
 	e := newEngine(t, "webhook sleepy", sleepyStatus)
 	e.delay = delay
 	p := wakeProxy(t, e, "25s", "10m", refusedAddr(t))
-	waitFor(t, "target found asleep", 5*time.Second, func() bool { return phase(p, e.key) == wake.PhaseAsleep })
+	waitAsleep(t, p, e.key)
 
 	const players = 50
 	rng := rand.New(rand.NewPCG(21, 50))
@@ -115,10 +118,8 @@ func joinWith(t *testing.T, addr string, sent [][]byte) ([]*mctest.Client, []err
 }
 
 func sessions(p *proxy, key string) int {
-	for _, s := range p.Wake().States() {
-		if s.Key == key {
-			return s.Sessions
-		}
+	if s, ok := wakeState(p, key); ok {
+		return s.Sessions
 	}
 	return -1
 }
@@ -131,7 +132,7 @@ func TestHeldLoginsOfServerThatNeverStartsAreToldWhy(t *testing.T) {
 	e.never = true
 	const hold = 1500 * time.Millisecond
 	p := wakeProxy(t, e, "1500ms", "10m", refusedAddr(t))
-	waitFor(t, "target found asleep", 5*time.Second, func() bool { return phase(p, e.key) == wake.PhaseAsleep })
+	waitAsleep(t, p, e.key)
 	texts, slowest := heldDisconnects(t, p, 50)
 	for i, txt := range texts {
 		if !strings.Contains(txt, "The server sleepy.example.com is starting up. Please join again in a moment.") {
@@ -175,17 +176,16 @@ func heldDisconnects(t *testing.T, p *proxy, n int) ([]string, time.Duration) {
 	return texts, slices.Max(took)
 }
 
-// TestBlockedWakeLeavesOtherRoutesResponsive: a webhook target that hangs until its own
-// timeout holds 50 players; meanwhile a status storm on another route is answered as
-// fast as without it (p99 compared), and the held players get the Disconnect.
-
+// TestHeldLoginsHoldAdmissionSlots: a held login keeps its connection slot, so holding
+// is bounded by maxConnections like any other connection: with 5 slots, 5 players are
+// held and the 6th is refused with the busy Disconnect.
 func TestHeldLoginsHoldAdmissionSlots(t *testing.T) {
 	e := newEngine(t, "webhook sleepy", sleepyStatus)
 	e.never = true
 	p := wakeProxy(t, e, "3s", "10m", refusedAddr(t), func(y string) string {
 		return strings.Replace(y, "maxConnectionsPerIP: 0", "maxConnectionsPerIP: 0\n    maxConnections: 5", 1)
 	})
-	waitFor(t, "target found asleep", 5*time.Second, func() bool { return phase(p, e.key) == wake.PhaseAsleep })
+	waitAsleep(t, p, e.key)
 	var wg sync.WaitGroup
 	var texts []string
 	wg.Go(func() { texts, _ = heldDisconnects(t, p, 5) })
@@ -222,10 +222,10 @@ func TestLoginToStoppedAwakeTargetWakesIt(t *testing.T) {
 	}
 }
 
-// TestWakeTargetsBuiltOnceAndBadOnesServeWithoutWaking: a reload that keeps a route's
-// wake spec keeps its target (the factory is not called again); a target the factory
-// cannot build leaves its route served without waking, and the reload applies.
-
+// TestWokenServerFoundAtItsNewAddress: the route has no live backend when the wake
+// starts; the server comes up at an address the route table learns only afterwards (a
+// discovered route's new EndpointSlice, here a reload). The readiness checks read the
+// live table, so the held player joins there.
 func TestWokenServerFoundAtItsNewAddress(t *testing.T) {
 	e := newEngine(t, "webhook sleepy", sleepyStatus)
 	e.delay = 300 * time.Millisecond
@@ -243,7 +243,7 @@ func TestWokenServerFoundAtItsNewAddress(t *testing.T) {
 		}
 		reloaded.Store(true)
 	}
-	waitFor(t, "target found asleep", 5*time.Second, func() bool { return phase(p, e.key) == wake.PhaseAsleep })
+	waitAsleep(t, p, e.key)
 	c := dialProxy(t, p.addr)
 	_ = c.SetDeadline(time.Now().Add(15 * time.Second))
 	c.login("sleepy.example.com")
@@ -252,10 +252,9 @@ func TestWokenServerFoundAtItsNewAddress(t *testing.T) {
 	}
 }
 
-// TestStatusAnswersFeedPlayersOnline: players.online of the route's status answers
-// reaches the Coordinator, from a ping's fetch and from a health probe alike, and a
-// server with players is not counted down to sleep.
-
+// goMCTarget is a wake target whose server is built on go-mc's codec (status and an
+// offline 1.20.2 login): a client and a server we did not write, on both sides of a
+// held login.
 type goMCTarget struct {
 	addr    string
 	players chan string
@@ -335,7 +334,7 @@ func TestGoMCJoinsSleepingRoute(t *testing.T) {
 	t.Cleanup(g.close)
 	p := startProxy(t, wakeConfig(g.addr, "10s", "10m", refusedAddr(t)),
 		proxyOpts{wakeTargets: func(wake.Spec) (wake.Target, error) { return g, nil }})
-	waitFor(t, "target found asleep", 5*time.Second, func() bool { return phase(p, g.Key()) == wake.PhaseAsleep })
+	waitAsleep(t, p, g.Key())
 	goMCJoin(t, p.addr, "sleepy.example.com", 15*time.Second, g.players)
 	if n := g.wakes.Load(); n != 1 {
 		t.Fatalf("%d wake calls", n)

@@ -192,13 +192,25 @@ func wakeProxy(t *testing.T, e *engine, hold, idle, awake string, edit ...func(s
 	return startProxy(t, yaml, proxyOpts{wakeTargets: factory})
 }
 
-func phase(p *proxy, key string) string {
+// wakeState is the state of p's wake target key; ok is false while p has none.
+func wakeState(p *proxy, key string) (s wake.State, ok bool) {
 	for _, s := range p.Wake().States() {
 		if s.Key == key {
-			return s.Phase
+			return s, true
 		}
 	}
-	return ""
+	return wake.State{}, false
+}
+
+func phase(p *proxy, key string) string {
+	s, _ := wakeState(p, key)
+	return s.Phase
+}
+
+// waitAsleep waits until p has found its wake target key asleep.
+func waitAsleep(t *testing.T, p *proxy, key string) {
+	t.Helper()
+	waitFor(t, "target found asleep", 5*time.Second, func() bool { return phase(p, key) == wake.PhaseAsleep })
 }
 
 func decodeStatus(t testing.TB, body string) (desc, favicon, version string, online, maxPlayers int) {
@@ -214,7 +226,3 @@ func decodeStatus(t testing.TB, body string) (desc, favicon, version string, onl
 	}
 	return string(v.Description), v.Favicon, v.Version.Name, v.Players.Online, v.Players.Max
 }
-
-// TestPingsToSleepingRouteNeverWakeIt: once the route's server is asleep, 1,000 pings
-// make no wake call, and every answer is its last good status (favicon, version, max
-// players) with the asleep MOTD and nobody online.
