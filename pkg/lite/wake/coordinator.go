@@ -2,37 +2,12 @@ package wake
 
 import (
 	"context"
-	"errors"
 	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/go-logr/logr"
-)
-
-// Phases of a target (State.Phase).
-const (
-	// PhaseAsleep: stopped by us (or found stopped by its engine); pings are
-	// answered as asleep and the first login wakes it.
-	PhaseAsleep = "asleep"
-	// PhaseWaking: a wake call or the wait for a ready backend is under way.
-	PhaseWaking = "waking"
-	// PhaseAwake: running, or not known to be stopped.
-	PhaseAwake = "awake"
-	// PhaseIdle: awake with nobody on it; the idle countdown runs (State.SleepAt).
-	PhaseIdle = "idle"
-)
-
-// Errors Wake returns, checked with errors.Is.
-var (
-	// ErrUnbound: no Binding names the key (a reload dropped it, or it never was).
-	ErrUnbound = errors.New("wake: no such target")
-	// ErrClosed: the Coordinator was closed while the call waited.
-	ErrClosed = errors.New("wake: coordinator closed")
-	// ErrNotReady: the engine accepted the wake but no backend answered a
-	// status exchange within Options.ReadyWithin.
-	ErrNotReady = errors.New("wake: target not ready")
 )
 
 // Options configure NewCoordinator. Every zero value means the default named.
@@ -82,14 +57,18 @@ type Coordinator struct {
 	closed  bool
 	targets map[string]*target
 	dropped map[string]*target // unbound, but sessions remain (their holds are renewed until they end)
+
+	// stepped, when set (by tests, before any call), sees every step taken or
+	// refused, also those that change nothing shown.
+	stepped func(change)
 }
 
 // target is one key's state; every field but engine is guarded by Coordinator.mu.
 type target struct {
 	key      string
 	bind     Binding
-	phase    string
-	since    time.Time
+	phase    phase
+	since    time.Time // when the phase shown last changed
 	sessions int
 	players  int // -1: none reported since the target came up
 	dropped  bool
@@ -98,9 +77,8 @@ type target struct {
 	sleepAt  time.Time
 	stopIdle func() bool
 	idleGen  uint64 // a countdown that fires with an older generation was cancelled
-	sleeping bool   // ClaimSleep or Sleep under way
 	flight   *flight
-	events   uint64 // wakes, sessions and sleeps begun: an Observer's answer from before them is stale
+	events   uint64 // wakes, sessions and sleeps begun: an Observer's answer asked before them is stale
 
 	wakes, sleeps uint64
 	lastWake      time.Duration
@@ -173,9 +151,9 @@ type Binding struct {
 // A new key starts awake (its state unknown) with no players reported, so an
 // awake target that nobody joins still goes to sleep after IdleAfter. A
 // Target that is an Observer is asked once, in the background, whether it
-// runs; "no" makes it asleep unless a wake or a session began meanwhile.
+// runs; "no" makes it asleep unless a wake, session or sleep began since.
 func (c *Coordinator) Bind(bs []Binding) {
-	var logs []transition
+	var logs []change
 	c.mu.Lock()
 	if c.closed {
 		c.mu.Unlock()
@@ -186,39 +164,13 @@ func (c *Coordinator) Bind(bs []Binding) {
 		if b.Target == nil {
 			continue
 		}
-		key := b.Target.Key()
-		if next[key] != nil {
-			continue
+		if key := b.Target.Key(); next[key] == nil {
+			next[key] = c.bound(key, b)
 		}
-		t := c.targets[key]
-		if t == nil {
-			if t = c.dropped[key]; t != nil {
-				delete(c.dropped, key)
-				t.dropped = false
-			}
-		}
-		if t == nil {
-			t = &target{key: key, phase: PhaseAwake, since: c.now(), players: -1}
-			if obs, ok := b.Target.(Observer); ok {
-				c.wg.Add(1)
-				go c.observe(t, obs)
-			}
-		}
-		t.bind = b
-		next[key] = t
 	}
 	for key, t := range c.targets {
 		if next[key] == nil {
-			c.stopCountdown(t)
-			if t.phase == PhaseIdle {
-				c.setPhase(t, PhaseAwake, &logs)
-			}
-			t.dropped = true
-			if t.sessions > 0 {
-				c.dropped[key] = t
-			} else {
-				c.m.forget(key)
-			}
+			c.unbind(t, &logs)
 		}
 	}
 	c.targets = next
@@ -226,33 +178,63 @@ func (c *Coordinator) Bind(bs []Binding) {
 		c.maybeIdle(t, &logs)
 	}
 	c.mu.Unlock()
-	c.logTransitions(logs)
+	c.logChanges(logs)
 }
 
-// observe asks an Observer target once whether it runs.
-func (c *Coordinator) observe(t *target, obs Observer) {
+// bound gives key's target, kept or dropped before or new, binding b.
+// Caller holds c.mu.
+func (c *Coordinator) bound(key string, b Binding) *target {
+	t := c.targets[key]
+	if t == nil {
+		if t = c.dropped[key]; t != nil {
+			delete(c.dropped, key)
+			t.dropped = false
+		}
+	}
+	if t == nil {
+		t = &target{key: key, phase: awake, since: c.now(), players: -1}
+		if obs, ok := b.Target.(Observer); ok {
+			c.wg.Add(1)
+			go c.observe(t, obs, t.events)
+		}
+	}
+	t.bind = b
+	return t
+}
+
+// unbind drops t from the route set; it is kept while its sessions last.
+// Caller holds c.mu.
+func (c *Coordinator) unbind(t *target, logs *[]change) {
+	c.fire(t, onUnbind, logs)
+	t.dropped = true
+	if t.sessions > 0 {
+		c.dropped[t.key] = t
+	} else {
+		c.m.forget(t.key)
+	}
+}
+
+// observe asks an Observer target once whether it runs. The answer counts
+// only if no wake, session or sleep began since the target was bound.
+func (c *Coordinator) observe(t *target, obs Observer, events uint64) {
 	defer c.wg.Done()
-	c.mu.Lock()
-	events := t.events
-	c.mu.Unlock()
 	ctx, cancel := context.WithTimeout(c.ctx, c.callTimeout)
 	running, err := obs.Running(ctx)
 	cancel()
-	var logs []transition
+	var logs []change
 	c.mu.Lock()
 	switch {
 	case c.closed || t.dropped || t.events != events:
 	case err != nil:
 		t.err = "ask engine whether it runs: " + err.Error()
-	case !running && (t.phase == PhaseAwake || t.phase == PhaseIdle):
-		c.stopCountdown(t)
-		c.setPhase(t, PhaseAsleep, &logs)
+	case !running:
+		c.fire(t, onStopped, &logs)
 	}
 	c.mu.Unlock()
 	if err != nil {
 		c.log.Error(err, "ask wake target whether it runs", "target", t.key)
 	}
-	c.logTransitions(logs)
+	c.logChanges(logs)
 }
 
 // Asleep says whether pings should be answered as asleep: the target is
@@ -261,7 +243,7 @@ func (c *Coordinator) Asleep(key string) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	t := c.targets[key]
-	return t != nil && (t.phase == PhaseAsleep || t.phase == PhaseWaking)
+	return t != nil && t.phase.down()
 }
 
 // ReportPlayers feeds players.online from a status answer of the target's
@@ -269,21 +251,21 @@ func (c *Coordinator) Asleep(key string) bool {
 // lets it start. Reports while the target is asleep or waking are ignored:
 // its backends are down, so such a report comes from a cache of before.
 func (c *Coordinator) ReportPlayers(key string, online int) {
-	var logs []transition
+	var logs []change
 	c.mu.Lock()
 	t := c.targets[key]
-	if t == nil || t.phase == PhaseAsleep || t.phase == PhaseWaking {
+	if t == nil || t.phase.down() {
 		c.mu.Unlock()
 		return
 	}
 	t.players = max(online, -1)
 	if online > 0 {
-		c.cancelIdle(t, &logs)
+		c.fire(t, onPlayers, &logs)
 	} else {
 		c.maybeIdle(t, &logs)
 	}
 	c.mu.Unlock()
-	c.logTransitions(logs)
+	c.logChanges(logs)
 }
 
 // TypicalWake is how long this target usually takes to start: the median of
@@ -307,7 +289,7 @@ func (c *Coordinator) States() []State {
 	ss := make([]State, 0, len(c.targets))
 	for _, t := range c.targets {
 		ss = append(ss, State{
-			Key: t.key, Phase: t.phase, Since: t.since, Sessions: t.sessions,
+			Key: t.key, Phase: t.phase.shown(), Since: t.since, Sessions: t.sessions,
 			PlayersOnline: t.players, SleepAt: t.sleepAt, LastWake: t.lastWake,
 			Wakes: t.wakes, Sleeps: t.sleeps, Error: t.err,
 		})
@@ -337,35 +319,4 @@ func (c *Coordinator) Close() {
 	c.mu.Unlock()
 	c.cancel()
 	c.wg.Wait()
-}
-
-// transition is one phase change, logged after the lock is released.
-type transition struct {
-	key, from, to string
-	took          time.Duration
-	err           string
-}
-
-// setPhase moves t to phase to, recording the transition. Caller holds c.mu.
-func (c *Coordinator) setPhase(t *target, to string, logs *[]transition) {
-	if t.phase == to {
-		return
-	}
-	now := c.now()
-	tr := transition{key: t.key, from: t.phase, to: to, took: now.Sub(t.since)}
-	if to == PhaseAsleep || to == PhaseAwake {
-		tr.err = t.err
-	}
-	*logs = append(*logs, tr)
-	t.phase, t.since = to, now
-}
-
-func (c *Coordinator) logTransitions(logs []transition) {
-	for _, tr := range logs {
-		kv := []any{"target", tr.key, "from", tr.from, "to", tr.to, "took", tr.took}
-		if tr.err != "" {
-			kv = append(kv, "err", tr.err)
-		}
-		c.log.Info("wake target changed phase", kv...)
-	}
 }

@@ -5,14 +5,21 @@
 // for concurrent logins, the idle countdown, and how replicas of the proxy agree
 // that nobody holds a session before a target is put to sleep (Holders).
 //
-// It does not own the player's connection (package lite holds a login while
-// its target wakes and answers pings of a sleeping route), nor any engine's
-// discovery (package discovery finds the routes that name a target).
+// Routes is the one seam a proxy instance uses: it owns the targets built for
+// the routes across reloads (factories run outside its locks), each route's
+// card (last good status, rendered asleep) and the sessions that keep a target
+// awake. It does not own the player's connection (package lite holds a login
+// while its target wakes and answers pings of a sleeping route from the
+// card), nor any engine's discovery (package discovery finds the routes that
+// name a target).
 //
-// A target's phases run asleep -> waking -> awake -> idle -> asleep. The
-// Coordinator owns them: Bind keeps a key's state across reloads, Wake shares
-// one engine call and one readiness poll among concurrent logins, Session and
-// ReportPlayers feed the idle countdown, and Holders decides, across
-// replicas, whether the countdown's end may call Target.Sleep. ParseSpec is
-// the one statement of the `wake` text syntax.
+// A target's phases run asleep -> waking -> awake -> idle -> asleep; the
+// table in phase.go states every step, with the three finer phases
+// (checking, sleeping, interrupted) that show as one of those four words
+// while an engine or Holders call is under way. The Coordinator owns them:
+// Bind keeps a key's state across reloads, Wake shares one engine call and
+// one readiness poll among concurrent logins, Session and ReportPlayers feed
+// the idle countdown, and Holders decides, across replicas, whether the
+// countdown's end may call Target.Sleep. ParseSpec is the one statement of
+// the `wake` text syntax.
 package wake

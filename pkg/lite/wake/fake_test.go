@@ -11,9 +11,10 @@ import (
 )
 
 const (
-	key     = "docker mc"
-	backend = "127.0.0.1:25565"
-	wait    = 10 * time.Second
+	refusedLine = "undefined phase transition refused"
+	key         = "docker mc"
+	backend     = "127.0.0.1:25565"
+	wait        = 10 * time.Second
 )
 
 // fakeTarget counts the engine calls; Wake can block on a gate, fail, or
@@ -32,7 +33,8 @@ type fakeTarget struct {
 	sleepErr  error
 	takes     []time.Duration // each Wake advances clk by the next one
 	clk       *mctest.TimerClock
-	running   *bool // non-nil: the target is an Observer answering this
+	running   *bool         // non-nil: the target is an Observer answering this
+	runGate   chan struct{} // Running waits for it when non-nil
 }
 
 func (f *fakeTarget) Key() string { return f.key }
@@ -86,7 +88,17 @@ func (f *fakeTarget) Sleep(ctx context.Context, _ Request) error {
 // observerTarget is a fakeTarget whose engine says whether it runs.
 type observerTarget struct{ *fakeTarget }
 
-func (o observerTarget) Running(context.Context) (bool, error) {
+func (o observerTarget) Running(ctx context.Context) (bool, error) {
+	o.mu.Lock()
+	gate := o.runGate
+	o.mu.Unlock()
+	if gate != nil {
+		select {
+		case <-gate:
+		case <-ctx.Done():
+			return false, ctx.Err()
+		}
+	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	return *o.running, nil
@@ -105,6 +117,11 @@ func newRig(t *testing.T, h Holders) *rig {
 	clk := mctest.NewTimerClock(time.Time{})
 	logs := &mctest.Logs{}
 	c := NewCoordinator(Options{Holders: h, Log: logs.Logger(0), Now: clk.Now, AfterFunc: clk.AfterFunc})
+	t.Cleanup(func() { // after Close: every test also proves no step was refused
+		for _, line := range logs.Find(refusedLine) {
+			t.Errorf("refused: %s", line)
+		}
+	})
 	t.Cleanup(c.Close)
 	return &rig{t: t, clk: clk, c: c, log: logs}
 }
@@ -161,8 +178,14 @@ func (r *rig) quiet() {
 		r.c.mu.Lock()
 		defer r.c.mu.Unlock()
 		t := r.c.targets[key]
-		return t == nil || (!t.sleeping && t.flight == nil && !t.holdActive)
+		return t == nil || !callsUnderWay(t)
 	})
+}
+
+// callsUnderWay says whether t has a sleep, wake or hold call under way.
+// Caller holds the Coordinator's mu.
+func callsUnderWay(t *target) bool {
+	return t.phase == sleeping || t.phase == interrupted || t.flight != nil || t.holdActive
 }
 
 func readyNow(context.Context, Result) (string, bool) { return backend, true }

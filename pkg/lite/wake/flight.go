@@ -2,6 +2,7 @@ package wake
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 )
@@ -14,6 +15,17 @@ type flight struct {
 	err     error
 	waiters int // callers still waiting (tests read it)
 }
+
+// Errors Wake returns, checked with errors.Is.
+var (
+	// ErrUnbound: no Binding names the key (a reload dropped it, or it never was).
+	ErrUnbound = errors.New("wake: no such target")
+	// ErrClosed: the Coordinator was closed while the call waited.
+	ErrClosed = errors.New("wake: coordinator closed")
+	// ErrNotReady: the engine accepted the wake but no backend answered a
+	// status exchange within Options.ReadyWithin.
+	ErrNotReady = errors.New("wake: target not ready")
+)
 
 // Wake wakes the target if needed and waits until ready reports a backend
 // that answered a status exchange, or ctx ends.
@@ -35,7 +47,7 @@ type flight struct {
 // probe (its ctx ends only when the Coordinator closes). Package lite calls
 // Wake for a target that is Asleep, or whose backends all failed to dial.
 func (c *Coordinator) Wake(ctx context.Context, key string, req Request, ready func(ctx context.Context, r Result) (addr string, ok bool)) (string, error) {
-	var logs []transition
+	var logs []change
 	c.mu.Lock()
 	if c.closed {
 		c.mu.Unlock()
@@ -51,19 +63,13 @@ func (c *Coordinator) Wake(ctx context.Context, key string, req Request, ready f
 		f = &flight{done: make(chan struct{})}
 		t.flight = f
 		t.events++
-		mustWake := t.phase == PhaseAsleep || t.sleeping
-		if mustWake {
-			c.stopCountdown(t)
-			c.setPhase(t, PhaseWaking, &logs)
-		} else {
-			c.cancelIdle(t, &logs) // a player is coming
-		}
+		c.fire(t, onWake, &logs)
 		c.wg.Add(1)
-		go c.fly(t, f, mustWake, req, ready)
+		go c.fly(t, f, t.phase == waking, req, ready)
 	}
 	f.waiters++
 	c.mu.Unlock()
-	c.logTransitions(logs)
+	c.logChanges(logs)
 
 	select {
 	case <-f.done:
@@ -76,66 +82,74 @@ func (c *Coordinator) Wake(ctx context.Context, key string, req Request, ready f
 	}
 }
 
-// fly runs one flight to its end.
+// fly runs one flight to its end: a target thought awake is first asked
+// whether it is ready; otherwise the engine wakes it and ready is polled.
 func (c *Coordinator) fly(t *target, f *flight, mustWake bool, req Request, ready func(context.Context, Result) (string, bool)) {
 	defer c.wg.Done()
 	if !mustWake {
 		if addr, ok := ready(c.ctx, Result{}); ok {
-			c.land(t, f, landing{addr: addr})
+			c.land(t, f, landing{on: onReady, addr: addr})
 			return
 		}
-		var logs []transition
+		var logs []change
 		c.mu.Lock()
-		c.setPhase(t, PhaseWaking, &logs)
+		c.fire(t, onNotRunning, &logs)
 		c.mu.Unlock()
-		c.logTransitions(logs)
+		c.logChanges(logs)
 	}
+	res, start, err := c.callWake(t, req)
+	switch {
+	case err == nil:
+		c.land(t, f, c.poll(t, start, res, ready))
+	case c.ctx.Err() != nil:
+		c.land(t, f, landing{err: ErrClosed})
+	default:
+		c.land(t, f, landing{on: onWakeFailed, err: fmt.Errorf("wake %s: %w", t.key, err)})
+	}
+}
 
+// callWake makes the engine's wake call, under t.engine, and says when it
+// began (after any sleep call it waited for).
+func (c *Coordinator) callWake(t *target, req Request) (Result, time.Time, error) {
 	t.engine.Lock()
+	defer t.engine.Unlock()
 	c.mu.Lock()
 	tgt := t.bind.Target
 	c.mu.Unlock()
 	start := c.now()
 	res, err := tgt.Wake(c.ctx, req)
 	c.m.call(t.key, "wake", callResult(err))
-	if err == nil {
-		// Before any claim (claims take t.engine too): a claim of the old
-		// period must not be mistaken for one of this.
-		c.recordWoke(t.key)
-	}
-	t.engine.Unlock()
 	if err != nil {
-		if c.ctx.Err() != nil {
-			c.land(t, f, landing{err: ErrClosed, closed: true})
-			return
-		}
-		c.land(t, f, landing{err: fmt.Errorf("wake %s: %w", t.key, err), failed: true})
-		return
+		return res, start, err
 	}
+	// Before any claim (claims take t.engine too): a claim of the old period
+	// must not be mistaken for one of this.
+	c.recordWoke(t.key)
 	c.mu.Lock()
 	t.wakes++
 	c.mu.Unlock()
+	return res, start, nil
+}
 
+// poll asks ready until it names a backend, backing off from 100ms to 1s,
+// for up to ReadyWithin from start.
+func (c *Coordinator) poll(t *target, start time.Time, res Result, ready func(context.Context, Result) (string, bool)) landing {
 	backoff := 100 * time.Millisecond
 	for {
 		if addr, ok := ready(c.ctx, res); ok {
 			if addr == "" {
 				addr = res.Backend
 			}
-			c.land(t, f, landing{addr: addr, took: c.now().Sub(start), measured: true})
-			return
+			return landing{on: onReady, addr: addr, took: c.now().Sub(start), measured: true}
 		}
 		if c.ctx.Err() != nil {
-			c.land(t, f, landing{err: ErrClosed, closed: true})
-			return
+			return landing{err: ErrClosed}
 		}
 		if waited := c.now().Sub(start); waited >= c.readyWithin {
-			c.land(t, f, landing{err: fmt.Errorf("%w: %s after %v", ErrNotReady, t.key, waited)})
-			return
+			return landing{on: onNotReady, err: fmt.Errorf("%w: %s after %v", ErrNotReady, t.key, waited)}
 		}
 		if !c.wait(backoff) {
-			c.land(t, f, landing{err: ErrClosed, closed: true})
-			return
+			return landing{err: ErrClosed}
 		}
 		backoff = min(2*backoff, time.Second)
 	}
@@ -143,46 +157,49 @@ func (c *Coordinator) fly(t *target, f *flight, mustWake bool, req Request, read
 
 // landing is how a flight ended.
 type landing struct {
+	on       event // onReady, onWakeFailed or onNotReady; 0: the Coordinator closed
 	addr     string
 	err      error
 	took     time.Duration
 	measured bool // took is a wake's call-to-ready time
-	failed   bool // the wake call failed: the target stays asleep
-	closed   bool
 }
 
 // land ends flight f of t: records the outcome and releases its waiters.
 func (c *Coordinator) land(t *target, f *flight, l landing) {
-	var logs []transition
+	var logs []change
 	c.mu.Lock()
 	t.flight = nil
-	switch {
-	case l.closed:
-	case l.failed:
+	switch l.on {
+	case onReady:
+		if l.measured {
+			c.measured(t, l.took)
+		}
+	case onWakeFailed:
 		t.err = l.err.Error()
-		c.setPhase(t, PhaseAsleep, &logs)
-	case l.err != nil: // not ready in time: the engine runs it, so the countdown may put it back
+	case onNotReady:
 		t.err = l.err.Error()
 		t.players = -1
-		c.setPhase(t, PhaseAwake, &logs)
-	default:
-		if l.measured {
-			t.lastWake = l.took
-			t.recent = append(t.recent, l.took)
-			if len(t.recent) > typicalOf {
-				t.recent = t.recent[1:]
-			}
-			t.err = ""
-			t.players = -1
-			c.m.took(t.key, l.took)
-		}
-		c.setPhase(t, PhaseAwake, &logs)
+	}
+	if l.on != 0 {
+		c.fire(t, l.on, &logs)
 	}
 	c.maybeIdle(t, &logs)
 	f.addr, f.err = l.addr, l.err
 	c.mu.Unlock()
-	c.logTransitions(logs)
+	c.logChanges(logs)
 	close(f.done) // after the log lines, so that they precede what callers do next
+}
+
+// measured records a wake's call-to-ready time. Caller holds c.mu.
+func (c *Coordinator) measured(t *target, took time.Duration) {
+	t.lastWake = took
+	t.recent = append(t.recent, took)
+	if len(t.recent) > typicalOf {
+		t.recent = t.recent[1:]
+	}
+	t.err = ""
+	t.players = -1
+	c.m.took(t.key, took)
 }
 
 // wait waits d on the injected clock; false means the Coordinator closed.

@@ -6,19 +6,17 @@ import (
 	"time"
 )
 
-// maybeIdle starts the idle countdown when its conditions hold: the target
-// is awake, nobody holds a session here, no wake or sleep is under way, the
-// newest players.online is 0 or unknown, and IdleAfter is set. An unknown
-// count starts it so that an awake target nobody ever joins (or whose
+// maybeIdle takes the onQuiet step when nobody is here: no session here,
+// the newest players.online is 0 or unknown, and IdleAfter is set. An awake
+// target then starts its countdown (see enter). An unknown
+// count counts as nobody so that an awake target nobody ever joins (or whose
 // backends never answer) still goes to sleep; a report > 0 within IdleAfter
 // cancels it. Caller holds c.mu.
-func (c *Coordinator) maybeIdle(t *target, logs *[]transition) {
-	if c.closed || t.dropped || t.phase != PhaseAwake || t.sessions > 0 || t.players > 0 ||
-		t.flight != nil || t.sleeping || t.bind.IdleAfter <= 0 {
+func (c *Coordinator) maybeIdle(t *target, logs *[]change) {
+	if c.closed || t.dropped || t.sessions > 0 || t.players > 0 || t.bind.IdleAfter <= 0 {
 		return
 	}
-	c.setPhase(t, PhaseIdle, logs)
-	c.armIdle(t, t.bind.IdleAfter)
+	c.fire(t, onQuiet, logs)
 }
 
 // armIdle (re)starts t's countdown of d. Caller holds c.mu.
@@ -40,28 +38,18 @@ func (c *Coordinator) stopCountdown(t *target) {
 	t.sleepAt = time.Time{}
 }
 
-// cancelIdle ends an idle countdown because someone came: idle becomes
-// awake. Caller holds c.mu.
-func (c *Coordinator) cancelIdle(t *target, logs *[]transition) {
-	if t.phase != PhaseIdle {
-		return
-	}
-	c.stopCountdown(t)
-	c.setPhase(t, PhaseAwake, logs)
-}
-
-// idleEnded runs when a countdown of generation gen ends.
+// idleEnded runs when a countdown of generation gen ends. Every step out of
+// idle stops the countdown, so a current generation means t is idle.
 func (c *Coordinator) idleEnded(t *target, gen uint64) {
+	var logs []change
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.closed || t.dropped || gen != t.idleGen || t.phase != PhaseIdle || t.sleeping {
-		return
+	if !c.closed && !t.dropped && gen == t.idleGen && c.fire(t, onCountdownEnd, &logs) {
+		t.events++
+		c.wg.Add(1)
+		go c.sleep(t)
 	}
-	t.stopIdle = nil
-	t.sleeping = true
-	t.events++
-	c.wg.Add(1)
-	go c.sleep(t)
+	c.mu.Unlock()
+	c.logChanges(logs)
 }
 
 // sleep claims the sleep from Holders and, if granted and nobody came
@@ -73,80 +61,92 @@ func (c *Coordinator) sleep(t *target) {
 	defer c.wg.Done()
 	t.engine.Lock()
 	defer t.engine.Unlock()
+	if !c.released(t) {
+		return // closed; nothing reads t any more
+	}
+	if tgt, req, ok := c.claim(t); ok {
+		c.callSleep(t, tgt, req)
+	}
+}
 
-	// The release of the last session must reach Holders before the claim,
-	// or the claim would see this replica's own stale hold.
+// released waits until the release of t's last session has reached Holders,
+// or the claim would see this replica's own stale hold. False means the
+// Coordinator closed.
+func (c *Coordinator) released(t *target) bool {
 	c.mu.Lock()
 	held := t.holdDone
 	c.mu.Unlock()
-	if held != nil {
-		select {
-		case <-held:
-		case <-c.ctx.Done():
-			return // closed; nothing reads t any more
-		}
+	if held == nil {
+		return true
 	}
+	select {
+	case <-held:
+		return true
+	case <-c.ctx.Done():
+		return false
+	}
+}
 
-	ctx, cancel := context.WithTimeout(c.ctx, c.callTimeout)
+// claim asks Holders for the sleep of t. It gives the call to make when the
+// claim is granted and t is still sleeping (nobody came, not closed; a
+// reload that drops t moves it out of sleeping); otherwise it takes the
+// denial's step.
+func (c *Coordinator) claim(t *target) (Target, Request, bool) {
 	c.mu.Lock()
 	quiet := t.bind.IdleAfter
 	c.mu.Unlock()
+	ctx, cancel := context.WithTimeout(c.ctx, c.callTimeout)
 	granted, err := c.holders.ClaimSleep(ctx, t.key, quiet)
 	cancel()
 	c.m.call(t.key, "claim", claimResult(granted, err))
 
-	var logs []transition
+	var logs []change
 	c.mu.Lock()
-	if err != nil || !granted || c.closed || t.dropped || t.phase != PhaseIdle {
-		t.sleeping = false
+	goOn := err == nil && granted && !c.closed && t.phase == sleeping
+	tgt, req := t.bind.Target, t.bind.Request
+	if !goOn {
 		if err != nil {
 			t.err = fmt.Sprintf("claim sleep: %v", err)
 		}
-		if t.phase == PhaseIdle && !c.closed && !t.dropped {
-			c.armIdle(t, t.bind.IdleAfter)
-		}
+		c.fire(t, onClaimDenied, &logs)
 		c.maybeIdle(t, &logs)
-		c.mu.Unlock()
-		c.logTransitions(logs)
-		if err != nil && c.ctx.Err() == nil {
-			c.log.Error(err, "claim the sleep of wake target", "target", t.key)
-		}
-		if granted && err == nil {
-			// Claimed, but someone came: reopen the period so that a later
-			// sleep can be claimed.
-			c.recordWoke(t.key)
-		}
-		return
 	}
-	tgt, req := t.bind.Target, t.bind.Request
 	c.mu.Unlock()
+	c.logChanges(logs)
+	switch {
+	case goOn:
+	case err != nil && c.ctx.Err() == nil:
+		c.log.Error(err, "claim the sleep of wake target", "target", t.key)
+	case granted && err == nil:
+		// Claimed, but someone came: reopen the period so that a later
+		// sleep can be claimed.
+		c.recordWoke(t.key)
+	}
+	return tgt, req, goOn
+}
 
+// callSleep makes the engine's sleep call and takes its outcome's step.
+func (c *Coordinator) callSleep(t *target, tgt Target, req Request) {
 	start := c.now()
-	err = tgt.Sleep(c.ctx, req)
+	err := tgt.Sleep(c.ctx, req)
 	c.m.call(t.key, "sleep", callResult(err))
-
 	if err != nil {
 		// The target still runs: open a new period so that the retry may claim.
 		c.recordWoke(t.key)
 	}
+	var logs []change
 	c.mu.Lock()
-	t.sleeping = false
 	if err != nil {
 		t.err = fmt.Sprintf("sleep: %v", err)
-		if t.phase == PhaseIdle && !c.closed && !t.dropped {
-			c.armIdle(t, t.bind.IdleAfter) // retried after another IdleAfter
-		}
+		c.fire(t, onSleepFailed, &logs)
 	} else {
 		t.sleeps++
 		t.err = ""
 		t.players = -1
-		c.stopCountdown(t)
-		if t.phase != PhaseWaking { // a wake queued behind this sleep keeps its phase
-			c.setPhase(t, PhaseAsleep, &logs)
-		}
+		c.fire(t, onSleepDone, &logs)
 	}
 	c.mu.Unlock()
-	c.logTransitions(logs)
+	c.logChanges(logs)
 	if err != nil && c.ctx.Err() == nil {
 		c.log.Error(err, "put wake target to sleep", "target", t.key, "took", c.now().Sub(start))
 	}

@@ -113,6 +113,5 @@ func TestReplicaNeverSleepsATargetAnotherReplicaHolds(t *testing.T) {
 func busy(c *Coordinator) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	t := c.targets[key]
-	return t.sleeping || t.flight != nil || t.holdActive
+	return callsUnderWay(c.targets[key])
 }

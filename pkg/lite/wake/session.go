@@ -12,7 +12,7 @@ import (
 // target thought asleep proves it runs: it becomes awake and Holders records
 // a wake. An unbound key gives a func that does nothing.
 func (c *Coordinator) Session(key string) (end func()) {
-	var logs []transition
+	var logs []change
 	c.mu.Lock()
 	t := c.targets[key]
 	if t == nil || c.closed {
@@ -23,16 +23,13 @@ func (c *Coordinator) Session(key string) (end func()) {
 	t.events++
 	woke := false
 	if t.sessions == 1 {
-		c.cancelIdle(t, &logs)
-		if t.phase == PhaseAsleep && !t.sleeping {
-			c.setPhase(t, PhaseAwake, &logs)
-			woke = true
-		}
+		woke = t.phase == asleep // it ran after all: the step makes it awake
+		c.fire(t, onSession, &logs)
 		c.hold(t, 1)
 		c.armRenew(t)
 	}
 	c.mu.Unlock()
-	c.logTransitions(logs)
+	c.logChanges(logs)
 	if woke {
 		c.woke(t)
 	}
@@ -41,7 +38,7 @@ func (c *Coordinator) Session(key string) (end func()) {
 }
 
 func (c *Coordinator) endSession(t *target) {
-	var logs []transition
+	var logs []change
 	c.mu.Lock()
 	t.sessions--
 	if t.sessions == 0 {
@@ -54,7 +51,7 @@ func (c *Coordinator) endSession(t *target) {
 		c.maybeIdle(t, &logs)
 	}
 	c.mu.Unlock()
-	c.logTransitions(logs)
+	c.logChanges(logs)
 }
 
 // armRenew schedules the next renewal of t's hold. Caller holds c.mu.

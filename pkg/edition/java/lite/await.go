@@ -81,7 +81,7 @@ func (s *session) await(backend net.Conn, addr string, deadline time.Time) (firs
 }
 
 // pump forwards client bytes to the backend during one wait for its first byte. With
-// no backend (a login held while its target wakes, wakelogin.go) it only keeps them,
+// no backend (a login held while its target wakes, hold.go) it only keeps them,
 // and a client that leaves cancels the hold.
 type pump struct {
 	s        *session

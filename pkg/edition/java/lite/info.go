@@ -1,9 +1,6 @@
 package lite
 
 import (
-	"fmt"
-	"regexp"
-	"strings"
 	"time"
 
 	"go.minekube.com/gate/pkg/edition/java/lite/route"
@@ -139,7 +136,7 @@ func (l *Lite) routeBackends(r *compiledRoute, expanded []string) []BackendInfo 
 		out = append(out, BackendInfo{Route: r.key, Backend: b, Template: b, Origin: origin, Eligible: true,
 			Why: "template: each player's host fills in $n; state is kept per expanded address"})
 		for _, addr := range expanded {
-			if templateMatches(b, addr) {
+			if route.CouldExpand(b, addr) {
 				out = append(out, render(r.key, b, l.mgr.Explain(r.key, []string{addr}, strategy.IntentLogin)[0]))
 				out[len(out)-1].Origin = origin
 			}
@@ -151,55 +148,6 @@ func (l *Lite) routeBackends(r *compiledRoute, expanded []string) []BackendInfo 
 // render turns the manager's verdict into a row.
 func render(routeKey, template string, v strategy.Verdict) BackendInfo {
 	return BackendInfo{Route: routeKey, Backend: v.Addr, Template: template, Known: v.Known, State: v.State,
-		Reason: v.Reason.String(), Eligible: v.Eligible(), Why: why(v) + loadWhy(v.Load) + passedWhy(v.Passed), Score: v.Score, HasScore: v.HasScore,
+		Reason: v.Reason.String(), Eligible: v.Eligible(), Why: v.Why(), Score: v.Score, HasScore: v.HasScore,
 		Failures: v.Failures, Penalty: v.Penalty, Load: v.Load}
-}
-
-// why puts a verdict in words.
-func why(v strategy.Verdict) string {
-	var s string
-	switch v.Reason {
-	case strategy.ReasonNew:
-		s = "eligible: no state yet (new backend, tried like a healthy one)"
-	case strategy.ReasonHealthy:
-		s = "eligible: healthy"
-	case strategy.ReasonUnmeasured:
-		s = "eligible: not measured yet, tried like a healthy one"
-	case strategy.ReasonDown:
-		s = "demoted: active health checks failing"
-	case strategy.ReasonAwaitingProbe:
-		s = "demoted: ejection over, waiting for probes to pass"
-	case strategy.ReasonBusy:
-		s = fmt.Sprintf("demoted for now: %d attempts in flight, as many as it may have (suspect, new or on probation: 1)",
-			v.State.Unsettled)
-	case strategy.ReasonEjected:
-		s = fmt.Sprintf("demoted: ejected after %d failures until %s",
-			strategy.EjectFailures, v.State.EjectedUntil.UTC().Format(time.TimeOnly))
-	default:
-		s = "demoted: " + v.Reason.String()
-	}
-	if !v.Usable && v.Panic {
-		s = "eligible (panic): fewer than half of the route's backends are usable, so all are tried; " + s
-	}
-	return s
-}
-
-// templateMatches reports whether addr could have been expanded from tpl: the
-// literal parts of tpl around each $n match, and what fills each $n consists of
-// DNS-label characters only (all a capture may contain). It compiles a pattern
-// per call: the admin view is not a hot path.
-func templateMatches(tpl, addr string) bool {
-	var b strings.Builder
-	b.WriteString("^")
-	for i := 0; i < len(tpl); {
-		start, _, end := route.NextParam(tpl, i)
-		b.WriteString(regexp.QuoteMeta(tpl[i:start]))
-		if start < len(tpl) {
-			b.WriteString(`[A-Za-z0-9.-]*`)
-		}
-		i = end
-	}
-	b.WriteString("$")
-	re, err := regexp.Compile(b.String())
-	return err == nil && re.MatchString(addr)
 }

@@ -48,6 +48,27 @@ type Options struct {
 	Wake wake.Options
 }
 
+// TargetFactory builds the target a route's `wake` names; the caller wires the
+// engines (Kubernetes, Docker, webhook, exec) behind it.
+type TargetFactory = wake.Factory
+
+// newWake starts the instance's seam to sleeping targets, with the instance's log
+// and clock unless Options.Wake names others.
+func newWake(o Options) *wake.Routes {
+	wo := o.Wake
+	if wo.Log.GetSink() == nil {
+		wo.Log = o.Log.WithName("wake")
+	}
+	if wo.Now == nil {
+		wo.Now = o.Now
+	}
+	if wo.Holders == nil {
+		wo.Holders = wake.Local()
+	}
+	return wake.NewRoutes(wake.RoutesOptions{Coordinator: wo, Factory: o.WakeTargets, Render: status.Asleep,
+		Log: o.Log.WithName("wake")})
+}
+
 // Resolver is the seam for SRV lookups so tests need no DNS server. One that also
 // implements reach.HostResolver resolves template-expanded names too (else
 // net.DefaultResolver does).
@@ -58,8 +79,9 @@ type Dialer interface {
 	DialContext(ctx context.Context, network, address string) (net.Conn, error)
 }
 
-// Lite is one proxy instance. Each instance owns its strategy manager and status cache;
-// two instances in one process share nothing.
+// Lite is one proxy instance. Each instance owns its strategy manager, status cache,
+// admission state, relay pollers and wake targets; instances in one process share only
+// the relay's pipe pool (package relay: the kernel's pipe budget is per user).
 type Lite struct {
 	log      logr.Logger
 	resolver Resolver
@@ -77,17 +99,18 @@ type Lite struct {
 	// this proxy is refused when it arrives (package reach).
 	guard *reach.Guard
 	dials *reach.Dials
-	// refusing counts the refused connections being told why (admit.go, fdbudget.go);
-	// Serve sizes it from the open-files budget.
-	refusing chan struct{}
-	rel      relay.Relay // joined sessions' bytes; its poller runs only while sessions park
+	// telling holds a slot per refused connection being told why (refused.go); Serve
+	// sizes it from the open-files budget.
+	telling chan struct{}
+	rel     relay.Relay // joined sessions' bytes; its poller runs only while sessions park
 	// hsBufs lends the buffers a connection's first bytes are read into.
 	hsBufs handshakeBufs
-	// wake owns the routes' sleeping targets (waking.go); it outlives reloads.
-	wake *waking
+	// wake is the seam to the routes' sleeping targets (package wake owns them);
+	// it outlives reloads.
+	wake *wake.Routes
 
 	// fdCap is how many connections the open-files limit lets Serve handle at once
-	// (fdbudget.go); 0 is no cap. freed wakes an accept loop waiting at it.
+	// (fdcap.go); 0 is no cap. freed wakes an accept loop waiting at it.
 	fdCap int64
 	freed chan struct{}
 
@@ -120,9 +143,9 @@ func New(cfg *config.Config, o Options) (*Lite, error) {
 		protocols: status.NewProtocols(0),
 		conns:     make(map[net.Conn]struct{}),
 		adm:       admission.New(cfg.Quota.Config, admission.Options{Now: o.Now}),
-		refusing:  make(chan struct{}, maxRefusalReplies),
+		telling:   make(chan struct{}, admission.MaxFullReplies),
 		freed:     make(chan struct{}, 1),
-		wake:      newWaking(o),
+		wake:      newWake(o),
 	}
 	l.mgr = strategy.NewManager(strategy.Options{
 		Seed:   o.Seed,
@@ -155,7 +178,7 @@ func (l *Lite) Reload(cfg *config.Config) error {
 		return fmt.Errorf("compile config: %w", err)
 	}
 	l.mgr.SetRoutes(s.strategyRoutes())
-	l.wake.bind(s) // before the swap: no session sees a wake route unbound
+	l.wake.Bind(s.wake) // before the swap: no session sees a wake route unbound
 	l.adm.Update(cfg.Quota.Config)
 	l.snap.Store(s)
 	return nil
@@ -172,7 +195,7 @@ func (l *Lite) Config() *config.Config { return l.snap.Load().cfg }
 func (l *Lite) Manager() *strategy.Manager { return l.mgr }
 
 // Wake exposes the instance's wake Coordinator (target states for the admin view).
-func (l *Lite) Wake() *wake.Coordinator { return l.wake.coord }
+func (l *Lite) Wake() *wake.Coordinator { return l.wake.Coordinator() }
 
 // ListenAndServe binds the configured address and serves until ctx ends.
 func (l *Lite) ListenAndServe(ctx context.Context) error {
@@ -218,7 +241,7 @@ func (l *Lite) Serve(ctx context.Context, ln net.Listener) error {
 	l.drain(why, endSessions)
 	bg.Wait()
 	l.cache.Close()
-	l.wake.coord.Close()
+	l.wake.Close()
 	return err
 }
 
@@ -226,14 +249,14 @@ func (l *Lite) Serve(ctx context.Context, ln net.Listener) error {
 func (l *Lite) acceptLoop(ctx, sessCtx context.Context, ln net.Listener) error {
 	var backoff time.Duration
 	for {
-		refuse, ok := l.awaitRoom(ctx)
+		full, ok := l.awaitRoom(ctx)
 		if !ok {
 			return nil
 		}
 		c, err := ln.Accept()
 		if err != nil {
-			if refuse {
-				<-l.refusing
+			if full {
+				<-l.telling
 			}
 			if ctx.Err() != nil {
 				return nil
@@ -252,20 +275,16 @@ func (l *Lite) acceptLoop(ctx, sessCtx context.Context, ln net.Listener) error {
 			return fmt.Errorf("accept: %w", err)
 		}
 		backoff = 0
-		// A connection ended meanwhile: serve this one. (Its slot is in refusing but it
+		// A connection ended meanwhile: serve this one. (Its slot is in telling but it
 		// is not in live yet, hence the -1.)
-		if refuse && l.live.Load()-int64(len(l.refusing)-1) < l.fdCap {
-			<-l.refusing
-			refuse = false
+		if full && l.live.Load()-int64(len(l.telling)-1) < l.fdCap {
+			<-l.telling
+			full = false
 		}
 		l.track(c, true)
 		l.live.Add(1)
-		l.sessions.Add(1) // Done in session.close, at the end of handle or of the relay
-		if refuse {
-			go l.refuseFull(sessCtx, c)
-			continue
-		}
-		go l.handle(sessCtx, c)
+		l.sessions.Add(1) // Done in conn.gone, at the end of handle or of the relay
+		go l.handle(sessCtx, c, full)
 	}
 }
 

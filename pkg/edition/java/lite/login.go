@@ -12,123 +12,117 @@ import (
 	"go.minekube.com/gate/pkg/lite/strategy"
 )
 
-// proxyFullDisconnect is what a player gets when the proxy itself is out of file
-// descriptors or memory: not the backend's fault, and not the route's unavailable text.
-var proxyFullDisconnect = disconnectFrame(nil, "This proxy is full right now. Please try again in a moment.")
+// loginPlan is how one login walks a route's backends: the try order, the
+// budget of the whole walk, and (after a wake) the backend whose first answer
+// may take until warmUntil.
+type loginPlan struct {
+	match     route.Match
+	order     []string
+	budget    time.Time
+	warm      string
+	warmUntil time.Time
+}
 
-// serveLogin is the login half of a session (login or transfer intent): order the
-// route's backends and try them in turn until one answers, then relay until the session
-// ends. An attempt is joined only when the backend's first byte arrived (see await), so
-// a backend that accepts and then closes, resets or stays silent costs the player
-// nothing: the next backend gets the same bytes. A route whose every backend fails gets
-// its unavailable text.
-func (s *session) serveLogin(ctx context.Context, rt *compiledRoute, m route.Match) error {
-	// The whole dial sequence is bounded by the client's read timeout: a player is never
-	// kept waiting longer than a handshake may take, however many backends are dead.
-	budget := time.Now().Add(s.snap.cfg.ReadTimeout)
+// noBackend: every backend of the plan failed or refused (or the budget ran
+// out). The player has not been told yet (session.run decides whether the
+// route's target is woken first); refusal is the last backend's own
+// Disconnect, for when one said it is full.
+type noBackend struct {
+	refusal []byte
+	tried   int
+	last    error
+}
+
+func (e *noBackend) Error() string {
+	return fmt.Sprintf("every backend failed (%d tried): %v", e.tried, e.last)
+}
+func (e *noBackend) Unwrap() error { return e.last }
+
+// planLogin orders the route's backends for a login. The walk is bounded by
+// the client's read timeout: a player is never kept waiting longer than a
+// handshake may take, however many backends are dead.
+func (s *session) planLogin(rt *compiledRoute, m route.Match) loginPlan {
 	s.order = s.l.mgr.AppendOrder(s.orderBuf[:0], rt.key, m.Backends, strategy.IntentLogin)
-	order := s.order
-	var lastErr error
-	var refusal []byte // the last backend's "full" Disconnect, for when none serves
-	for i, addr := range order {
-		if ctx.Err() != nil || !time.Now().Before(budget) {
+	return loginPlan{match: m, order: s.order, budget: time.Now().Add(s.snap.cfg.ReadTimeout)}
+}
+
+// login tries the plan's backends in turn until one answers, then hands the
+// session to the relay (handedOff). An attempt is joined only when the
+// backend's first byte arrived (see await), so a backend that accepts and
+// then closes, resets or stays silent costs the player nothing: the next
+// backend gets the same bytes.
+func (s *session) login(ctx context.Context, rt *compiledRoute, plan loginPlan) error {
+	fail := &noBackend{tried: len(plan.order)}
+	for i, addr := range plan.order {
+		if ctx.Err() != nil || !time.Now().Before(plan.budget) {
 			break
 		}
-		s.ev.Backend, s.ev.BackendTemplate = addr, rt.template(m.Backends, addr)
-		lease := s.l.mgr.Reserve(addr)
-		backend, first, err := s.attempt(ctx, rt, addr, budget)
-		if err != nil {
-			lease.Settle(0, err)
-			lease.Release()
-			switch {
-			case errors.Is(err, errClientLeft):
-				return err
-			case errors.Is(err, errProxyFull):
-				return s.proxyFull(err)
-			}
-			lastErr = err
-			s.l.log.V(1).Info("backend failed, trying next", s.logKV("err", err.Error())...)
-			// The order was fixed before this login learnt anything; other logins may
-			// have shown since which backends answer (range reads the re-ordered tail).
-			s.l.mgr.Failover(order[i+1:])
-			continue
+		j, full, err := s.attempt(ctx, rt, plan, addr)
+		switch {
+		case err == nil:
+			return s.join(ctx, rt, j)
+		case errors.Is(err, errClientLeft), errors.Is(err, errProxyFull):
+			return err
+		case full != nil:
+			fail.refusal = append(fail.refusal[:0], full...)
 		}
-		if frame, full := backendFull(first.b); full {
-			refusal = append(refusal[:0], frame...)
-			lastErr = s.settleFull(addr, backend, first, lease)
-			s.l.mgr.Failover(order[i+1:])
-			continue
-		}
-		lease.Settle(first.after, nil)
-		return s.join(ctx, rt, backend, first, lease)
+		fail.last = err
+		s.l.log.V(1).Info("backend failed, trying next", s.logKV("err", err.Error())...)
+		// The order was fixed before this login learnt anything; other logins may
+		// have shown since which backends answer (range reads the re-ordered tail).
+		s.l.mgr.Failover(plan.order[i+1:])
 	}
 	s.ev.Backend, s.ev.BackendTemplate = "", ""
-	if rt.wake != nil && !s.held && refusal == nil && ctx.Err() == nil {
-		// Thought awake, but nothing answers: its engine may have stopped it
-		// behind our back. The Coordinator asks the backends first and wakes it
-		// only if they still fail.
-		return s.serveWaking(ctx, rt, m)
+	if fail.last == nil {
+		fail.last = errors.New("no backend tried")
 	}
-	_ = s.client.SetWriteDeadline(time.Now().Add(s.snap.cfg.ConnectionTimeout))
-	if refusal != nil {
-		_, _ = s.client.Write(refusal)
-	} else {
-		_, _ = s.client.Write(rt.unavailable)
-	}
-	if lastErr == nil {
-		lastErr = errors.New("no backend tried")
-	}
-	return reject(ReasonUnavailable, "every backend failed (%d tried): %w", len(order), lastErr)
+	return fail
 }
 
-// join hands the player to the backend that answered: its first bytes go to the
-// player, then the relay runs the session until it ends. From here on the session is
-// a relayed (relay.go), and s is not used again.
-func (s *session) join(ctx context.Context, rt *compiledRoute, backend net.Conn, first firstBytes, lease *strategy.Lease) error {
-	s.emit(EventJoined)
-	_ = s.client.SetWriteDeadline(time.Now().Add(s.snap.cfg.ConnectionTimeout))
-	_, werr := s.client.Write(first.b)
-	j := &relayed{conn: s.conn, evCtx: s.ev.context(), ctx: ctx, backend: backend, lease: lease,
-		down: int64(len(first.b)), logEnd: s.logSession()}
-	j.ev = nil // s's: it would keep the whole session alive
-	if rt.wake != nil {
-		// The target may not sleep while this session lasts (relayed.finish ends it).
-		j.woke = true
-		s.l.wake.startSession(j, rt.wake.key)
-	}
-	first.release()
-	// The handshake and what followed it were sent before relaying; the buffer is
-	// not needed any more, and an idle session should not keep it.
-	j.up = int64(s.releaseBuf())
-	if werr != nil {
-		s.l.closeBackend(backend)
-		j.finish(0, 0, ReasonClientClosed)
-		return handedOff{}
-	}
-	j.handOff()
-	return handedOff{}
+// joinable is a backend that answered a login: its connection, its first
+// bytes and the lease that counts the player on it.
+type joinable struct {
+	backend net.Conn
+	first   firstBytes
+	lease   *strategy.Lease
 }
 
-// proxyFull tells the player the proxy is out of resources. It is logged once per
-// interval (the log limiter keys on the message and the sentinel error), counted under
-// the proxy-full rejection reason, and never counted against a backend.
-func (s *session) proxyFull(err error) error {
-	s.l.log.Error(errProxyFull, "proxy out of resources, refusing a player (check the fd limit and maxConnections)", s.logKV("cause", err.Error())...)
-	s.ev.Backend, s.ev.BackendTemplate = "", ""
-	_ = s.client.SetWriteDeadline(time.Now().Add(s.snap.cfg.ConnectionTimeout))
-	_, _ = s.client.Write(proxyFullDisconnect)
-	return reject(ReasonProxyFull, "%w", err)
-}
-
-// attempt dials addr, sends the preamble and waits for the backend's first byte.
-func (s *session) attempt(ctx context.Context, rt *compiledRoute, addr string, budget time.Time) (net.Conn, firstBytes, error) {
-	backend, err := s.connectBackend(ctx, rt, addr, budget)
+// attempt is one login attempt with one backend, settled by the same rules on
+// every path (ordinary, after a wake): dial, preamble, first byte. A backend
+// whose first answer is a "full" Login Disconnect (backendfull.go) served no
+// one: it is settled as a failure the strategies see, and full is its frame.
+func (s *session) attempt(ctx context.Context, rt *compiledRoute, plan loginPlan, addr string) (joinable, []byte, error) {
+	s.ev.Backend, s.ev.BackendTemplate = addr, rt.template(plan.match.Backends, addr)
+	lease := s.l.mgr.Reserve(addr)
+	backend, err := s.connectBackend(ctx, rt, addr, plan.budget)
+	var first firstBytes
+	if err == nil {
+		first, err = s.firstAnswer(backend, addr, plan)
+	}
+	var full []byte
+	if err == nil {
+		if full = backendFull(first.b); full != nil {
+			full = append([]byte(nil), full...)
+			first.release()
+			s.l.closeBackend(backend)
+			err = fmt.Errorf("backend %s: %w", addr, errBackendFull)
+		}
+	}
 	if err != nil {
-		return nil, firstBytes{}, err
+		lease.Settle(0, err)
+		lease.Release()
+		return joinable{}, full, err
 	}
-	firstBy := earliest(time.Now().Add(s.snap.cfg.Lite.FirstResponseTimeout), budget)
-	if s.warming {
-		firstBy = budget
+	lease.Settle(first.after, nil)
+	return joinable{backend: backend, first: first, lease: lease}, nil, nil
+}
+
+// firstAnswer waits for the backend's first bytes: within the first-response
+// timeout, or until the plan's warm deadline for a server that just started.
+func (s *session) firstAnswer(backend net.Conn, addr string, plan loginPlan) (firstBytes, error) {
+	firstBy := earliest(time.Now().Add(s.snap.cfg.Lite.FirstResponseTimeout), plan.budget)
+	if addr == plan.warm {
+		firstBy = plan.warmUntil
 	}
 	first, err := s.await(backend, addr, firstBy)
 	if err != nil {
@@ -136,9 +130,36 @@ func (s *session) attempt(ctx context.Context, rt *compiledRoute, addr string, b
 			err = fmt.Errorf("backend %s: %w", addr, errLooped)
 		}
 		s.l.closeBackend(backend)
-		return nil, firstBytes{}, err
 	}
-	return backend, first, nil
+	return first, err
+}
+
+// join hands the player to the backend that answered: its first bytes go to the
+// player, then the relay runs the session until it ends. From here on the session is
+// a relayed (relay.go), and s is not used again.
+func (s *session) join(ctx context.Context, rt *compiledRoute, j joinable) error {
+	s.emit(EventJoined)
+	_ = s.client.SetWriteDeadline(time.Now().Add(s.snap.cfg.ConnectionTimeout))
+	_, werr := s.client.Write(j.first.b)
+	r := &relayed{conn: s.conn, evCtx: s.ev.context(), ctx: ctx, backend: j.backend, lease: j.lease,
+		down: int64(len(j.first.b)), logEnd: s.logSession()}
+	r.ev = nil // s's: it would keep the whole session alive
+	if s.l.wake.Bound(rt.key) {
+		// The target may not sleep while this session lasts (relayed.finish ends it).
+		r.holdsWake = true
+		s.l.wake.Joined(rt.key, r.evCtx.connID)
+	}
+	j.first.release()
+	// The handshake and what followed it were sent before relaying; the buffer is
+	// not needed any more, and an idle session should not keep it.
+	r.up = int64(s.releaseBuf())
+	if werr != nil {
+		s.l.closeBackend(j.backend)
+		r.finish(0, 0, ReasonClientClosed)
+		return handedOff{}
+	}
+	r.handOff()
+	return handedOff{}
 }
 
 // connectBackend dials addr and sends the preamble: PROXY header if the route asks for
@@ -148,7 +169,7 @@ func (s *session) connectBackend(ctx context.Context, rt *compiledRoute, addr st
 	dctx, cancel := context.WithDeadline(ctx, deadline)
 	defer cancel()
 	start := time.Now()
-	// The event context names the template addr came from (serveLogin sets it): the
+	// The event context names the template addr came from (attempt sets it): the
 	// guard exempts only the host that template writes out.
 	backend, err := s.dialAside(dctx, addr, s.ev.BackendTemplate)
 	s.ev.Duration, s.ev.Err = time.Since(start), err

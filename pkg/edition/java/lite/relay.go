@@ -31,9 +31,10 @@ type relayed struct {
 	// handshake and what followed it; the backend's first bytes).
 	up, down int64
 	logEnd   bool // this session writes the INFO line at its end (sessionLogEvery)
-	// woke: the session holds its route's wake target awake (waking.sessions has
-	// its end); a bool in padding, so sessions of other routes pay nothing.
-	woke bool
+	// holdsWake: the session keeps its route's wake target awake (package wake
+	// keeps the hold by connection id); a bool in padding, so sessions of other
+	// routes pay nothing.
+	holdsWake bool
 }
 
 // handOff gives the session to the relay (package relay) and returns at once. The
@@ -70,8 +71,8 @@ func (j *relayed) finish(up, down int64, reason string) {
 			"bytesUp", up, "bytesDown", down)...)
 	}
 	j.lease.Release()
-	if j.woke {
-		j.l.wake.endSession(j)
+	if j.holdsWake {
+		j.l.wake.Ended(j.evCtx.connID)
 	}
 	j.end()
 }

@@ -22,7 +22,7 @@ func TestRateLimitDisconnectSaysOneSecondInTheSingular(t *testing.T) {
 		{100 * time.Second, "Try again in 100 seconds."},
 	}
 	for _, tc := range tests {
-		frame := refusalDisconnect(admission.ErrRateLimited, tc.wait)
+		frame := limitDisconnect(admission.ErrRateLimited, tc.wait)
 		_, payload, _, err := wire.ParseFrame(frame, len(frame))
 		if err != nil {
 			t.Fatalf("wait %v: %v", tc.wait, err)

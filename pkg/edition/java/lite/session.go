@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"go.minekube.com/gate/pkg/edition/java/lite/admission"
+	"go.minekube.com/gate/pkg/edition/java/lite/route"
 	"go.minekube.com/gate/pkg/edition/java/lite/wire"
 	"go.minekube.com/gate/pkg/lite/logging"
 )
@@ -52,16 +53,10 @@ type session struct {
 	admitted admissionState
 
 	event Event // what conn.ev points to
-	// held: the login was held for its route's wake target (wakelogin.go); it
-	// is not held twice.
-	held bool
-	// warming: the held login joins a server that has just started, whose
-	// first answer may take until the hold runs out (joinReady).
-	warming bool
-	// refusal: the connection holds a refusal slot (fdbudget.go), given back once its
-	// socket is closed and before Serve counts it gone, so the open-files cap never
-	// sees a moment with one connection too few.
-	refusal bool
+	// overCap: accepted past the open-files cap (fdcap.go). The connection holds a
+	// slot of Lite.telling, given back once its socket is closed and before Serve
+	// counts it gone, so the cap never sees a moment with one connection too few.
+	overCap bool
 }
 
 // rejection is a connection closed on purpose (bad input, no route, all backends
@@ -83,8 +78,8 @@ func reject(reason string, format string, args ...any) error {
 // close reports how it ended and frees what the connection held. A joined session is
 // handed to the relay instead (login.go): handle returns, and the relay's completion
 // ends the connection once the session is over.
-func (l *Lite) handle(ctx context.Context, c net.Conn) {
-	s := &session{conn: conn{l: l, client: c, clientAddr: c.RemoteAddr(), start: time.Now()}, snap: l.snap.Load()}
+func (l *Lite) handle(ctx context.Context, c net.Conn, overCap bool) {
+	s := &session{conn: conn{l: l, client: c, clientAddr: c.RemoteAddr(), start: time.Now()}, snap: l.snap.Load(), overCap: overCap}
 	s.ev = &s.event
 	s.ev.ConnID = l.connIDs.Add(1)
 	s.emit(EventAccepted)
@@ -109,8 +104,8 @@ func (s *session) close(ctx context.Context, err error) {
 	}
 	s.releaseBuf()
 	s.closeSocket()
-	if s.refusal {
-		<-s.l.refusing
+	if s.overCap {
+		<-s.l.telling
 	}
 	s.gone()
 }
@@ -189,8 +184,14 @@ func (s *session) logSession() bool {
 }
 
 // run is the path of a connection, step by step; each step's function says the rest.
+// Every way out is a return here: refused (over the cap, a loop, admission, a bad or
+// late handshake, no route), answered (status, legacy ping), or handed to a backend.
 func (s *session) run(ctx context.Context) error {
-	// 0. A connection from one of the proxy's own backend dials (reach.Dials) is the
+	// 0. Past the open-files cap (fdcap.go): told the proxy is full, nothing more.
+	if s.overCap {
+		return s.tellFull()
+	}
+	// A connection from one of the proxy's own backend dials (reach.Dials) is the
 	// proxy talking to itself; it is closed without a word, so the dialling session
 	// sees no backend there. Checked again once the handshake is in: the dialler
 	// records its connection only after connect returns, but sends nothing before.
@@ -202,7 +203,6 @@ func (s *session) run(ctx context.Context) error {
 	if err := s.admit(); err != nil {
 		return err
 	}
-
 	// 2. Read the first frame under readTimeout with a hard size cap.
 	legacy, err := s.readHandshake()
 	if err != nil {
@@ -214,8 +214,22 @@ func (s *session) run(ctx context.Context) error {
 	if legacy {
 		return s.serveLegacy(ctx) // legacy.go: a pre-1.7 server-list ping
 	}
-
 	// 3. Match the cleaned host against the route table.
+	rt, m, err := s.route()
+	if err != nil {
+		return err
+	}
+	// 4. Status intent (statuspath.go): answered by the proxy (cache, backend, fallback).
+	if s.hs.Intent == wire.IntentStatus {
+		return s.serveStatus(ctx, s.statusQuery(rt, m, s.hs))
+	}
+	// 5. Login or transfer (login.go): order the backends, dial down the list, relay.
+	return s.serveLogin(ctx, rt, m)
+}
+
+// route matches the handshake's cleaned host against the route table and charges
+// the intent's quota. A login to no route is told so.
+func (s *session) route() (*compiledRoute, route.Match, error) {
 	host := wire.CleanHost(s.hs.Address)
 	s.ev.VHost, s.ev.Protocol, s.ev.Intent = host, s.hs.Protocol, s.hs.Intent
 	m, ok := s.snap.table.Match(host)
@@ -223,27 +237,49 @@ func (s *session) run(ctx context.Context) error {
 		if s.hs.IsLogin() {
 			_, _ = s.client.Write(s.snap.unknownHost)
 		}
-		return reject(ReasonNoRoute, "no route for host %s", logging.Clip(host))
+		return nil, m, reject(ReasonNoRoute, "no route for host %s", logging.Clip(host))
 	}
 	rt := s.snap.routes[m.Route]
 	s.ev.Route = rt.key
-	s.hs.Address = s.forwardAddress(rt, s.hs.Address) // realip.go
+	s.hs.Address = s.forwardAddress(rt, s.hs.Address) // peer.go
 	s.emit(EventRouted)
-	if err := s.admitIntent(); err != nil {
-		return err
-	}
+	return rt, m, s.admitIntent()
+}
 
-	// 4. Status intent (statuspath.go): answered by the proxy (cache, backend, fallback).
-	if s.hs.Intent == wire.IntentStatus {
-		return s.serveStatus(ctx, s.statusQuery(rt, m, s.hs))
-	}
-	// 5. Login or transfer (login.go): order the backends, dial down the list, relay.
+// serveLogin is the login half of a session. Its ways out: handed to a backend (the
+// relay ends it), the player left, the proxy is full, the route's target did not
+// start in time, or no backend served (the player is told why).
+func (s *session) serveLogin(ctx context.Context, rt *compiledRoute, m route.Match) error {
 	// An admitted login teaches the route its protocol for status cache keys.
 	s.l.protocols.Learn(rt.key, s.hs.Protocol)
-	if s.l.wake.asleep(rt) {
-		return s.serveWaking(ctx, rt, m) // wakelogin.go: held until the target runs
+	if !s.l.wake.Asleep(rt.key) {
+		err := s.login(ctx, rt, s.planLogin(rt, m))
+		fail, ok := errors.AsType[*noBackend](err)
+		if !ok || fail.refusal != nil || !s.l.wake.Bound(rt.key) || ctx.Err() != nil {
+			return s.tell(rt, err)
+		}
+		// Thought awake, but nothing answers: its engine may have stopped it behind
+		// our back. The wake Coordinator asks the backends first and wakes it only if
+		// they still fail.
 	}
-	return s.serveLogin(ctx, rt, m)
+	// 6. The route sleeps (hold.go): the login is held while its target wakes, then
+	// logs in as above, the backend that answered first.
+	rt, plan, err := s.hold(ctx, rt, m)
+	if err != nil {
+		return err
+	}
+	return s.tell(rt, s.login(ctx, rt, plan))
+}
+
+// tell turns a failed login into what the player is told (refused.go).
+func (s *session) tell(rt *compiledRoute, err error) error {
+	if fail, ok := errors.AsType[*noBackend](err); ok {
+		return s.tellUnavailable(rt, fail)
+	}
+	if errors.Is(err, errProxyFull) {
+		return s.tellProxyFull(err)
+	}
+	return err
 }
 
 // refuseLoop refuses a connection whose peer is the local end of one of the proxy's

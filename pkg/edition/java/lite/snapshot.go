@@ -12,6 +12,7 @@ import (
 	"go.minekube.com/gate/pkg/edition/java/lite/status"
 	"go.minekube.com/gate/pkg/edition/java/lite/wire"
 	"go.minekube.com/gate/pkg/lite/strategy"
+	"go.minekube.com/gate/pkg/lite/wake"
 )
 
 // Built-in disconnect texts, used unless the config overrides them.
@@ -30,9 +31,8 @@ type snapshot struct {
 	unknownHost []byte
 	// proxyProtocolBackends are backends that expect a PROXY header (probes send one too).
 	proxyProtocolBackends map[string]bool
-	// wakeByBackend are the routes with a wake target that each static backend
-	// serves, so a probe's answer reaches their cards (waking.observe).
-	wakeByBackend map[string][]*compiledRoute
+	// wake lists the routes that name a wake target, as package wake binds them.
+	wake []wake.Route
 }
 
 // compiledRoute is one config route with everything the hot path needs precomputed.
@@ -46,9 +46,6 @@ type compiledRoute struct {
 	static []string
 	// first is what the route's backends see first, for logins and status fetches.
 	first reach.First
-	// wake is the route's sleeping target; nil when it names none or its target
-	// could not be built (waking.bind).
-	wake *routeWake
 }
 
 func compile(cfg *config.Config) (*snapshot, error) {
@@ -65,7 +62,6 @@ func compile(cfg *config.Config) (*snapshot, error) {
 		table:                 table,
 		unknownHost:           disconnectFrame(cfg.Lite.Disconnect.UnknownHost, defaultUnknownHost),
 		proxyProtocolBackends: make(map[string]bool),
-		wakeByBackend:         make(map[string][]*compiledRoute),
 	}
 	globalUnavailable := cfg.Lite.Disconnect.Unavailable
 	for _, r := range cfg.Lite.Routes {
@@ -89,11 +85,39 @@ func compile(cfg *config.Config) (*snapshot, error) {
 			}
 		}
 		s.routes = append(s.routes, cr)
+		if r.Wake != nil {
+			s.wake = append(s.wake, cr.wakeRoute())
+		}
 	}
 	if len(s.routes) != table.Len() {
 		return nil, fmt.Errorf("route table has %d routes, config %d", table.Len(), len(s.routes))
 	}
 	return s, nil
+}
+
+// wakeRoute is what package wake needs to know of a route that names a target.
+func (r *compiledRoute) wakeRoute() wake.Route {
+	w := wake.Route{Key: r.key, Origin: r.cfg.Origin, Spec: *r.cfg.Wake, IdleAfter: r.cfg.WakeSettings.IdleAfter,
+		AsleepMOTD: r.cfg.WakeSettings.AsleepMOTD, Backends: r.static}
+	if len(r.cfg.Host) > 0 {
+		w.Host = r.cfg.Host[0]
+	}
+	return w
+}
+
+// asleepStatus answers a ping of the route while its target sleeps: card (package
+// wake: its last good status, rendered asleep); without one, its fallback with the
+// asleep MOTD; without that, the asleep MOTD alone.
+func (r *compiledRoute) asleepStatus(card []byte, protocol int32) []byte {
+	if card != nil {
+		return card
+	}
+	fb := status.Fallback{}
+	if r.fallback != nil {
+		fb = *r.fallback
+	}
+	fb.MOTD, fb.Online = r.cfg.WakeSettings.AsleepMOTD, 0
+	return fb.Render(protocol)
 }
 
 // template returns the configured backend (with $n unfilled) that addr was expanded

@@ -105,9 +105,9 @@ func (s *session) readMore(pending []byte) ([]byte, error) {
 // last good answer if it is recent; else nil (the caller closes).
 func (s *session) statusBody(ctx context.Context, q statusQuery) ([]byte, string) {
 	rt, clientProtocol := q.rt, q.hs.Protocol
-	if s.l.wake.asleep(rt) {
+	if s.l.wake.Asleep(rt.key) {
 		// Never wakes the target: a ping is not a player.
-		return s.l.wake.asleepStatus(rt, clientProtocol), SourceAsleep
+		return rt.asleepStatus(s.l.wake.Card(rt.key), clientProtocol), SourceAsleep
 	}
 	s.order = s.l.mgr.AppendOrder(s.orderBuf[:0], rt.key, q.backends, strategy.IntentStatus)
 	order := s.order
@@ -159,78 +159,22 @@ func (l *Lite) fetchStatus(q statusQuery, addr string) ([]byte, error) {
 	rt, hs := q.rt, q.hs
 	ctx, cancel := context.WithTimeout(context.Background(), q.snap.statusTimeout())
 	defer cancel()
-	deadline, _ := ctx.Deadline()
-	start := time.Now()
-	c, err := l.dial(ctx, addr, rt.template(q.backends, addr))
-	l.mgr.ObserveDial(addr, time.Since(start), err)
+	connected := false // a failed dial is the dial's verdict alone, not a status one too
+	body, rep, err := l.exchange(ctx, statusCall{addr: addr, tmpl: rt.template(q.backends, addr),
+		preamble: func() ([]byte, error) {
+			return rt.first.Status(hs, addr, reach.Peer{Client: q.client, Local: q.local}, time.Now())
+		},
+		dialed: func(d time.Duration, err error) {
+			l.mgr.ObserveDial(addr, d, err)
+			connected = err == nil
+		}})
+	if connected {
+		l.mgr.ObserveStatus(addr, rep, err)
+	}
 	if err != nil {
 		return nil, err
 	}
-	defer l.closeBackend(c)
-	out, err := rt.first.Status(hs, addr, reach.Peer{Client: q.client, Local: q.local}, time.Now())
-	if err != nil {
-		return nil, err
-	}
-	body, rtt, err := exchangeStatus(c, deadline, out)
-	if err != nil && l.dials.Looped(c) {
-		err = fmt.Errorf("%w: %w", errLooped, err)
-	}
-	rep := reportOf(body, rtt)
-	l.mgr.ObserveStatus(addr, rep, err)
-	if err == nil {
-		l.protocols.Reported(rt.key, rep.Protocol)
-		l.wake.observe(rt, body, rep)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("status from %s: %w", addr, err)
-	}
+	l.protocols.Reported(rt.key, rep.Protocol)
+	l.wake.Observe(rt.key, body, rep.Online, rep.HasPlayers)
 	return body, nil
-}
-
-// exchangeStatus writes out (what the backend sees first, ending in a Status Request,
-// package reach), then reads the Status Response. rtt is measured from the request
-// write to the complete response.
-func exchangeStatus(c net.Conn, deadline time.Time, out []byte) ([]byte, time.Duration, error) {
-	_ = c.SetDeadline(deadline)
-	start := time.Now()
-	if _, err := c.Write(out); err != nil {
-		return nil, 0, fmt.Errorf("write status request: %w", err)
-	}
-	buf := make([]byte, 0, 1024)
-	for {
-		id, payload, _, err := wire.ParseFrame(buf, wire.MaxStatusResponseLen)
-		if err == nil {
-			if id != wire.IDStatusRequest {
-				return nil, 0, fmt.Errorf("unexpected status response id %d", id)
-			}
-			body, err := wire.ParseStatusResponse(payload)
-			return body, time.Since(start), err
-		}
-		if !errors.Is(err, wire.ErrIncomplete) {
-			return nil, 0, fmt.Errorf("status response: %w", err)
-		}
-		if len(buf) == cap(buf) {
-			buf = append(buf, make([]byte, cap(buf))...)[:len(buf)]
-		}
-		n, rerr := c.Read(buf[len(buf):cap(buf)])
-		buf = buf[:len(buf)+n]
-		if rerr != nil && n == 0 {
-			return nil, 0, fmt.Errorf("read status response: %w", rerr)
-		}
-	}
-}
-
-// reportOf turns a Status Response into what strategies learn from it.
-func reportOf(body []byte, rtt time.Duration) strategy.Report {
-	r := strategy.Report{RTT: rtt}
-	if body == nil {
-		return r
-	}
-	rep, err := status.ParseReport(body)
-	if err != nil {
-		return r
-	}
-	r.Online, r.Max, r.HasPlayers = rep.Online, rep.Max, rep.HasPlayers
-	r.Version, r.Protocol, r.MOTD = rep.VersionName, rep.Protocol, rep.MOTD
-	return r
 }

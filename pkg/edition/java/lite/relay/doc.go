@@ -28,8 +28,8 @@
 //     next one with splice too: a download stays on the splice path. Without a pipe
 //     to be had it reads through the buffer instead.
 //   - A destination that takes no more: its bytes wait in the pipe, or in a pooled
-//     buffer of the relay's, the direction stops reading (TCP holds the source back),
-//     and the destination's next writable edge flushes them.
+//     buffer of the relay's, the direction is held and stops reading (TCP holds the
+//     source back), and the destination's next writable edge flushes them.
 //
 // A direction moves at most burstChunks chunks per turn; then the pipe waits for the
 // poller's next look at its epoll set, so one download cannot hold up the other players'
@@ -43,20 +43,26 @@
 //
 // # Ends
 //
-// A direction whose source ended cleanly delivers what it holds, half-closes its
-// destination (the peer reads EOF), and the other direction gets LingerAfterHalfClose
-// to end by itself. An error ends both directions at once.
+// How a parked pipe ends is stated once, as two transition tables (ends_linux.go) that
+// the poller, the timer and Abort step through and that a test walks row by row:
+// dirRules, where a direction stands (open, draining, held, ended) and what each event
+// does there, and timerRules, what the link's one timer is for (none, stall, linger).
+// In short: a direction whose source ended cleanly delivers what it holds, half-closes
+// its destination (the peer reads EOF), and the other direction gets
+// LingerAfterHalfClose to end by itself. An error ends both directions at once. A
+// direction on a goroutine of its own keeps the same two rules through deadlines.
 //
 // # Stalls
 //
-// While the player's bytes wait for a backend that accepts none of them, the session
-// lasts StallTimeout (30 s, the vanilla server's own read timeout), counted afresh each
-// time the backend takes some: a pause of a few seconds (GC, a world save) costs the
-// player nothing, as TCP flow control holds it back meanwhile (ErrBackendStalled past
-// it). A player who leaves meanwhile is released sooner: the poller sees its socket
-// reset or hang up even with unread bytes queued, which cuts the wait to LeftGrace
-// (ErrClientGone). A FIN queued behind the player's own unsent bytes never arrives,
-// so that departure waits for StallTimeout.
+// While the player's bytes wait for a backend that accepts none of them (the up
+// direction held, the timer's stall bound), the session lasts StallTimeout (30 s, the
+// vanilla server's own read timeout), counted afresh each time the backend takes some:
+// a pause of a few seconds (GC, a world save) costs the player nothing, as TCP flow
+// control holds it back meanwhile (ErrBackendStalled past it). A player who leaves
+// meanwhile is released sooner: the poller sees its socket reset or hang up even with
+// unread bytes queued, which cuts the wait to LeftGrace (ErrClientGone). A FIN queued
+// behind the player's own unsent bytes never arrives, so that departure waits for
+// StallTimeout.
 //
 // # Process-wide state
 //

@@ -11,8 +11,9 @@ import (
 )
 
 // How a parked pipe ends: by itself (an end of a source, an error), by its timer (the
-// stall bound, the linger) or by Abort; and what the end does (closes the sockets,
-// completes the link).
+// stall bound, the linger) or by Abort. When is the tables' (ends_linux.go); here is
+// what their rows do, and what the last end does (closes the sockets, completes the
+// link).
 
 // Why a parked direction ended when it did not end by itself.
 var (
@@ -23,25 +24,98 @@ var (
 	errLinger = fmt.Errorf("no end within %v of the other direction's: %w", LingerAfterHalfClose, os.ErrDeadlineExceeded)
 )
 
-// blocked notes that d's destination took no more. The player's bytes wait under the
-// stall bound: the backend must accept some of them within StallTimeout (LeftGrace
-// once the player has gone), counted afresh each time it accepts any.
-func (l *link) blocked(d *dir) {
-	io := &d.io
-	if !io.waiting {
-		io.waiting = true
+// step moves d by event ev as dirRules says, under the link's lock; err is why d ends
+// on evFail and evStop. False, with nothing done, for a pair dirRules does not list.
+func (l *link) step(d *dir, ev dirEvent, err error) bool {
+	r := dirRules.lookup(d.io.state, ev)
+	if !r.ok {
+		return false
+	}
+	d.io.state = r.to
+	if r.do != 0 {
+		l.apply(d, r.do, err)
+	}
+	return true
+}
+
+// apply does what a dirRules row says besides the state (see act).
+func (l *link) apply(d *dir, do act, err error) {
+	if do&actWait != 0 {
 		l.r.waiting.Add(1)
 	}
-	lp := &l.lp
-	if d.side != Client || lp.timerKind == timerLinger {
-		return
+	if do&actUnwait != 0 {
+		l.r.waiting.Add(-1)
 	}
-	if lp.timerKind == timerNone || d.n != lp.stallMark {
-		lp.stallMark = d.n
-		l.setTimer(timerStall, l.stallWait())
+	if do&(actStall|actUnstall) != 0 && d.side == Client {
+		ev := tmFlushed
+		if do&actStall != 0 {
+			ev = tmHeld
+			if d.n != l.lp.stallMark {
+				ev = tmHeldMoved
+			}
+		}
+		l.timerStep(ev)
+	}
+	if do&actRelease != 0 {
+		l.releaseDir(d, err)
+	}
+	if do&actHalfClose != 0 {
+		_ = syscall.Shutdown(d.dstFD(), syscall.SHUT_WR)
+	}
+	if o := d.other(); do&actLinger != 0 && o.io.state != dirEnded {
+		l.timerStep(tmCleanEnd)
+	}
+	if do&actStopOther != 0 {
+		l.step(d.other(), evStop, errStopped)
 	}
 }
 
+// releaseDir records d's end and gives back what it held.
+func (l *link) releaseDir(d *dir, err error) {
+	d.err = err
+	l.first.CompareAndSwap(0, int32(d.side))
+	io := &d.io
+	if io.buf != nil {
+		l.r.bufs.Put(io.buf)
+		io.buf = nil
+	}
+	if io.pipe != nil {
+		l.dropPipe(d)
+	}
+	l.r.parked.Add(-1)
+}
+
+// timerStep moves the link's timer by event ev as timerRules says, under the link's
+// lock. False, with nothing done, for a pair timerRules does not list.
+func (l *link) timerStep(ev timerEvent) bool {
+	lp := &l.lp
+	r := timerRules.lookup(lp.timerKind, ev)
+	if !r.ok {
+		return false
+	}
+	lp.timerKind = r.to
+	if r.do&actMark != 0 {
+		lp.stallMark = l.up.n
+	}
+	switch {
+	case r.do&actArmStall != 0:
+		l.arm(l.stallWait())
+	case r.do&actArmLinger != 0:
+		l.arm(LingerAfterHalfClose)
+	case r.do&actStop != 0 && lp.timer != nil:
+		lp.timer.Stop()
+	}
+	if r.do&actFailUp != 0 {
+		l.step(&l.up, evFail, l.stallErr())
+	}
+	if r.do&actCutBoth != 0 {
+		l.step(&l.up, evStop, errLinger)
+		l.step(&l.down, evStop, errLinger)
+	}
+	return true
+}
+
+// stallWait is how long the player's held bytes may wait for the backend now.
 func (l *link) stallWait() time.Duration {
 	if l.lp.clientGone {
 		return min(LeftGrace, l.r.stallTimeout())
@@ -49,10 +123,10 @@ func (l *link) stallWait() time.Duration {
 	return l.r.stallTimeout()
 }
 
-// setTimer arms the link's timer for kind, after from now.
-func (l *link) setTimer(kind uint8, after time.Duration) {
+// arm sets the link's timer to fire after from now.
+func (l *link) arm(after time.Duration) {
 	lp := &l.lp
-	lp.timerKind, lp.due = kind, time.Now().Add(after)
+	lp.due = time.Now().Add(after)
 	if lp.timer == nil {
 		lp.timer = time.AfterFunc(after, l.onTimer)
 		return
@@ -61,28 +135,21 @@ func (l *link) setTimer(kind uint8, after time.Duration) {
 }
 
 // onTimer runs on the timer's goroutine. The timer may have been moved or stopped
-// after it fired, so it acts only on what is still due.
+// after it fired, so it acts only on what is still due (timerRules refuses a timer
+// that no longer runs).
 func (l *link) onTimer() {
 	lp := &l.lp
 	lp.mu.Lock()
-	if wait := time.Until(lp.due); !lp.closed && lp.timerKind != timerNone && wait > 0 {
+	if wait := time.Until(lp.due); lp.timerKind != timerNone && wait > 0 {
 		lp.timer.Reset(wait)
 		lp.mu.Unlock()
 		return
 	}
-	switch kind := lp.timerKind; {
-	case lp.closed || kind == timerNone:
-	case kind == timerLinger:
-		lp.timerKind = timerNone
-		l.stopDir(&l.up, errLinger)
-		l.stopDir(&l.down, errLinger)
-	case l.up.n != lp.stallMark: // the backend took bytes since: a new bound
-		lp.stallMark = l.up.n
-		l.setTimer(timerStall, l.stallWait())
-	default:
-		lp.timerKind = timerNone
-		l.endDir(&l.up, l.stallErr())
+	ev := tmFired
+	if l.up.n != lp.stallMark {
+		ev = tmFiredMoved
 	}
+	l.timerStep(ev)
 	l.unlock()
 }
 
@@ -94,62 +161,15 @@ func (l *link) stallErr() error {
 	return fmt.Errorf("%w for %v: %w", ErrBackendStalled, l.r.stallTimeout(), os.ErrDeadlineExceeded)
 }
 
-// endDir ends d (err nil: its source ended and everything was delivered) and bounds
-// the other direction: a clean end half-closes d's destination (its peer reads EOF) and
-// gives the other direction LingerAfterHalfClose; an error ends it at once.
-func (l *link) endDir(d *dir, err error) {
-	if d.io.ended {
-		return
-	}
-	l.stopDir(d, err)
-	if err == nil {
-		_ = syscall.Shutdown(d.dstFD(), syscall.SHUT_WR)
-	}
-	o := d.other()
-	switch {
-	case o.io.ended:
-	case err != nil:
-		l.stopDir(o, errStopped)
-	default:
-		l.setTimer(timerLinger, LingerAfterHalfClose)
-	}
-}
-
-// stopDir marks d ended with err and gives back what it held. A pipe with bytes in it
-// is closed by the pool, never reused.
-func (l *link) stopDir(d *dir, err error) {
-	io := &d.io
-	if io.ended {
-		return
-	}
-	io.ended, d.err = true, err
-	l.first.CompareAndSwap(0, int32(d.side))
-	if io.waiting {
-		io.waiting = false
-		l.r.waiting.Add(-1)
-	}
-	if io.buf != nil {
-		l.r.bufs.Put(io.buf)
-		io.buf = nil
-	}
-	if io.pipe != nil {
-		l.dropPipe(d)
-	}
-	l.r.parked.Add(-1)
-}
-
 // unlock releases the link's lock; once both directions ended it first closes the
 // sockets, and completes the link on a goroutine of its own (the owner's callback
 // may take its time; this may run on the poller).
 func (l *link) unlock() {
 	lp := &l.lp
-	end := l.up.io.ended && l.down.io.ended && !lp.closed
+	end := l.up.io.state == dirEnded && l.down.io.state == dirEnded && !lp.closed
 	if end {
 		lp.closed = true
-		if lp.timer != nil {
-			lp.timer.Stop()
-			lp.timerKind = timerNone
-		}
+		l.timerStep(tmClosed)
 		for s := range lp.fd {
 			lp.p.del(lp.fd[s])
 			_ = syscall.Close(lp.fd[s])
@@ -174,10 +194,8 @@ func (l *link) abortParked() bool {
 		return false
 	}
 	lp.mu.Lock()
-	if !lp.closed {
-		l.stopDir(&l.up, errAborted)
-		l.stopDir(&l.down, errAborted)
-	}
+	l.step(&l.up, evStop, errAborted)
+	l.step(&l.down, evStop, errAborted)
 	l.unlock()
 	return true
 }

@@ -85,11 +85,14 @@ type pipePool struct {
 // fallbackChunk is the no-pipe fallback's buffer size, io.Copy's own.
 const fallbackChunk = 32 << 10
 
-func (p *pipePool) getBuf() *[]byte {
-	if b, ok := p.bufs.Get().(*[]byte); ok {
+func (p *pipePool) getBuf() *[]byte { return getChunk(&p.bufs, fallbackChunk) }
+
+// getChunk takes a *[]byte of size bytes from bufs, or makes one.
+func getChunk(bufs *sync.Pool, size int) *[]byte {
+	if b, ok := bufs.Get().(*[]byte); ok {
 		return b
 	}
-	b := make([]byte, fallbackChunk)
+	b := make([]byte, size)
 	return &b
 }
 

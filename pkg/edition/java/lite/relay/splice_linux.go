@@ -134,24 +134,15 @@ func (sp *splicer) fill(fd uintptr) bool {
 
 // flush runs inside the runtime poller's write loop: false waits for dst to be writable.
 func (sp *splicer) flush(fd uintptr) bool {
-	for sp.pipe.buffered > 0 {
-		n, err := syscall.Splice(sp.pipe.r, nil, int(fd), nil, sp.pipe.buffered, spliceFlags)
-		if n > 0 {
-			sp.pipe.buffered -= int(n)
-			sp.written += int64(n)
-			continue
-		}
-		switch err {
-		case syscall.EINTR:
-			continue
-		case syscall.EAGAIN:
-			return false
-		case nil:
-			// The pipe said it had bytes but gave none: never loop on that.
-			err = io.ErrNoProgress
-		}
-		sp.err = err
-		return true
+	n, errno := sp.pipe.drain(int(fd))
+	sp.written += int64(n)
+	switch {
+	case errno == syscall.EAGAIN:
+		return false
+	case errno != 0:
+		sp.err = errno
+	case sp.pipe.buffered > 0:
+		sp.err = io.ErrNoProgress // the pipe said it had bytes but gave none: never loop on that
 	}
 	return true
 }

@@ -1,11 +1,11 @@
 //go:build unix
 
-package lite
+package admission
 
 import "syscall"
 
-// fdLimitNow is the soft open-files limit in force now.
-func fdLimitNow() (uint64, error) {
+// FDLimit is the soft open-files limit in force now.
+func FDLimit() (uint64, error) {
 	var r syscall.Rlimit
 	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &r); err != nil {
 		return 0, err

@@ -1,0 +1,129 @@
+package lite
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"go.minekube.com/gate/pkg/edition/java/lite/reach"
+	"go.minekube.com/gate/pkg/edition/java/lite/route"
+	"go.minekube.com/gate/pkg/lite/logging"
+	"go.minekube.com/gate/pkg/lite/wake"
+)
+
+// readyTimeout bounds one readiness check (dial and status exchange) of a
+// backend whose target is waking: a starting server either answers a status
+// request quickly or is not ready yet, and the Coordinator polls again.
+const readyTimeout = 2 * time.Second
+
+// hold is the login half of a session whose route's target sleeps or is
+// waking (package wake owns the target; this is the player's side). The login
+// is held: what the client sends meanwhile is kept (bounded like a login-phase
+// failover, see pump), the target is woken (one wake shared by every held
+// login) and the backends are polled with real status exchanges until one
+// answers. The player then logs in as if nothing happened, to that backend
+// first, and the kept bytes are replayed byte-exact. A player not joined
+// within holdFor gets a Login Disconnect saying the server is starting and how
+// long that usually takes; the held connection keeps its admission slot all
+// along.
+func (s *session) hold(ctx context.Context, rt *compiledRoute, m route.Match) (*compiledRoute, loginPlan, error) {
+	host := s.ev.VHost
+	holdFor := rt.cfg.WakeSettings.HoldFor
+	// Counted from accept: the client's own read timeout started no later.
+	holdCtx, cancel := context.WithDeadline(ctx, s.start.Add(holdFor))
+	defer cancel()
+	// The pump reads under no deadline; it ends by stop (or its bound).
+	_ = s.client.SetReadDeadline(time.Time{})
+	p := &pump{s: s, cancel: cancel, done: make(chan struct{})}
+	go p.run()
+	addr, err := s.l.wake.Hold(holdCtx, rt.key, host, s.l.readyCheck(rt.key, host))
+	perr := p.stop(time.Time{})
+	switch {
+	case p.clientErr != nil:
+		return nil, loginPlan{}, fmt.Errorf("%w: %w", errClientLeft, perr)
+	case ctx.Err() != nil:
+		return nil, loginPlan{}, reject(ReasonShutdown, "held login of %s: %w", logging.Clip(host), ctx.Err())
+	case err != nil:
+		s.sendDisconnect(startingDisconnect(host, s.l.wake.TypicalWake(rt.key)))
+		return nil, loginPlan{}, reject(ReasonStarting, "route %s not ready within %s: %w", rt.key, holdFor, err)
+	}
+	// The route table may have changed while the target started (a discovered
+	// route gains the backends that just came up): log in by the table now.
+	s.snap = s.l.snap.Load()
+	if m2, ok := s.snap.table.Match(host); ok {
+		rt, m = s.snap.routes[m2.Route], m2
+	}
+	s.ev.Route = rt.key
+	plan := s.planLogin(rt, m)
+	if addr != "" {
+		s.woken(&plan, m, addr, holdFor)
+	}
+	return rt, plan, nil
+}
+
+// woken puts addr, the backend that just answered a status exchange, first in
+// plan (once: a backend that refuses this login is not asked again). A server
+// that has just started answers its first burst of logins slowly (every held
+// player arrives at once, and a JVM is not warm yet): its first answer may take
+// until the hold runs out, not just the usual first-response timeout.
+func (s *session) woken(plan *loginPlan, m route.Match, addr string, holdFor time.Duration) {
+	order := append(make([]string, 0, len(plan.order)+1), addr)
+	for _, b := range plan.order {
+		if b != addr {
+			order = append(order, b)
+		}
+	}
+	plan.order = order
+	if !slices.Contains(m.Backends, addr) {
+		plan.match.Backends = append([]string{addr}, m.Backends...)
+	}
+	warm := s.start.Add(holdFor)
+	if warm.After(time.Now().Add(s.snap.cfg.ConnectionTimeout + s.snap.cfg.Lite.FirstResponseTimeout)) {
+		plan.warm, plan.warmUntil = addr, warm
+	}
+}
+
+// readyCheck is the Coordinator's readiness test for a waking route: a real
+// status exchange with each of the route's backends as the live route table
+// has them now (backends found after the wake count), the engine's named
+// backend first. A backend that only accepts TCP is not ready.
+func (l *Lite) readyCheck(routeKey, host string) func(context.Context, wake.Result) (string, bool) {
+	return func(ctx context.Context, res wake.Result) (string, bool) {
+		snap := l.snap.Load()
+		var rt *compiledRoute
+		var m route.Match
+		var cands []string
+		if res.Backend != "" {
+			cands = append(cands, res.Backend)
+		}
+		if mm, ok := snap.table.Match(host); ok {
+			rt, m = snap.routes[mm.Route], mm
+			cands = append(cands, m.Backends...)
+		}
+		for _, addr := range cands {
+			if ctx.Err() != nil {
+				return "", false
+			}
+			x := statusCall{addr: addr, tmpl: addr}
+			proxyProtocol := false
+			if rt != nil {
+				// The guard must know which template addr came from ($n filled
+				// from the player's host), as for a player's dial.
+				x.tmpl, proxyProtocol = rt.template(m.Backends, addr), rt.cfg.ProxyProtocol
+			}
+			x.preamble = func() ([]byte, error) { return reach.Probe(addr, proxyProtocol) }
+			cctx, cancel := context.WithTimeout(ctx, readyTimeout)
+			body, rep, err := l.exchange(cctx, x)
+			cancel()
+			if err != nil {
+				continue
+			}
+			if rt != nil && rt.key == routeKey {
+				l.wake.Observe(rt.key, body, rep.Online, rep.HasPlayers)
+			}
+			return addr, true
+		}
+		return "", false
+	}
+}

@@ -1,0 +1,137 @@
+package lite
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"go.minekube.com/gate/pkg/edition/java/lite/admission"
+	"go.minekube.com/gate/pkg/lite/logging"
+)
+
+// What a player turned away is told, and the bound on telling. A bare close shows in
+// the client as a generic I/O error, so a login refused for any reason gets a Login
+// Disconnect where the protocol allows one; a ping is just closed.
+
+// tellTimeout bounds the read of a refused connection's handshake (is it a login?).
+// At most admission.MaxFullReplies connections are told at once (Lite.telling): under
+// a flood, refusing must stay cheaper than serving, so past it a refusal is a bare
+// close.
+const tellTimeout = 2 * time.Second
+
+// proxyFullDisconnect is what a player gets when the proxy itself is out of file
+// descriptors or memory: not the backend's fault, and not the route's unavailable text.
+var proxyFullDisconnect = disconnectFrame(nil, "This proxy is full right now. Please try again in a moment.")
+
+// limitDisconnect is the Login Disconnect for a login refused by an admission limit:
+// the reason and when to try again.
+func limitDisconnect(err error, wait time.Duration) []byte {
+	var msg string
+	switch {
+	case errors.Is(err, admission.ErrRateLimited):
+		msg = "You are connecting too often. Try again in " + retryIn(wait) + "."
+	case errors.Is(err, admission.ErrTooManyFromAddr):
+		msg = "Too many connections from your address. Close one of them and try again."
+	default:
+		msg = "The server is handling too many connections. Try again in a few seconds."
+	}
+	return disconnectFrame(nil, msg)
+}
+
+// retryIn is wait in whole seconds, rounded up and at least one: "1 second", "5 seconds".
+func retryIn(wait time.Duration) string {
+	n := max(1, int((wait+time.Second-1)/time.Second))
+	if n == 1 {
+		return "1 second"
+	}
+	return fmt.Sprintf("%d seconds", n)
+}
+
+// tellLimit tells a player refused at accept by an admission limit why, if the
+// connection turns out to be a login. A deny-list refusal is closed silently.
+func (s *session) tellLimit(err error) {
+	if errors.Is(err, admission.ErrDenied) {
+		return
+	}
+	select {
+	case s.l.telling <- struct{}{}:
+		defer func() { <-s.l.telling }()
+	default:
+		return
+	}
+	_ = s.client.SetReadDeadline(earliest(time.Now().Add(tellTimeout), s.admitted.handshakeBy))
+	if legacy, herr := s.readHandshake(); herr != nil || legacy || !s.hs.IsLogin() {
+		return
+	}
+	s.sendDisconnect(limitDisconnect(err, s.l.adm.RetryAfter(s.admitted.player, err)))
+}
+
+// tellFull answers a connection accepted past the open-files cap (it holds a slot of
+// Lite.telling, given back in session.close): a login gets the proxy-full text, a
+// status or legacy ping is closed (its answer would need a backend socket, which the
+// cap has none for). The handshake is read within a short deadline: a real client
+// sends it at once.
+func (s *session) tellFull() error {
+	_ = s.client.SetReadDeadline(s.start.Add(min(tellTimeout, s.snap.cfg.Quota.FirstByteTimeout)))
+	l := s.l
+	l.log.Error(errProxyFull, "open-files cap reached, refusing a player (raise the hard open-files limit)", "cap", l.fdCap)
+	if s.snap.cfg.ProxyProtocol && s.trusted() {
+		if _, _, err := s.readProxyHeader(); err != nil {
+			return reject(ReasonProxyFull, "at the open-files cap of %d connections; proxy header: %w", l.fdCap, err)
+		}
+	}
+	if legacy, err := s.readHandshake(); err == nil && !legacy && s.hs.IsLogin() {
+		s.sendDisconnect(proxyFullDisconnect)
+	}
+	return reject(ReasonProxyFull, "at the open-files cap of %d connections", l.fdCap)
+}
+
+// tellProxyFull tells the player a dial failed for the proxy's own lack of resources.
+// It is logged once per interval (the log limiter keys on the message and the
+// sentinel error), counted under the proxy-full rejection reason, and never counted
+// against a backend.
+func (s *session) tellProxyFull(err error) error {
+	s.l.log.Error(errProxyFull, "proxy out of resources, refusing a player (check the fd limit and maxConnections)", s.logKV("cause", err.Error())...)
+	s.ev.Backend, s.ev.BackendTemplate = "", ""
+	s.sendDisconnect(proxyFullDisconnect)
+	return reject(ReasonProxyFull, "%w", err)
+}
+
+// tellUnavailable tells the player no backend of the route served them: the last
+// backend's own "full" answer if one gave it, else the route's unavailable text.
+func (s *session) tellUnavailable(rt *compiledRoute, fail *noBackend) error {
+	if fail.refusal != nil {
+		s.sendDisconnect(fail.refusal)
+	} else {
+		s.sendDisconnect(rt.unavailable)
+	}
+	return reject(ReasonUnavailable, "%w", fail)
+}
+
+// sendDisconnect writes a Login Disconnect frame under a write deadline.
+func (s *session) sendDisconnect(frame []byte) {
+	_ = s.client.SetWriteDeadline(time.Now().Add(s.snap.cfg.ConnectionTimeout))
+	_, _ = s.client.Write(frame)
+}
+
+// startingDisconnect is what a held player gets when the server did not start
+// in time: which server, and how long it usually takes, so the player knows to
+// join again instead of guessing.
+func startingDisconnect(host string, typical time.Duration) []byte {
+	name := logging.Clip(host)
+	if typical <= 0 {
+		return disconnectFrame(nil, "The server "+name+" is starting up. Please join again in a moment.")
+	}
+	return disconnectFrame(nil, "The server "+name+" is starting up; it usually starts in about "+
+		aboutDuration(typical)+". Please join again in a moment.")
+}
+
+// aboutDuration says d the way a player reads it: "40 seconds", "2 minutes".
+func aboutDuration(d time.Duration) string {
+	if d < 90*time.Second {
+		n := max(5, int((d+2500*time.Millisecond)/(5*time.Second))*5) // to the nearest 5 seconds
+		return strconv.Itoa(n) + " seconds"
+	}
+	return strconv.Itoa(int((d+30*time.Second)/time.Minute)) + " minutes"
+}
