@@ -6,8 +6,9 @@ import (
 )
 
 // liteConfig is the YAML a test proxy serves, built from the keys a test sets, so
-// that each test states only what matters to it. The value is copied on every
-// change: a config shared by several tests can be extended by each.
+// that each test states only what matters to it. Each method returns a new value and
+// leaves its receiver as it was, so a config shared by several tests can be extended
+// by each.
 type liteConfig struct {
 	top    []string // keys under config:, e.g. "connectionTimeout: 1s"
 	lite   []string // keys under config.lite: besides enabled

@@ -52,7 +52,6 @@ type engine struct {
 	later delayed // the server starts that Wake schedules
 	mu    sync.Mutex
 	srv   *mctest.Backend
-	err   error
 }
 
 var _ wake.Observer = (*engine)(nil)
@@ -87,18 +86,16 @@ func (e *engine) Wake(ctx context.Context, _ wake.Request) (wake.Result, error) 
 	return wake.Result{}, nil
 }
 
-// start brings the server up at e.addr.
+// start brings the server up at e.addr. If it cannot (the address is taken), the
+// test that waits for it fails at its deadline.
 func (e *engine) start() {
 	b, err := mctest.Start(mctest.Options{Addr: e.addr, Status: e.status})
-	e.mu.Lock()
-	e.err = err
-	if err == nil {
-		e.srv = b
-	}
-	e.mu.Unlock()
 	if err != nil {
 		return
 	}
+	e.mu.Lock()
+	e.srv = b
+	e.mu.Unlock()
 	e.running.Store(true)
 	if e.started != nil {
 		e.started(b.Addr())
