@@ -14,28 +14,18 @@ import (
 
 // abuseConfig: loopback (127.0.0.1) is the trusted front that names players in PROXY
 // headers; 127.0.0.2 is an untrusted peer. Gate's default quotas.
-const abuseConfig = `
-config:
-  proxyProtocol: true
-  proxyProtocolTrustedProxies: [127.0.0.1]
-  readTimeout: 1s
-  connectionTimeout: 1s
-  quota:
-    firstByteTimeout: 300ms
-{{quota}}
-  lite:
-    enabled: true
-    routes:
-      - host: '*'
-        backend: {{b}}
-`
+// quota are more keys of the quota block.
+func abuseConfig(b string, quota ...string) string {
+	return oneRoute("*", b).withTop("proxyProtocol: true", "proxyProtocolTrustedProxies: [127.0.0.1]", "readTimeout: 1s", "connectionTimeout: 1s").
+		quota(append([]string{"firstByteTimeout: 300ms"}, quota...)...).String()
+}
 
 // Someone with many addresses connects once from each to push a throttled flooder out
 // of the bucket table: the flooder's empty bucket must survive.
 func TestAddressSprayCannotResetAFloodersQuota(t *testing.T) {
 	b := newBackend(t, statusJSON("s", 0, 1))
-	quota := "    connections: {enabled: true, ops: 0.01, burst: 2, maxEntries: 8}"
-	p := startProxy(t, fill(abuseConfig, "b", b.addr, "quota", quota), proxyOpts{now: newManualClock().Now})
+	quota := "connections: {enabled: true, ops: 0.01, burst: 2, maxEntries: 8}"
+	p := startProxy(t, abuseConfig(b.addr, quota), proxyOpts{now: newManualClock().Now})
 	flood := func() bool { // reports whether the flooder got past accept
 		refused := p.Admission().Stats().RateLimited
 		c := dialAs(t, p.addr, "203.0.113.5:1")
@@ -121,7 +111,7 @@ func mixedFlood(t *testing.T) []abuser {
 // nothing is left open.
 func TestLegitimatePlayersServedDuringAMixedFlood(t *testing.T) {
 	b := newBackend(t, statusJSON("s", 0, 1))
-	p := startProxy(t, fill(abuseConfig, "b", b.addr, "quota", ""))
+	p := startProxy(t, abuseConfig(b.addr))
 	var wg sync.WaitGroup
 	var unexpected atomic.Int64
 	for _, a := range mixedFlood(t) {

@@ -1,6 +1,7 @@
 package lite_test
 
 import (
+	"fmt"
 	"net"
 	"net/netip"
 	"strings"
@@ -38,6 +39,14 @@ func (r *rejections) Observe(e *lite.Event) {
 	case lite.EventClosed:
 		r.closed.Add(1)
 	}
+}
+
+// afterClosed waits until n connections have closed and returns the reasons of the
+// rejected ones, in order.
+func (r *rejections) afterClosed(t testing.TB, n int64) string {
+	t.Helper()
+	waitFor(t, fmt.Sprintf("%d connections closed", n), 5*time.Second, func() bool { return r.closed.Load() == n })
+	return r.list()
 }
 
 func (r *rejections) list() string {

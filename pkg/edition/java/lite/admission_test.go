@@ -6,34 +6,23 @@ import (
 	"testing"
 	"time"
 
-	"go.minekube.com/gate/pkg/edition/java/lite/config"
 	"go.minekube.com/gate/pkg/edition/java/lite/wire"
 )
 
-// quotaConfig serves one catch-all route behind a trusted front (loopback sends PROXY
-// headers naming the players). The buckets refill only when the test moves the clock.
-const quotaConfig = `
-config:
-  proxyProtocol: true
-  connectionTimeout: 1s
-  quota:
-    connections: {enabled: false}
-    logins: {enabled: true, ops: 0.01, burst: 2}
-    status: {enabled: true, ops: 0.01, burst: 1}
-{{extra}}
-  lite:
-    enabled: true
-    routes:
-      - host: '*'
-        backend: {{b}}
-        cachePingTTL: -1
-`
+// quotaConfig serves one catch-all route to b behind a trusted front (loopback sends
+// PROXY headers naming the players). The buckets refill only when the test moves the
+// clock; quota are more keys of the quota block.
+func quotaConfig(b string, quota ...string) string {
+	return oneRoute("*", b).with("cachePingTTL: -1").withTop("proxyProtocol: true", "connectionTimeout: 1s").
+		quota(append([]string{"connections: {enabled: false}", "logins: {enabled: true, ops: 0.01, burst: 2}", "status: {enabled: true, ops: 0.01, burst: 1}"}, quota...)...).
+		String()
+}
 
 func TestLoginsQuotaPerPlayerAddress(t *testing.T) {
 	b := newBackend(t, statusJSON("q", 0, 10))
 	clk := newManualClock()
 	rec := &rejections{}
-	p := startProxy(t, fill(quotaConfig, "b", b.addr, "extra", ""), proxyOpts{now: clk.Now, obs: rec})
+	p := startProxy(t, quotaConfig(b.addr), proxyOpts{now: clk.Now, obs: rec})
 
 	loginAs := func(src string) {
 		t.Helper()
@@ -61,8 +50,7 @@ func TestLoginsQuotaPerPlayerAddress(t *testing.T) {
 	if got := b.Logins(); got != 4 {
 		t.Fatalf("backend saw %d logins, want 4", got)
 	}
-	waitFor(t, "every connection closed", 5*time.Second, func() bool { return rec.closed.Load() == 6 })
-	if got := rec.list(); got != "admission,admission" {
+	if got := rec.afterClosed(t, 6); got != "admission,admission" {
 		t.Fatalf("rejections = %q", got)
 	}
 	admissionSettled(t, p)
@@ -70,7 +58,7 @@ func TestLoginsQuotaPerPlayerAddress(t *testing.T) {
 
 func TestStatusQuotaClosesPingAndSparesLogins(t *testing.T) {
 	b := newBackend(t, statusJSON("q", 0, 10))
-	p := startProxy(t, fill(quotaConfig, "b", b.addr, "extra", ""), proxyOpts{now: newManualClock().Now})
+	p := startProxy(t, quotaConfig(b.addr), proxyOpts{now: newManualClock().Now})
 	if _, err := dialAs(t, p.addr, "203.0.113.5:1").status(765, "play.example.com"); err != nil {
 		t.Fatalf("first ping: %v", err)
 	}
@@ -88,16 +76,15 @@ func TestAdmissionAtAcceptClosesBeforeTheHandshake(t *testing.T) {
 		src   string // the refused player
 		ok    string // a player admitted under the same config
 	}{
-		{"deny list", "    deny: [203.0.113.0/24]", "203.0.113.9:1", "198.51.100.1:1"},
-		{"not on the allow list", "    allow: [198.51.100.0/24, '2001:db8::/32']", "203.0.113.9:1", "198.51.100.1:1"},
-		{"IPv6 deny by /48", "    deny: ['2001:db8:bad::/48']", "[2001:db8:bad:7::1]:1", "[2001:db8:900d::1]:1"},
+		{"deny list", "deny: [203.0.113.0/24]", "203.0.113.9:1", "198.51.100.1:1"},
+		{"not on the allow list", "allow: [198.51.100.0/24, '2001:db8::/32']", "203.0.113.9:1", "198.51.100.1:1"},
+		{"IPv6 deny by /48", "deny: ['2001:db8:bad::/48']", "[2001:db8:bad:7::1]:1", "[2001:db8:900d::1]:1"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			b := newBackend(t, statusJSON("q", 0, 10))
 			rec := &rejections{}
-			yaml := strings.Replace(quotaConfig, "    status:", tc.extra+"\n    status:", 1)
-			p := startProxy(t, fill(yaml, "b", b.addr, "extra", ""), proxyOpts{obs: rec})
+			p := startProxy(t, quotaConfig(b.addr, tc.extra), proxyOpts{obs: rec})
 			start := time.Now()
 			dialAs(t, p.addr, tc.src).expectClosed() // without sending a handshake
 			if d := time.Since(start); d > 2*time.Second {
@@ -118,8 +105,8 @@ func TestAdmissionAtAcceptClosesBeforeTheHandshake(t *testing.T) {
 func TestConnectionsQuotaChargesOnlyConnectionsWithoutAHandshake(t *testing.T) {
 	b := newBackend(t, statusJSON("q", 0, 10))
 	clk := newManualClock()
-	yaml := strings.Replace(quotaConfig, "connections: {enabled: false}", "connections: {enabled: true, ops: 0.01, burst: 2}", 1)
-	p := startProxy(t, fill(yaml, "b", b.addr, "extra", ""), proxyOpts{now: clk.Now})
+	yaml := strings.Replace(quotaConfig(b.addr), "connections: {enabled: false}", "connections: {enabled: true, ops: 0.01, burst: 2}", 1)
+	p := startProxy(t, yaml, proxyOpts{now: clk.Now})
 	for i := range 2 { // with the ping below, more than the burst: none pays it
 		loginAndLeave(dialAs(t, p.addr, fmt.Sprintf("203.0.113.5:%d", i+1)), "a.example.com")
 	}
@@ -146,15 +133,7 @@ func TestConnectionsQuotaChargesOnlyConnectionsWithoutAHandshake(t *testing.T) {
 // quotas, a player who pings 30 times in a row can still join at once.
 func TestRefreshingTheServerListNeverLocksOutAJoin(t *testing.T) {
 	b := newBackend(t, statusJSON("q", 0, 10))
-	p := startProxy(t, fill(`
-config:
-  proxyProtocol: true
-  lite:
-    enabled: true
-    routes:
-      - host: '*'
-        backend: {{b}}
-`, "b", b.addr), proxyOpts{now: newManualClock().Now})
+	p := startProxy(t, oneRoute("*", b.addr).withTop("proxyProtocol: true").String(), proxyOpts{now: newManualClock().Now})
 	answered := 0
 	for i := range 30 {
 		if _, err := dialAs(t, p.addr, fmt.Sprintf("203.0.113.5:%d", i+1)).status(765, "play.example.com"); err == nil {
@@ -172,7 +151,7 @@ config:
 // in quotaConfig) refuses the second one.
 func TestLegacyPingsPayTheStatusQuota(t *testing.T) {
 	b := newBackend(t, statusJSON("q", 0, 10))
-	p := startProxy(t, fill(quotaConfig, "b", b.addr, "extra", ""), proxyOpts{now: newManualClock().Now})
+	p := startProxy(t, quotaConfig(b.addr), proxyOpts{now: newManualClock().Now})
 	legacy := func(port int) (answered bool) {
 		c := dialAs(t, p.addr, fmt.Sprintf("203.0.113.5:%d", port))
 		c.send([]byte{0xFE, 0x01})
@@ -191,9 +170,7 @@ func TestLegacyPingsPayTheStatusQuota(t *testing.T) {
 
 func TestCapsOnOpenConnections(t *testing.T) {
 	b := newBackend(t, statusJSON("q", 0, 10))
-	extra := "    maxConnections: 3\n    maxConnectionsPerIP: 2"
-	yaml := strings.Replace(quotaConfig, "    status:", extra+"\n    status:", 1)
-	p := startProxy(t, fill(yaml, "b", b.addr, "extra", ""))
+	p := startProxy(t, quotaConfig(b.addr, "maxConnections: 3", "maxConnectionsPerIP: 2"))
 
 	// Two silent connections from one address hold its share.
 	a1, a2 := dialAs(t, p.addr, "203.0.113.5:1"), dialAs(t, p.addr, "203.0.113.5:2")
@@ -217,9 +194,7 @@ func TestCapsOnOpenConnections(t *testing.T) {
 // trusted address: every player arrives from it, so it must not be throttled as one.
 func TestTrustedFrontWithoutHeaderIsNotThrottledAsOnePlayer(t *testing.T) {
 	b := newBackend(t, statusJSON("q", 0, 10))
-	extra := "    maxConnectionsPerIP: 1"
-	yaml := strings.Replace(quotaConfig, "    status:", extra+"\n    status:", 1)
-	p := startProxy(t, fill(yaml, "b", b.addr, "extra", ""), proxyOpts{now: newManualClock().Now})
+	p := startProxy(t, quotaConfig(b.addr, "maxConnectionsPerIP: 1"), proxyOpts{now: newManualClock().Now})
 	var held []*client
 	for range 5 {
 		c := dialProxy(t, p.addr) // loopback, no header
@@ -234,32 +209,24 @@ func TestTrustedFrontWithoutHeaderIsNotThrottledAsOnePlayer(t *testing.T) {
 
 func TestProxyHeaderOnlyFromTrustedPeers(t *testing.T) {
 	tests := []struct {
-		name, proxy string
-		header      []byte
+		name   string
+		proxy  []string
+		header []byte
 	}{
-		{"v1 from an untrusted peer", "proxyProtocol: true\n  proxyProtocolTrustedProxies: [192.0.2.0/24]", proxyV1(t, "203.0.113.5:1")},
-		{"v2 from an untrusted peer", "proxyProtocol: true\n  proxyProtocolTrustedProxies: [192.0.2.0/24]", proxyHeaderFrom(t, 2, "203.0.113.5:1")},
-		{"v1 while PROXY protocol is off", "proxyProtocol: false", proxyV1(t, "203.0.113.5:1")},
-		{"v2 while PROXY protocol is off", "proxyProtocol: false", proxyHeaderFrom(t, 2, "203.0.113.5:1")},
+		{"v1 from an untrusted peer", []string{"proxyProtocol: true", "proxyProtocolTrustedProxies: [192.0.2.0/24]"}, proxyV1(t, "203.0.113.5:1")},
+		{"v2 from an untrusted peer", []string{"proxyProtocol: true", "proxyProtocolTrustedProxies: [192.0.2.0/24]"}, proxyHeaderFrom(t, 2, "203.0.113.5:1")},
+		{"v1 while PROXY protocol is off", []string{"proxyProtocol: false"}, proxyV1(t, "203.0.113.5:1")},
+		{"v2 while PROXY protocol is off", []string{"proxyProtocol: false"}, proxyHeaderFrom(t, 2, "203.0.113.5:1")},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			b := newBackend(t, statusJSON("q", 0, 10))
 			rec := &rejections{}
-			p := startProxy(t, fill(`
-config:
-  {{proxy}}
-  lite:
-    enabled: true
-    routes:
-      - host: '*'
-        backend: {{b}}
-`, "b", b.addr, "proxy", tc.proxy), proxyOpts{obs: rec})
+			p := startProxy(t, oneRoute("*", b.addr).withTop(tc.proxy...).String(), proxyOpts{obs: rec})
 			c := dialProxy(t, p.addr)
 			c.send(tc.header, handshake(765, "a.example.com", wire.IntentLogin), loginStart("Mallory"))
 			c.expectClosed()
-			waitFor(t, "rejection", 5*time.Second, func() bool { return rec.closed.Load() == 1 })
-			if got := rec.list(); got != "proxy-header" || b.Logins() != 0 {
+			if got := rec.afterClosed(t, 1); got != "proxy-header" || b.Logins() != 0 {
 				t.Fatalf("rejections %q, backend logins %d", got, b.Logins())
 			}
 			loginAndLeave(dialProxy(t, p.addr), "a.example.com") // plain clients still get in
@@ -270,7 +237,7 @@ config:
 
 func TestQuotaStateSurvivesReload(t *testing.T) {
 	b := newBackend(t, statusJSON("q", 0, 10))
-	yaml := fill(quotaConfig, "b", b.addr, "extra", "")
+	yaml := quotaConfig(b.addr)
 	p := startProxy(t, yaml, proxyOpts{now: newManualClock().Now})
 	for range 2 {
 		loginAndLeave(dialAs(t, p.addr, "203.0.113.5:1"), "a.example.com")
@@ -289,21 +256,15 @@ func TestQuotaStateSurvivesReload(t *testing.T) {
 	if !refused() {
 		t.Fatal("third login admitted")
 	}
-	reload := func(src string) {
-		t.Helper()
-		cfg, _, err := config.Parse([]byte(src), "reload.yml")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := p.Reload(cfg); err != nil {
-			t.Fatal(err)
-		}
+	if err := p.reload(yaml); err != nil {
+		t.Fatal(err)
 	}
-	reload(yaml)
 	if !refused() {
 		t.Fatal("a reload handed out a fresh burst")
 	}
-	reload(strings.Replace(yaml, "logins: {enabled: true, ops: 0.01, burst: 2}", "logins: {enabled: false}", 1))
+	if err := p.reload(strings.Replace(yaml, "logins: {enabled: true, ops: 0.01, burst: 2}", "logins: {enabled: false}", 1)); err != nil {
+		t.Fatal(err)
+	}
 	loginAndLeave(dialAs(t, p.addr, "203.0.113.5:1"), "a.example.com")
 	admissionSettled(t, p)
 }

@@ -24,15 +24,9 @@ func fullBackend(t *testing.T, text string) string {
 	return b.Addr()
 }
 
-const fullConfig = `
-config:
-  quota: {connections: {enabled: false}, logins: {enabled: false}, status: {enabled: false}}
-  lite:
-    enabled: true
-    routes:
-      - host: '*.example.com'
-        backend: [{{backends}}]
-`
+func fullConfig(backends ...string) string {
+	return oneRoute("*.example.com", backends...).quotasOff().String()
+}
 
 // Regression: a backend whose first answer was "server full" counted as a served
 // session (the first byte decided "joined"), so health and the strategies saw a
@@ -47,7 +41,7 @@ func TestBackendFullDisconnectIsNotAServedSession(t *testing.T) {
 	for name, text := range texts {
 		t.Run(name+": the player sees the refusal", func(t *testing.T) {
 			full := fullBackend(t, text)
-			p := startProxy(t, fill(fullConfig, "backends", full))
+			p := startProxy(t, fullConfig(full))
 			for range strategy.EjectFailures {
 				c := dialProxy(t, p.addr)
 				c.send(mctest.LoginPreamble(765, "play.example.com", "Steve"))
@@ -64,7 +58,7 @@ func TestBackendFullDisconnectIsNotAServedSession(t *testing.T) {
 	t.Run("the next backend serves", func(t *testing.T) {
 		full := fullBackend(t, texts["vanilla"])
 		good := newBackend(t, "")
-		p := startProxy(t, fill(fullConfig, "backends", full+", "+good.addr))
+		p := startProxy(t, fullConfig(full, good.addr))
 		c := dialProxy(t, p.addr)
 		c.login("play.example.com")
 		good.next(t)
@@ -73,7 +67,7 @@ func TestBackendFullDisconnectIsNotAServedSession(t *testing.T) {
 		other := `{"text":"You are banned."}`
 		b := fullBackend(t, other)
 		good := newBackend(t, "")
-		p := startProxy(t, fill(fullConfig, "backends", b+", "+good.addr))
+		p := startProxy(t, fullConfig(b, good.addr))
 		c := dialProxy(t, p.addr)
 		c.send(mctest.LoginPreamble(765, "play.example.com", "Steve"))
 		if got := c.disconnectText(); got != other {

@@ -3,7 +3,6 @@ package lite_test
 import (
 	"fmt"
 	"math/rand/v2"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -15,24 +14,14 @@ import (
 // routeConfig is one route of strategy over backends whose status is
 // probed every interval (timeout 90% of it), health checks off.
 func routeConfig(name strategy.Name, interval time.Duration, backends ...string) string {
-	return fmt.Sprintf(`
-config:
-  lite:
-    enabled: true
-    healthCheck:
-      interval: %v
-      timeout: %v
-    routes:
-      - host: '*'
-        strategy: %s
-        backend: [%s]
-`, interval, interval*9/10, name, strings.Join(backends, ", "))
+	return oneRoute("*", backends...).with("strategy: " + string(name)).
+		withLite(fmt.Sprintf("healthCheck: {interval: %v, timeout: %v}", interval, interval*9/10)).String()
 }
 
-func quoted(bs ...*loadServer) []string {
+func addrs(bs ...*loadServer) []string {
 	out := make([]string, len(bs))
 	for i, b := range bs {
-		out[i] = "'" + b.addr + "'"
+		out[i] = b.addr
 	}
 	return out
 }
@@ -86,7 +75,7 @@ func TestSlowServerLosesNewPlayers(t *testing.T) {
 	a, b := newLoadServer(t, 1000, "Lobby"), newLoadServer(t, 1000, "Lobby")
 	var slow serverDelay
 	slow.wrap(b)
-	p := startProxy(t, routeConfig(strategy.LowestLatency, 400*time.Millisecond, quoted(a, b)...))
+	p := startProxy(t, routeConfig(strategy.LowestLatency, 400*time.Millisecond, addrs(a, b)...))
 	waitReports(t, p, 2)
 	slow.set(250 * time.Millisecond)
 	start := time.Now()
@@ -111,7 +100,7 @@ func TestUnluckyFirstProbeDoesNotLockOut(t *testing.T) {
 	a, b := newLoadServer(t, 1000, "Lobby"), newLoadServer(t, 1000, "Lobby")
 	spike := serverDelay{d: 170 * time.Millisecond, first: true}
 	spike.wrap(b)
-	p := startProxy(t, routeConfig(strategy.LowestLatency, 300*time.Millisecond, quoted(a, b)...))
+	p := startProxy(t, routeConfig(strategy.LowestLatency, 300*time.Millisecond, addrs(a, b)...))
 	waitReports(t, p, 2)
 	waitFor(t, "b's second sample", 5*time.Second, func() bool {
 		la, _ := latencyOf(p, a.addr)
@@ -147,7 +136,7 @@ func TestLowestLatencyHoldsOnSpikyEqualBackends(t *testing.T) {
 		// The sleep is the fake server answering late (the noise under test), not synchronisation.
 		s.SetStatusFunc(func() string { time.Sleep(jitter()); return report() })
 	}
-	p := startProxy(t, routeConfig(strategy.LowestLatency, 100*time.Millisecond, quoted(servers...)...))
+	p := startProxy(t, routeConfig(strategy.LowestLatency, 100*time.Millisecond, addrs(servers...)...))
 	waitReports(t, p, 2)
 	// One login (one evaluation of the best backend) per probe answer.
 	var rounds, seen atomic.Int64
@@ -178,7 +167,7 @@ func TestLowestLatencyHoldsOnSpikyEqualBackends(t *testing.T) {
 func TestP2CCapacitySplitOnRealSockets(t *testing.T) {
 	big := newLoadServer(t, 2000, "Lobby")
 	small := []*loadServer{newLoadServer(t, 200, "Lobby"), newLoadServer(t, 200, "Lobby"), newLoadServer(t, 200, "Lobby")}
-	p := startProxy(t, routeConfig(strategy.P2C, 100*time.Millisecond, quoted(append([]*loadServer{big}, small...)...)...))
+	p := startProxy(t, routeConfig(strategy.P2C, 100*time.Millisecond, addrs(append([]*loadServer{big}, small...)...)...))
 	waitReports(t, p, 4)
 	const players = 130
 	for range players {
@@ -202,7 +191,7 @@ func TestP2CCapacitySplitOnRealSockets(t *testing.T) {
 func TestLeastLoadedOnRealSockets(t *testing.T) {
 	busy, idle := newLoadServer(t, 100, "Lobby"), newLoadServer(t, 100, "Lobby")
 	busy.fixedOnline.Store(60)
-	p := startProxy(t, routeConfig(strategy.LeastLoaded, time.Hour, quoted(busy, idle)...))
+	p := startProxy(t, routeConfig(strategy.LeastLoaded, time.Hour, addrs(busy, idle)...))
 	waitReports(t, p, 2)
 	for range 40 {
 		dialProxy(t, p.addr).login("lobby.example.com")
@@ -217,7 +206,7 @@ func TestLeastLoadedOnRealSockets(t *testing.T) {
 // gets about three times the players.
 func TestWeightedRandomOnRealSockets(t *testing.T) {
 	large, small := newLoadServer(t, 3000, "Lobby"), newLoadServer(t, 1000, "Lobby")
-	p := startProxy(t, routeConfig(strategy.WeightedRandom, time.Hour, quoted(large, small)...))
+	p := startProxy(t, routeConfig(strategy.WeightedRandom, time.Hour, addrs(large, small)...))
 	waitReports(t, p, 2)
 	const players = 80
 	for range players {

@@ -13,23 +13,12 @@ import (
 	"go.minekube.com/gate/internal/mctest"
 )
 
-// floodConfig is one wildcard route with the status cache on and no quotas: the flood
-// comes from many addresses, so per-address quotas would not stop it.
-const floodConfig = `
-config:
-  connectionTimeout: 2s
-  quota:
-    connections: {enabled: false}
-    logins: {enabled: false}
-    status: {enabled: false}
-    maxConnectionsPerIP: 0
-  lite:
-    enabled: true
-    routes:
-      - host: ['*.example.com', example.com]
-        backend: {{b}}
-        cachePingTTL: 10m
-`
+// floodConfig is one wildcard route to b with the status cache on and no quotas: the
+// flood comes from many addresses, so per-address quotas would not stop it.
+func floodConfig(b string) string {
+	return oneRoute("*.example.com", b).alsoHost("example.com").with("cachePingTTL: 10m").
+		withTop("connectionTimeout: 2s").quotasOff("maxConnectionsPerIP: 0").String()
+}
 
 // BenchmarkStatusFlood is the status-cache flood of issue 12: 10,000 pings with unique
 // protocol numbers and 10,000 with unique hosts against one route, while a normal
@@ -42,7 +31,7 @@ func BenchmarkStatusFlood(b *testing.B) {
 	body := statusJSONFavicon(100 << 10)
 	be := newBackend(b, body)
 	clk := newManualClock()
-	p := startProxy(b, fill(floodConfig, "b", be.addr), proxyOpts{now: clk.Now})
+	p := startProxy(b, floodConfig(be.addr), proxyOpts{now: clk.Now})
 	ping := func(protocol int32, host string) error {
 		_, err := mctest.Ping(p.addr, protocol, host) // closes at once: the heap figure holds no client state
 		return err

@@ -3,7 +3,6 @@ package lite
 import (
 	"testing"
 
-	"go.minekube.com/gate/pkg/edition/java/lite/config"
 	"go.minekube.com/gate/pkg/edition/java/lite/wire"
 	"go.minekube.com/gate/pkg/lite/strategy"
 )
@@ -33,24 +32,11 @@ config:
         backend: '$1.internal:25565'
 `
 
-func benchLite(b *testing.B) *Lite {
-	b.Helper()
-	cfg, _, err := config.Parse([]byte(benchConfig), "bench.yml")
-	if err != nil {
-		b.Fatal(err)
-	}
-	l, err := New(cfg, Options{Seed: 1})
-	if err != nil {
-		b.Fatal(err)
-	}
-	return l
-}
-
 // BenchmarkHotPath measures what every connection pays before it dials: parse the
 // handshake, clean the host, match a route, order the backends. Matching and ordering
 // must stay allocation-free; the parse allocates once, for the address string.
 func BenchmarkHotPath(b *testing.B) {
-	l := benchLite(b)
+	l := newTestLite(b, benchConfig)
 	snap := l.snap.Load()
 	raw := wire.AppendHandshake(nil, wire.Handshake{Protocol: 769, Address: "lobby.example.com\x00FML3\x00", Port: 25565, Intent: wire.IntentLogin})
 

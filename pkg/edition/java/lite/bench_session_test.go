@@ -44,15 +44,7 @@ func BenchmarkStatusPing(b *testing.B) {
 	bk := newBackend(b, statusJSON("bench", 3, 100))
 	for _, tc := range []struct{ name, ttl string }{{"cached", "10s"}, {"pass-through", "-1s"}} {
 		b.Run(tc.name, func(b *testing.B) {
-			p := startProxy(b, fill(`
-config:
-  lite:
-    enabled: true
-    routes:
-      - host: '*.example.com'
-        backend: {{b}}
-        cachePingTTL: {{ttl}}
-`, "b", bk.addr, "ttl", tc.ttl))
+			p := startProxy(b, oneRoute("*.example.com", bk.addr).with("cachePingTTL: "+tc.ttl).String())
 			benchPings(b, p.addr)
 		})
 	}

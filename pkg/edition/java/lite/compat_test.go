@@ -20,16 +20,7 @@ import (
 func TestEmptyHostPatternRoutesOnlyEmptyHost(t *testing.T) {
 	empty := newBackend(t, statusJSON("empty", 0, 1))
 	named := newBackend(t, statusJSON("named", 0, 1))
-	p := startProxy(t, fill(`
-config:
-  lite:
-    enabled: true
-    routes:
-      - host: ''
-        backend: {{e}}
-      - host: play.example.com
-        backend: {{n}}
-`, "e", empty.addr, "n", named.addr))
+	p := startProxy(t, oneRoute("", empty.addr).route("play.example.com", named.addr).String())
 
 	dialProxy(t, p.addr).login("")
 	if got := empty.next(t); got.Handshake.Address != "" {
@@ -77,7 +68,7 @@ func TestStatusResponseWithTrailingBytes(t *testing.T) {
 	payload := wire.AppendString(nil, json)
 	payload = append(payload, wire.AppendString(nil, `{"releaseType":"unknown","projectId":925200}`)...)
 	addr := rawStatusBackend(t, wire.AppendFrame(nil, wire.IDStatusRequest, payload))
-	p := startProxy(t, fill(statusConfig, "b", addr))
+	p := startProxy(t, statusConfig(addr))
 
 	body, err := dialProxy(t, p.addr).status(765, "mc.example.com")
 	if err != nil {
@@ -90,22 +81,13 @@ func TestStatusResponseWithTrailingBytes(t *testing.T) {
 
 // Gate renders `fallback.players.sample` when every backend is down.
 func TestFallbackSampleRendered(t *testing.T) {
-	p := startProxy(t, fill(`
-config:
-  connectionTimeout: 500ms
-  lite:
-    enabled: true
-    routes:
-      - host: play.example.com
-        backend: {{dead}}
-        fallback:
-          motd: Back soon
-          players:
-            online: 1
-            max: 20
-            sample:
-              - {name: Notch, id: 069a79f4-44e9-4726-a5be-fca90e38aaf5}
-`, "dead", refusedAddr(t)))
+	p := startProxy(t, oneRoute("play.example.com", refusedAddr(t)).with(`fallback:
+  motd: Back soon
+  players:
+    online: 1
+    max: 20
+    sample:
+      - {name: Notch, id: 069a79f4-44e9-4726-a5be-fca90e38aaf5}`).withTop("connectionTimeout: 500ms").String())
 	body, err := dialProxy(t, p.addr).status(765, "play.example.com")
 	if err != nil {
 		t.Fatal(err)
@@ -122,15 +104,7 @@ func TestShutdownLogsStartAndEnd(t *testing.T) {
 	b := newBackend(t, "")
 	var logs mctest.Logs
 	rec := &endRecorder{}
-	p := startProxy(t, fill(`
-config:
-  lite:
-    enabled: true
-    shutdownGrace: 2s
-    routes:
-      - host: '*'
-        backend: {{b}}
-`, "b", b.addr), proxyOpts{log: logs.Logger(0), obs: rec})
+	p := startProxy(t, oneRoute("*", b.addr).withLite("shutdownGrace: 2s").String(), proxyOpts{log: logs.Logger(0), obs: rec})
 	leaving, staying := dialProxy(t, p.addr), dialProxy(t, p.addr)
 	leaving.login("a.example.com")
 	staying.login("b.example.com")
@@ -169,19 +143,9 @@ func TestBackendTemplateInPort(t *testing.T) {
 	_, port, _ := net.SplitHostPort(b.addr)
 	spare := newBackend(t, "")
 	var logs mctest.Logs
-	p := startProxy(t, fill(`
-config:
-  connectionTimeout: 1s
-  lite:
-    enabled: true
-    routes:
-      - host: 'p*-*.example.com'
-        backend: '127.0.0.1:$1$2'
-      - host: '*.*.example.com'
-        backend: ['$1:$2', '{{spare}}']
-      - host: '*.example.com'
-        backend: ['127.0.0.1:$1', '{{spare}}']
-`, "spare", spare.addr), proxyOpts{log: logs.Logger(0)})
+	p := startProxy(t, oneRoute("p*-*.example.com", "127.0.0.1:$1$2").
+		route("*.*.example.com", "$1:$2", spare.addr).
+		route("*.example.com", "127.0.0.1:$1", spare.addr).withTop("connectionTimeout: 1s").String(), proxyOpts{log: logs.Logger(0)})
 
 	for name, host := range map[string]string{
 		"port from two captures": "p" + port[:2] + "-" + port[2:] + ".example.com",
@@ -222,14 +186,7 @@ config:
 func TestBackendTemplateBeyondCapturesStaysLiteral(t *testing.T) {
 	spare := newBackend(t, "")
 	var logs mctest.Logs
-	p := startProxy(t, fill(`
-config:
-  lite:
-    enabled: true
-    routes:
-      - host: play.example.com
-        backend: ['127.0.0.1:$1', '{{spare}}']
-`, "spare", spare.addr), proxyOpts{log: logs.Logger(0)})
+	p := startProxy(t, oneRoute("play.example.com", "127.0.0.1:$1", spare.addr).String(), proxyOpts{log: logs.Logger(0)})
 	dialProxy(t, p.addr).login("play.example.com")
 	spare.next(t)
 	if lines := logs.Find(`"backend"="127.0.0.1:$1"`); len(lines) == 0 {

@@ -87,15 +87,7 @@ func TestTemplateCannotSteerDials(t *testing.T) {
 		"good":      {netip.MustParseAddr("192.0.2.10")},
 	}}
 	dialer := &redirectDialer{to: b.addr}
-	p := startProxy(t, `
-config:
-  quota: {connections: {enabled: false}, logins: {enabled: false}, status: {enabled: false}}
-  lite:
-    enabled: true
-    routes:
-      - host: '*.dyn.test'
-        backend: '$1:25565'
-`, proxyOpts{resolver: dns, dialer: dialer})
+	p := startProxy(t, oneRoute("*.dyn.test", "$1:25565").quotasOff().String(), proxyOpts{resolver: dns, dialer: dialer})
 
 	refused := func(t *testing.T, host string) { t.Helper(); loginUnavailable(t, p, host) }
 	for _, host := range []string{"127.0.0.1.dyn.test", "localhost.dyn.test", "0.0.0.0.dyn.test", "169.254.1.1.dyn.test", "224.0.0.1.dyn.test", "nx.dyn.test"} {
@@ -129,15 +121,7 @@ config:
 func TestLiteralTemplateHostMayReachLoopbackButNotTheProxy(t *testing.T) {
 	b := newBackend(t, statusJSON("b", 0, 1))
 	_, port, _ := net.SplitHostPort(b.addr)
-	p := startProxy(t, `
-config:
-  quota: {connections: {enabled: false}, logins: {enabled: false}, status: {enabled: false}}
-  lite:
-    enabled: true
-    routes:
-      - host: '*.port.test'
-        backend: '127.0.0.1:$1'
-`, proxyOpts{resolver: &fakeDNS{}})
+	p := startProxy(t, oneRoute("*.port.test", "127.0.0.1:$1").quotasOff().String(), proxyOpts{resolver: &fakeDNS{}})
 	dialProxy(t, p.addr).login(port + ".port.test")
 	b.next(t)
 	_, own, _ := net.SplitHostPort(p.addr)

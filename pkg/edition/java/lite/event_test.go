@@ -50,14 +50,7 @@ func kinds(evs []lite.Event) string {
 func TestSessionEvents(t *testing.T) {
 	b := newBackend(t, statusJSON("ev", 1, 2))
 	rec := &recorder{}
-	p := startProxy(t, fill(`
-config:
-  lite:
-    enabled: true
-    routes:
-      - host: '*.example.com'
-        backend: [{{dead}}, '{{b}}']
-`, "b", b.addr, "dead", refusedAddr(t)), proxyOpts{obs: rec})
+	p := startProxy(t, oneRoute("*.example.com", refusedAddr(t), b.addr).String(), proxyOpts{obs: rec})
 
 	c := dialProxy(t, p.addr)
 	c.login("ev.example.com")

@@ -15,18 +15,13 @@ import (
 // Embedding the proxy in a Go program: build it from a config, observe every
 // session event, serve on a listener of your own, stop it with a context.
 func Example_embedding() {
-	// A backend nothing listens on, so the route's fallback answers the ping.
-	dead, _ := net.Listen("tcp", "127.0.0.1:0")
-	backend := dead.Addr().String()
-	_ = dead.Close()
-
 	cfg, _, err := config.Parse([]byte(`
 config:
   lite:
     enabled: true
     routes:
       - host: play.example.com
-        backend: `+backend+`
+        backend: `+deadBackend()+`
         fallback:
           motd: Back soon
 `), "embedded.yml")
@@ -34,22 +29,8 @@ config:
 		fmt.Println(err)
 		return
 	}
-
-	// Observe runs on the connection's goroutine: keep it quick.
 	closed := make(chan struct{})
-	obs := lite.ObserverFunc(func(e *lite.Event) {
-		fields := []string{e.Kind.String()}
-		for _, f := range []string{e.Route, e.Source, e.Reason} {
-			if f != "" {
-				fields = append(fields, f)
-			}
-		}
-		fmt.Println(strings.Join(fields, " "))
-		if e.Kind == lite.EventClosed {
-			close(closed)
-		}
-	})
-	p, err := lite.New(cfg, lite.Options{Observer: obs})
+	p, err := lite.New(cfg, lite.Options{Observer: printEvents(closed)})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -64,19 +45,10 @@ config:
 	served := make(chan error, 1)
 	go func() { served <- p.Serve(ctx, ln) }()
 
-	// A server-list ping, as a Minecraft client sends it.
-	c, err := net.Dial("tcp", ln.Addr().String())
-	if err != nil {
+	if err := statusPing(ln.Addr().String(), "play.example.com"); err != nil {
 		fmt.Println(err)
 		return
 	}
-	req := wire.AppendHandshake(nil, wire.Handshake{Protocol: 764, Address: "play.example.com", Port: 25565, Intent: wire.IntentStatus})
-	req = wire.AppendStatusRequest(req)
-	req = wire.AppendPing(req, 1)
-	_, _ = c.Write(req)
-	_, _ = io.ReadAll(c) // the status response and the pong, then the proxy closes
-	_ = c.Close()
-
 	<-closed
 	stop()
 	fmt.Println("serve:", <-served)
@@ -86,4 +58,46 @@ config:
 	// status play.example.com fallback
 	// closed play.example.com
 	// serve: <nil>
+}
+
+// deadBackend is an address nothing listens on, so the route's fallback answers the
+// ping.
+func deadBackend() string {
+	dead, _ := net.Listen("tcp", "127.0.0.1:0")
+	defer dead.Close()
+	return dead.Addr().String()
+}
+
+// printEvents prints each session event's kind and the fields it has, and closes
+// closed when a connection has closed. Observe runs on the connection's goroutine:
+// keep it quick.
+func printEvents(closed chan<- struct{}) lite.Observer {
+	return lite.ObserverFunc(func(e *lite.Event) {
+		fields := []string{e.Kind.String()}
+		for _, f := range []string{e.Route, e.Source, e.Reason} {
+			if f != "" {
+				fields = append(fields, f)
+			}
+		}
+		fmt.Println(strings.Join(fields, " "))
+		if e.Kind == lite.EventClosed {
+			close(closed)
+		}
+	})
+}
+
+// statusPing sends a server-list ping for host to addr, as a Minecraft client sends
+// it, and reads the answer until the proxy closes the connection.
+func statusPing(addr, host string) error {
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	req := wire.AppendHandshake(nil, wire.Handshake{Protocol: 764, Address: host, Port: 25565, Intent: wire.IntentStatus})
+	req = wire.AppendStatusRequest(req)
+	req = wire.AppendPing(req, 1)
+	_, _ = c.Write(req)
+	_, _ = io.ReadAll(c) // the status response and the pong, then the proxy closes
+	return nil
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -30,23 +29,13 @@ func TestHungBackendsDoNotWalkPlayersPastTheirDeadline(t *testing.T) {
 		if i%2 == 1 {
 			mode = mctest.FaultStall
 		}
-		addrs = append(addrs, "'"+newFaultyBackend(t, mode).addr+"'")
+		addrs = append(addrs, newFaultyBackend(t, mode).addr)
 	}
 	healthy := newBackend(t, statusJSON("healthy", 0, 100))
-	addrs = append(addrs, "'"+healthy.addr+"'")
-	p := startProxy(t, fmt.Sprintf(`
-config:
-  connectionTimeout: 1s
-  readTimeout: 20s
-  lite:
-    enabled: true
-    firstResponseTimeout: %v
-    routes:
-      - host: hung.example.com
-        strategy: %s
-        cachePingTTL: -1
-        backend: [%s]
-`, frt, strategy.Random, strings.Join(addrs, ", ")), proxyOpts{seed: 20})
+	addrs = append(addrs, healthy.addr)
+	p := startProxy(t, oneRoute("hung.example.com", addrs...).with("strategy: "+string(strategy.Random), "cachePingTTL: -1").
+		withTop("connectionTimeout: 1s", "readTimeout: 20s").withLite(fmt.Sprintf("firstResponseTimeout: %v", frt)).String(),
+		proxyOpts{seed: 20})
 
 	// The network has been serving: one player got in (through however many hung
 	// backends its order held) before the others arrive.
@@ -64,19 +53,7 @@ config:
 	for i := range conns {
 		conns[i] = dialProxy(t, p.addr).Client
 	}
-	var wg sync.WaitGroup
-	took := make([]time.Duration, players)
-	errs := make([]error, players)
-	for i, c := range conns {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			start := time.Now()
-			errs[i] = joinEcho(c, "hung.example.com", fmt.Sprintf("p%d", i))
-			took[i] = time.Since(start)
-		}()
-	}
-	wg.Wait()
+	took, errs := joinAll(conns, "hung.example.com")
 	served, slowest := 0, time.Duration(0)
 	for i := range conns {
 		if errs[i] == nil {
@@ -94,18 +71,40 @@ config:
 	}
 }
 
+// joinAll logs every client in to host at once, as player p<i>, and returns how long
+// each one's join took and its error.
+func joinAll(conns []*mctest.Client, host string) ([]time.Duration, []error) {
+	var wg sync.WaitGroup
+	took := make([]time.Duration, len(conns))
+	errs := make([]error, len(conns))
+	for i, c := range conns {
+		wg.Go(func() {
+			start := time.Now()
+			errs[i] = joinEcho(c, host, fmt.Sprintf("p%d", i))
+			took[i] = time.Since(start)
+		})
+	}
+	wg.Wait()
+	return took, errs
+}
+
 // joinEcho sends a login preamble for host and waits for the fake backend's echo of
 // it, the proof that a backend took the player; anything else is an error.
 func joinEcho(c *mctest.Client, host, name string) error {
-	pre := mctest.LoginPreamble(765, host, name)
-	if _, err := c.Write(pre); err != nil {
+	return echoed(c, mctest.LoginPreamble(765, host, name))
+}
+
+// echoed sends a login (and whatever follows it) and waits for the fake backend's
+// echo of exactly those bytes.
+func echoed(c *mctest.Client, sent []byte) error {
+	if _, err := c.Write(sent); err != nil {
 		return fmt.Errorf("send login: %w", err)
 	}
-	got := make([]byte, len(pre))
+	got := make([]byte, len(sent))
 	if _, err := io.ReadFull(c.R, got); err != nil {
 		return fmt.Errorf("read echo: %w", err)
 	}
-	if !bytes.Equal(got, pre) {
+	if !bytes.Equal(got, sent) {
 		return fmt.Errorf("not served: got %q", got)
 	}
 	return nil

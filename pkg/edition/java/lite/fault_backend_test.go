@@ -19,31 +19,18 @@ func newFaultyBackend(t testing.TB, mode mctest.Fault) *faultyBackend {
 
 // faultConfig: short backend deadlines, a healthy second backend on one route and a
 // fallback on another, so every fault can end in failover or fallback.
-const faultConfig = `
-config:
-  connectionTimeout: 400ms
-  readTimeout: 3s
-  lite:
-    enabled: true
-    routes:
-      - host: failover.example.com
-        backend: [{{bad}}, {{good}}]
-        cachePingTTL: -1
-      - host: fallback.example.com
-        backend: {{bad}}
-        cachePingTTL: -1
-        fallback:
-          motd: back soon
-      - host: alone.example.com
-        backend: {{bad}}
-`
+func faultConfig(bad, good string) string {
+	return oneRoute("failover.example.com", bad, good).with("cachePingTTL: -1").
+		route("fallback.example.com", bad).with("cachePingTTL: -1", "fallback: {motd: back soon}").
+		route("alone.example.com", bad).withTop("connectionTimeout: 400ms", "readTimeout: 3s").String()
+}
 
 func TestBackendFaultsStatus(t *testing.T) {
 	for _, mode := range []mctest.Fault{mctest.FaultRefused, mctest.FaultBlackhole, mctest.FaultAcceptClose, mctest.FaultHang} {
 		t.Run(mode.String(), func(t *testing.T) {
 			bad := newFaultyBackend(t, mode)
 			good := newBackend(t, statusJSON("good", 1, 10))
-			p := startProxy(t, fill(faultConfig, "bad", bad.addr, "good", good.addr))
+			p := startProxy(t, faultConfig(bad.addr, good.addr))
 			tests := []struct {
 				host, want string
 			}{
@@ -71,7 +58,7 @@ func TestBackendFaultsLogin(t *testing.T) {
 		t.Run(mode.String(), func(t *testing.T) {
 			bad := newFaultyBackend(t, mode)
 			good := newBackend(t, statusJSON("good", 1, 10))
-			p := startProxy(t, fill(faultConfig, "bad", bad.addr, "good", good.addr))
+			p := startProxy(t, faultConfig(bad.addr, good.addr))
 			start := time.Now()
 			loginAndLeave(dialProxy(t, p.addr), "failover.example.com")
 			c := dialProxy(t, p.addr)
@@ -94,7 +81,7 @@ func TestBackendFaultsLogin(t *testing.T) {
 // promptly and every count is released.
 func TestBackendAcceptThenCloseOnLogin(t *testing.T) {
 	bad := newFaultyBackend(t, mctest.FaultAcceptClose)
-	p := startProxy(t, fill(faultConfig, "bad", bad.addr, "good", bad.addr))
+	p := startProxy(t, faultConfig(bad.addr, bad.addr))
 	start := time.Now()
 	c := dialProxy(t, p.addr)
 	c.send(handshake(765, "alone.example.com", wire.IntentLogin), loginStart("Steve"))
@@ -113,16 +100,8 @@ func TestBackendAcceptThenCloseOnLogin(t *testing.T) {
 func TestHungBackendFailsItsProbes(t *testing.T) {
 	hung := newFaultyBackend(t, mctest.FaultHang)
 	good := newBackend(t, statusJSON("good", 1, 10))
-	p := startProxy(t, fill(`
-config:
-  connectionTimeout: 2s
-  lite:
-    enabled: true
-    healthCheck: {enabled: true, interval: 100ms, timeout: 80ms, rise: 1, fall: 1}
-    routes:
-      - host: '*'
-        backend: [{{hung}}, {{good}}]
-`, "hung", hung.addr, "good", good.addr))
+	p := startProxy(t, oneRoute("*", hung.addr, good.addr).withTop("connectionTimeout: 2s").
+		withLite("healthCheck: {enabled: true, interval: 100ms, timeout: 80ms, rise: 1, fall: 1}").String())
 	health := func(addr string) string {
 		for _, b := range p.Manager().Snapshot() {
 			if b.Addr == addr {

@@ -9,20 +9,12 @@ import (
 	"go.minekube.com/gate/pkg/edition/java/lite/wire"
 )
 
-// deadlineConfig has deadlines far apart so each test can tell which one fired.
-const deadlineConfig = `
-config:
-  readTimeout: {{read}}
-  proxyProtocol: true
-  quota:
-    firstByteTimeout: {{first}}
-  lite:
-    enabled: true
-    routes:
-      - host: '*'
-        backend: {{b}}
-        cachePingTTL: -1
-`
+// deadlineConfig serves one route to b with the given readTimeout and quota
+// firstByteTimeout; tests set them far apart so each can tell which one fired.
+func deadlineConfig(b, read, first string) string {
+	return oneRoute("*", b).with("cachePingTTL: -1").withTop("readTimeout: "+read, "proxyProtocol: true").
+		quota("firstByteTimeout: " + first).String()
+}
 
 // closedWithin asserts the proxy closes c within [lo, hi] of start without sending a
 // byte, and returns how long it took.
@@ -39,12 +31,11 @@ func closedWithin(t *testing.T, c *client, start time.Time, lo, hi time.Duration
 func TestSilentClientClosedAtFirstByteDeadline(t *testing.T) {
 	b := newBackend(t, statusJSON("d", 0, 1))
 	rec := &rejections{}
-	p := startProxy(t, fill(deadlineConfig, "b", b.addr, "read", "10s", "first", "300ms"), proxyOpts{obs: rec})
+	p := startProxy(t, deadlineConfig(b.addr, "10s", "300ms"), proxyOpts{obs: rec})
 	start := time.Now()
 	c := dialProxy(t, p.addr)
 	closedWithin(t, c, start, 250*time.Millisecond, 3*time.Second)
-	waitFor(t, "rejection", 5*time.Second, func() bool { return rec.closed.Load() == 1 })
-	if got := rec.list(); got != "timeout" {
+	if got := rec.afterClosed(t, 1); got != "timeout" {
 		t.Fatalf("rejections = %q", got)
 	}
 	admissionSettled(t, p)
@@ -54,7 +45,7 @@ func TestSilentClientClosedAtFirstByteDeadline(t *testing.T) {
 // first-byte deadline is met, readTimeout (from accept) still ends it.
 func TestSlowlorisHandshakeEndsAtReadTimeout(t *testing.T) {
 	b := newBackend(t, statusJSON("d", 0, 1))
-	p := startProxy(t, fill(deadlineConfig, "b", b.addr, "read", "800ms", "first", "200ms"))
+	p := startProxy(t, deadlineConfig(b.addr, "800ms", "200ms"))
 	start := time.Now()
 	c := dialProxy(t, p.addr)
 	hs := handshake(765, strings.Repeat("x", 200)+".example.com", wire.IntentLogin)
@@ -97,13 +88,12 @@ func TestStalledProxyHeaderCutAtFirstByteDeadline(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			b := newBackend(t, statusJSON("d", 0, 1))
 			rec := &rejections{}
-			p := startProxy(t, fill(deadlineConfig, "b", b.addr, "read", "10s", "first", "300ms"), proxyOpts{obs: rec})
+			p := startProxy(t, deadlineConfig(b.addr, "10s", "300ms"), proxyOpts{obs: rec})
 			start := time.Now()
 			c := dialProxy(t, p.addr)
 			c.send(tc.partial)
 			closedWithin(t, c, start, tc.lo, tc.hi)
-			waitFor(t, "rejection", 5*time.Second, func() bool { return rec.closed.Load() == 1 })
-			if got := rec.list(); got != tc.reason {
+			if got := rec.afterClosed(t, 1); got != tc.reason {
 				t.Fatalf("rejections = %q, want %q", got, tc.reason)
 			}
 			admissionSettled(t, p)
@@ -133,14 +123,14 @@ func TestMalformedFirstBytesRefusedAtOnce(t *testing.T) {
 	}
 	b := newBackend(t, statusJSON("d", 0, 1))
 	rec := &rejections{}
-	p := startProxy(t, fill(deadlineConfig, "b", b.addr, "read", "10s", "first", "10s"), proxyOpts{obs: rec})
+	p := startProxy(t, deadlineConfig(b.addr, "10s", "10s"), proxyOpts{obs: rec})
 	for i, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			start := time.Now()
 			c := dialProxy(t, p.addr)
 			c.send(tc.bytes)
 			closedWithin(t, c, start, 0, 2*time.Second)
-			waitFor(t, "rejection", 5*time.Second, func() bool { return rec.closed.Load() == int64(i+1) })
+			rec.afterClosed(t, int64(i+1))
 		})
 	}
 	if got, want := rec.list(), strings.TrimSuffix(strings.Repeat("malformed,", len(tests)), ","); got != want {
@@ -156,7 +146,7 @@ func TestMalformedFirstBytesRefusedAtOnce(t *testing.T) {
 func TestOneStatusExchangePerConnection(t *testing.T) {
 	b := newBackend(t, statusJSON("d", 0, 1))
 	rec := &rejections{}
-	p := startProxy(t, fill(deadlineConfig, "b", b.addr, "read", "10s", "first", "10s"), proxyOpts{obs: rec})
+	p := startProxy(t, deadlineConfig(b.addr, "10s", "10s"), proxyOpts{obs: rec})
 	c := dialProxy(t, p.addr)
 	req := wire.AppendStatusRequest(nil)
 	c.send(handshake(765, "a.example.com", wire.IntentStatus), req, req, req)
@@ -164,8 +154,7 @@ func TestOneStatusExchangePerConnection(t *testing.T) {
 		t.Fatalf("first answer: id %d, %v", id, err)
 	}
 	c.expectClosed()
-	waitFor(t, "rejection", 5*time.Second, func() bool { return rec.closed.Load() == 1 })
-	if got := rec.list(); got != "malformed" || b.StatusRequests() != 1 {
+	if got := rec.afterClosed(t, 1); got != "malformed" || b.StatusRequests() != 1 {
 		t.Fatalf("rejections %q, backend status requests %d", got, b.StatusRequests())
 	}
 	admissionSettled(t, p)
@@ -175,7 +164,7 @@ func TestOneStatusExchangePerConnection(t *testing.T) {
 // reach the backend exactly once and byte-exact.
 func TestProxyHeaderWithHandshakeInOneSegment(t *testing.T) {
 	b := newBackend(t, statusJSON("d", 0, 1))
-	p := startProxy(t, fill(deadlineConfig, "b", b.addr, "read", "10s", "first", "10s"))
+	p := startProxy(t, deadlineConfig(b.addr, "10s", "10s"))
 	for _, version := range []byte{1, 2} {
 		c := dialProxy(t, p.addr)
 		hs := handshake(765, "a.example.com", wire.IntentLogin)

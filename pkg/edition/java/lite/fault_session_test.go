@@ -15,22 +15,16 @@ import (
 	"go.minekube.com/gate/pkg/edition/java/lite/wire"
 )
 
-const sessionConfig = `
-config:
-  connectionTimeout: 500ms
-  readTimeout: 3s
-  lite:
-    enabled: true
-    routes:
-      - host: '*'
-        backend: [{{a}}, {{b}}]
-`
+// sessionConfig is one route over backends a and b with short backend deadlines.
+func sessionConfig(a, b string) string {
+	return oneRoute("*", a, b).withTop("connectionTimeout: 500ms", "readTimeout: 3s").String()
+}
 
 // A backend that dies mid-session: the player is closed promptly and every count the
 // session held is released.
 func TestBackendCrashMidSession(t *testing.T) {
 	a := newBackend(t, "")
-	p := startProxy(t, fill(sessionConfig, "a", a.addr, "b", refusedAddr(t)))
+	p := startProxy(t, sessionConfig(a.addr, refusedAddr(t)))
 	c := dialProxy(t, p.addr)
 	c.login("a.example.com")
 	waitFor(t, "session counted", 5*time.Second, func() bool { return activeOn(p, a.addr) == 1 })
@@ -115,7 +109,7 @@ func burst(addr string, n int, during func()) [4]int {
 // once the burst is over nothing is left counted.
 func TestBackendRestartDuringLoginBurst(t *testing.T) {
 	a, b := newBackend(t, ""), newBackend(t, "")
-	p := startProxy(t, fill(sessionConfig, "a", a.addr, "b", b.addr))
+	p := startProxy(t, sessionConfig(a.addr, b.addr))
 	if got := burst(p.addr, 20, nil); got != [4]int{20, 0, 0, 0} {
 		t.Fatalf("before the restart: %v", got)
 	}
@@ -160,45 +154,19 @@ func heapInUse() uint64 {
 // A side that stops reading must stall the other side through TCP flow control, not
 // make the proxy buffer: bytes in flight stay within the sockets' buffers.
 func TestSlowReaderMemoryStaysBounded(t *testing.T) {
-	const maxInFlight, maxHeapGrowth = 64 << 20, 8 << 20
 	t.Run("player stops reading", func(t *testing.T) {
 		f := newFaultyBackend(t, mctest.FaultFlood)
-		p := startProxy(t, fill(sessionConfig, "a", f.addr, "b", refusedAddr(t)))
-		before := heapInUse()
-		c := dialProxy(t, p.addr)
-		c.send(handshake(765, "a.example.com", wire.IntentLogin), loginStart("Slow"))
-		got := plateau(t, f.BytesOut)
-		if grew := int64(heapInUse()) - int64(before); got > maxInFlight || grew > maxHeapGrowth {
-			t.Fatalf("backend wrote %d bytes before stalling; proxy heap grew %d bytes", got, grew)
-		}
-		t.Logf("backend stalled after %d bytes", got)
+		p, c, before := slowSession(t, f.addr)
+		stalledWithinBounds(t, "backend", plateau(t, f.BytesOut), before)
 		_ = c.Close()
 		admissionSettled(t, p)
 	})
 	t.Run("backend stops reading", func(t *testing.T) {
 		stall := newFaultyBackend(t, mctest.FaultStall)
-		p := startProxy(t, fill(sessionConfig, "a", stall.addr, "b", refusedAddr(t)))
-		before := heapInUse()
-		c := dialProxy(t, p.addr)
-		c.send(handshake(765, "a.example.com", wire.IntentLogin), loginStart("Slow"))
+		p, c, before := slowSession(t, stall.addr)
 		var written atomic.Int64
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
-			chunk := make([]byte, 64<<10)
-			for {
-				n, err := c.Conn.Write(chunk)
-				written.Add(int64(n))
-				if err != nil {
-					return
-				}
-			}
-		}()
-		got := plateau(t, written.Load)
-		if grew := int64(heapInUse()) - int64(before); got > maxInFlight || grew > maxHeapGrowth {
-			t.Fatalf("player wrote %d bytes before stalling; proxy heap grew %d bytes", got, grew)
-		}
-		t.Logf("player stalled after %d bytes", got)
+		done := mctest.Flood(c.Conn, &written)
+		stalledWithinBounds(t, "player", plateau(t, written.Load), before)
 		_ = c.Close()
 		<-done
 		// The backend recovers here, so this test measures memory, not the stall bound
@@ -206,4 +174,26 @@ func TestSlowReaderMemoryStaysBounded(t *testing.T) {
 		stall.close()
 		admissionSettled(t, p)
 	})
+}
+
+// slowSession logs a player in to backend and returns the proxy, the player and the
+// proxy's heap in use before the login.
+func slowSession(t *testing.T, backend string) (*proxy, *client, uint64) {
+	p := startProxy(t, sessionConfig(backend, refusedAddr(t)))
+	before := heapInUse()
+	c := dialProxy(t, p.addr)
+	c.send(handshake(765, "a.example.com", wire.IntentLogin), loginStart("Slow"))
+	return p, c, before
+}
+
+// stalledWithinBounds checks that the writer (who: "player" or "backend") stalled
+// after at most 64 MiB in flight, and the proxy's heap grew at most 8 MiB since
+// before.
+func stalledWithinBounds(t *testing.T, who string, got int64, before uint64) {
+	t.Helper()
+	const maxInFlight, maxHeapGrowth = 64 << 20, 8 << 20
+	if grew := int64(heapInUse()) - int64(before); got > maxInFlight || grew > maxHeapGrowth {
+		t.Fatalf("%s wrote %d bytes before stalling; proxy heap grew %d bytes", who, got, grew)
+	}
+	t.Logf("%s stalled after %d bytes", who, got)
 }

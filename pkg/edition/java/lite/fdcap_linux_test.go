@@ -12,18 +12,13 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
-	"github.com/go-logr/logr"
-
 	"go.minekube.com/gate/internal/mctest"
-	"go.minekube.com/gate/pkg/edition/java/lite"
-	"go.minekube.com/gate/pkg/edition/java/lite/config"
 	"go.minekube.com/gate/pkg/lite/admin"
 )
 
@@ -45,8 +40,36 @@ func TestPlayersPastTheOpenFilesCapAreToldTheProxyIsFull(t *testing.T) {
 	}
 	const players, limit = 250, 300
 	b := newBackend(t, "")
+	proxyAddr, adminAddr := startCappedProxy(t, b.addr)
+	health := probeHealth(adminAddr)
+	// Two waves: the first fills the proxy, the second arrives at a full proxy (where
+	// accept used to fail for want of a descriptor).
+	w := &waves{}
+	w.run(proxyAddr, 200, players-200)
+	// The proxy is at its cap now, with every joined player held: the API still answers.
+	atCap := health.probes()
+	waitFor(t, "five health probes at the cap", 20*time.Second, func() bool { return health.probes() >= atCap+5 })
+	health.close()
+	w.release()
+	t.Logf("%d players: %d joined, %d told the proxy is full, %d without an answer; slowest answer %v; /healthz %d ok, %d not",
+		players, w.joined.Load(), w.full.Load(), w.hung.Load(), time.Duration(w.slowest.Load()).Round(time.Millisecond), health.ok.Load(), health.bad.Load())
+	if w.hung.Load() != 0 {
+		t.Errorf("%d players got no answer, e.g. %v", w.hung.Load(), w.others[:min(3, len(w.others))])
+	}
+	if w.joined.Load() == 0 || w.full.Load() == 0 {
+		t.Errorf("want some players joined and some refused at RLIMIT_NOFILE %d", limit)
+	}
+	if health.bad.Load() != 0 || health.ok.Load() == 0 {
+		t.Errorf("/healthz: %d ok, %d not (last: %v)", health.ok.Load(), health.bad.Load(), health.lastBad.Load())
+	}
+}
+
+// startCappedProxy runs this test binary as the proxy under the open-files cap (see
+// runCappedProxy), serving backend, and returns the proxy's and the admin API's
+// addresses. The child stops when the test ends.
+func startCappedProxy(t *testing.T, backend string) (proxyAddr, adminAddr string) {
 	cmd := exec.Command(os.Args[0], "-test.run=^TestPlayersPastTheOpenFilesCapAreToldTheProxyIsFull$", "-test.count=1")
-	cmd.Env = append(os.Environ(), fdCapChildEnv+"="+b.addr)
+	cmd.Env = append(os.Environ(), fdCapChildEnv+"="+backend)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	stdin, err := cmd.StdinPipe()
@@ -82,97 +105,110 @@ func TestPlayersPastTheOpenFilesCapAreToldTheProxyIsFull(t *testing.T) {
 			t.Errorf("proxy process did not stop\n%s", stderr.String())
 		}
 	})
-	proxyAddr, adminAddr := childAddrs(t, addrs)
+	return childAddrs(t, addrs)
+}
 
-	var healthOK, healthBad atomic.Int64
-	var lastBad atomic.Value
-	stopHealth := make(chan struct{})
-	var probes sync.WaitGroup
-	probes.Go(func() {
+// healthProbe asks the admin API's /healthz every 20ms until closed.
+type healthProbe struct {
+	ok, bad atomic.Int64
+	lastBad atomic.Value
+	stop    chan struct{}
+	wg      sync.WaitGroup
+}
+
+func probeHealth(adminAddr string) *healthProbe {
+	h := &healthProbe{stop: make(chan struct{})}
+	h.wg.Go(func() {
 		hc := &http.Client{Timeout: 2 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
 		for {
 			resp, err := hc.Get("http://" + adminAddr + admin.PathHealthz)
 			if err == nil && resp.StatusCode == http.StatusOK {
-				healthOK.Add(1)
+				h.ok.Add(1)
 			} else {
-				healthBad.Add(1)
-				lastBad.Store(fmt.Sprint(resp, err))
+				h.bad.Add(1)
+				h.lastBad.Store(fmt.Sprint(resp, err))
 			}
 			if resp != nil {
 				_ = resp.Body.Close()
 			}
 			select {
-			case <-stopHealth:
+			case <-h.stop:
 				return
 			case <-time.After(20 * time.Millisecond): // the probe rate
 			}
 		}
 	})
+	return h
+}
 
-	var joined, full, hung atomic.Int64
-	var slowest atomic.Int64
-	var mu sync.Mutex
-	var held []net.Conn
-	var others []string
-	// Two waves: the first fills the proxy, the second arrives at a full proxy (where
-	// accept used to fail for want of a descriptor).
-	for w, wave := range []int{200, players - 200} {
+func (h *healthProbe) probes() int64 { return h.ok.Load() + h.bad.Load() }
+
+func (h *healthProbe) close() {
+	close(h.stop)
+	h.wg.Wait()
+}
+
+// waves logs players in, wave after wave, and counts how each fared: joined (held
+// open until release), told the proxy is full, or without an answer.
+type waves struct {
+	joined, full, hung atomic.Int64
+	slowest            atomic.Int64 // the slowest answer since its wave's start
+	mu                 sync.Mutex
+	held               []net.Conn
+	others             []string // what the players without an answer got
+}
+
+// run logs in each wave's players at once through the proxy at addr, a wave after the
+// previous one has its answers.
+func (w *waves) run(addr string, sizes ...int) {
+	first := 0
+	for _, n := range sizes {
 		start := time.Now()
 		var wg sync.WaitGroup
-		for j := range wave {
-			i := w*200 + j
-			wg.Go(func() {
-				pre := mctest.LoginPreamble(765, "x.example.com", fmt.Sprintf("p%d", i))
-				c, err := net.DialTimeout("tcp", proxyAddr, 5*time.Second)
-				if err != nil {
-					hung.Add(1)
-					return
-				}
-				_ = c.SetDeadline(time.Now().Add(10 * time.Second))
-				_, _ = c.Write(pre)
-				got := make([]byte, len(pre))
-				n, err := io.ReadFull(c, got)
-				took := time.Since(start)
-				for old := slowest.Load(); int64(took) > old && !slowest.CompareAndSwap(old, int64(took)); old = slowest.Load() {
-				}
-				mu.Lock()
-				defer mu.Unlock()
-				switch {
-				case err == nil && bytes.Equal(got, pre):
-					joined.Add(1)
-					held = append(held, c) // held open until every player has its answer
-					return
-				case bytes.Contains(got[:n], []byte("This proxy is full")):
-					full.Add(1)
-				default:
-					hung.Add(1)
-					others = append(others, fmt.Sprintf("%q %v", got[:n], err))
-				}
-				_ = c.Close()
-			})
+		for i := first; i < first+n; i++ {
+			wg.Go(func() { w.login(addr, i, start) })
 		}
 		wg.Wait()
+		first += n
 	}
-	// The proxy is at its cap now, with every joined player held: the API still answers.
-	atCap := healthOK.Load() + healthBad.Load()
-	waitFor(t, "five health probes at the cap", 20*time.Second, func() bool {
-		return healthOK.Load()+healthBad.Load() >= atCap+5
-	})
-	close(stopHealth)
-	probes.Wait()
-	for _, c := range held {
+}
+
+func (w *waves) login(addr string, i int, start time.Time) {
+	pre := mctest.LoginPreamble(765, "x.example.com", fmt.Sprintf("p%d", i))
+	c, err := net.DialTimeout("tcp", addr, 5*time.Second)
+	if err != nil {
+		w.hung.Add(1)
+		return
+	}
+	_ = c.SetDeadline(time.Now().Add(10 * time.Second))
+	_, _ = c.Write(pre)
+	got := make([]byte, len(pre))
+	n, err := io.ReadFull(c, got)
+	took := time.Since(start)
+	for old := w.slowest.Load(); int64(took) > old && !w.slowest.CompareAndSwap(old, int64(took)); old = w.slowest.Load() {
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	switch {
+	case err == nil && bytes.Equal(got, pre):
+		w.joined.Add(1)
+		w.held = append(w.held, c) // held open until every player has its answer
+		return
+	case bytes.Contains(got[:n], []byte("This proxy is full")):
+		w.full.Add(1)
+	default:
+		w.hung.Add(1)
+		w.others = append(w.others, fmt.Sprintf("%q %v", got[:n], err))
+	}
+	_ = c.Close()
+}
+
+// release closes the joined players' connections.
+func (w *waves) release() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, c := range w.held {
 		_ = c.Close()
-	}
-	t.Logf("%d players: %d joined, %d told the proxy is full, %d without an answer; slowest answer %v; /healthz %d ok, %d not",
-		players, joined.Load(), full.Load(), hung.Load(), time.Duration(slowest.Load()).Round(time.Millisecond), healthOK.Load(), healthBad.Load())
-	if hung.Load() != 0 {
-		t.Errorf("%d players got no answer, e.g. %v", hung.Load(), others[:min(3, len(others))])
-	}
-	if joined.Load() == 0 || full.Load() == 0 {
-		t.Errorf("want some players joined and some refused at RLIMIT_NOFILE %d", limit)
-	}
-	if healthBad.Load() != 0 || healthOK.Load() == 0 {
-		t.Errorf("/healthz: %d ok, %d not (last: %v)", healthOK.Load(), healthBad.Load(), lastBad.Load())
 	}
 }
 
@@ -193,7 +229,8 @@ func childAddrs(t *testing.T, line <-chan string) (proxy, adm string) {
 }
 
 // runCappedProxy is the child: it lowers its open-files limit, serves the proxy and the
-// admin API on loopback, prints their addresses and runs until stdin closes.
+// admin API on loopback, prints their addresses and runs until stdin closes (the
+// proxy then stops with the test).
 func runCappedProxy(t *testing.T, backend string) {
 	// The hard limit too: nothing in the process may raise the soft one past it.
 	if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &syscall.Rlimit{Cur: 300, Max: 300}); err != nil {
@@ -208,40 +245,15 @@ func runCappedProxy(t *testing.T, backend string) {
 		}
 		defer f.Close()
 	}
-	cfg, _, err := config.Parse([]byte(strings.ReplaceAll(`
-config:
-  quota:
-    connections: {enabled: false}
-    logins: {enabled: false}
-    status: {enabled: false}
-    maxConnectionsPerIP: 0
-  lite:
-    enabled: true
-    shutdownGrace: 1s
-    routes:
-      - host: '*'
-        backend: BACKEND
-`, "BACKEND", backend)), "fdcap.yml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := lite.New(cfg, lite.Options{Log: logr.Discard()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := startProxy(t, oneRoute("*", backend).quotasOff("maxConnectionsPerIP: 0").withLite("shutdownGrace: 1s").String())
 	aln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
-	wg.Go(func() { _ = p.Serve(ctx, ln) })
-	wg.Go(func() { _ = admin.New(admin.Options{Source: p}).Serve(ctx, aln) })
-	fmt.Printf("FDCAP %s %s\n", ln.Addr(), aln.Addr())
+	wg.Go(func() { _ = admin.New(admin.Options{Source: p.Lite}).Serve(ctx, aln) })
+	fmt.Printf("FDCAP %s %s\n", p.addr, aln.Addr())
 	_, _ = io.Copy(io.Discard, os.Stdin)
 	cancel()
 	wg.Wait()

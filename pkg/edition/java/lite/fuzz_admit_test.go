@@ -43,28 +43,43 @@ func (c *scriptedConn) SetDeadline(t time.Time) error      { return nil }
 func (c *scriptedConn) SetReadDeadline(t time.Time) error  { return nil }
 func (c *scriptedConn) SetWriteDeadline(t time.Time) error { return nil }
 
-func fuzzHeader(f *testing.F, version byte, src string, local bool) []byte {
+// proxyHeader is a PROXY header of version from src:4000 to the proxy's port, or a
+// LOCAL one.
+func proxyHeader(t testing.TB, version byte, src string, local bool) []byte {
 	h := proxyproto.HeaderProxyFromAddrs(version, &net.TCPAddr{IP: net.ParseIP(src), Port: 4000}, &net.TCPAddr{IP: net.IPv4(10, 0, 0, 1), Port: int(wire.DefaultPort)})
 	if local {
 		h = &proxyproto.Header{Version: version, Command: proxyproto.LOCAL, TransportProtocol: proxyproto.UNSPEC}
 	}
 	b, err := h.Format()
 	if err != nil {
-		f.Fatal(err)
+		t.Fatal(err)
 	}
 	return b
+}
+
+// localhostHandshake is a login handshake for localhost:25565, protocol 765.
+var localhostHandshake = []byte{0x10, 0x00, 0xFD, 0x05, 0x09, 'l', 'o', 'c', 'a', 'l', 'h', 'o', 's', 't', 0x63, 0xDD, 0x02}
+
+// admitter is a Lite that only admits: enough to drive session.admit directly.
+func admitter(cfg *config.Config) *Lite {
+	return &Lite{log: logr.Discard(), adm: admission.New(cfg.Quota.Config, admission.Options{})}
+}
+
+// admitSession is a session of l whose client is c, as admit finds it.
+func admitSession(l *Lite, snap *snapshot, c *scriptedConn) session {
+	return session{conn: conn{l: l, client: c, clientAddr: c.remote, start: time.Now()}, snap: snap}
 }
 
 // admitSeeds are real PROXY headers (v1, v2, LOCAL) in front of a handshake, and a few
 // broken ones.
 func admitSeeds(f *testing.F) [][]byte {
-	hs := []byte{0x10, 0x00, 0xFD, 0x05, 0x09, 'l', 'o', 'c', 'a', 'l', 'h', 'o', 's', 't', 0x63, 0xDD, 0x02}
+	hs := localhostHandshake
 	return [][]byte{
-		append(fuzzHeader(f, 1, "203.0.113.5", false), hs...),
-		append(fuzzHeader(f, 2, "203.0.113.5", false), hs...),
-		append(fuzzHeader(f, 2, "2001:db8::1", false), hs...),
-		append(fuzzHeader(f, 2, "", true), hs...),
-		append(fuzzHeader(f, 1, "", true), hs...),
+		append(proxyHeader(f, 1, "203.0.113.5", false), hs...),
+		append(proxyHeader(f, 2, "203.0.113.5", false), hs...),
+		append(proxyHeader(f, 2, "2001:db8::1", false), hs...),
+		append(proxyHeader(f, 2, "", true), hs...),
+		append(proxyHeader(f, 1, "", true), hs...),
 		[]byte("PROXY UNKNOWN\r\n"),
 		[]byte("PROXY TCP4 1.2.3.4 5.6.7.8 1 2\n"),
 		hs,
@@ -91,9 +106,10 @@ func FuzzAdmitProxyHeader(f *testing.F) {
 			remote = &net.TCPAddr{IP: net.IPv4(10, 9, 8, 7), Port: 5555}
 		}
 		c := &scriptedConn{data: data, chunk: int(chunk) + 1, remote: remote}
-		adm := admission.New(cfg.Quota.Config, admission.Options{})
-		l := &Lite{log: logr.Discard(), adm: adm}
-		s := &session{conn: conn{l: l, client: c, clientAddr: remote, start: time.Now()}, snap: &snapshot{cfg: cfg}}
+		l := admitter(cfg)
+		adm := l.adm
+		sv := admitSession(l, &snapshot{cfg: cfg}, c)
+		s := &sv
 
 		err := s.admit()
 		defer func() {

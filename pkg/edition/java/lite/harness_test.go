@@ -89,42 +89,29 @@ type proxyOpts struct {
 	dialer   lite.Dialer
 	obs      lite.Observer
 	resolver lite.Resolver
-	seed     uint64
+	seed     uint64 // 0 is 42
 	log      logr.Logger
 	// wakeTargets and wake are Options.WakeTargets and Options.Wake.
 	wakeTargets lite.TargetFactory
 	wake        wake.Options
+	// ln is the listener to serve; nil is a new one on a loopback port.
+	ln net.Listener
 }
 
-// startProxy parses yaml (with {{name}} placeholders already filled) and serves it.
+// startProxy parses yaml (see liteConfig) and serves it until the test ends.
 func startProxy(t testing.TB, yaml string, o ...proxyOpts) *proxy {
 	t.Helper()
-	cfg, _, err := config.Parse([]byte(yaml), "test.yml")
-	if err != nil {
-		t.Fatalf("config: %v\n%s", err, yaml)
-	}
 	var opt proxyOpts
 	if len(o) > 0 {
 		opt = o[0]
 	}
-	if opt.seed == 0 {
-		opt.seed = 42
-	}
-	if opt.log.GetSink() == nil {
-		if tt, ok := t.(*testing.T); ok && testing.Verbose() {
-			opt.log = testr.New(tt)
-		} else {
-			opt.log = logr.Discard()
+	p := newLite(t, yaml, opt)
+	ln := opt.ln
+	if ln == nil {
+		var err error
+		if ln, err = net.Listen("tcp", "127.0.0.1:0"); err != nil {
+			t.Fatal(err)
 		}
-	}
-	p, err := lite.New(cfg, lite.Options{Log: opt.log, Seed: opt.seed, Now: opt.now, Dialer: opt.dialer, Observer: opt.obs, Resolver: opt.resolver,
-		WakeTargets: opt.wakeTargets, Wake: opt.wake})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -151,16 +138,38 @@ func startProxy(t testing.TB, yaml string, o ...proxyOpts) *proxy {
 	return &proxy{Lite: p, addr: ln.Addr().String(), stop: stop}
 }
 
-// fill replaces {{key}} placeholders.
-func fill(tmpl string, kv ...string) string {
-	r := strings.NewReplacer(func() []string {
-		var out []string
-		for i := 0; i+1 < len(kv); i += 2 {
-			out = append(out, "{{"+kv[i]+"}}", kv[i+1])
+// newLite builds the proxy startProxy serves.
+func newLite(t testing.TB, yaml string, opt proxyOpts) *lite.Lite {
+	t.Helper()
+	cfg, _, err := config.Parse([]byte(yaml), "test.yml")
+	if err != nil {
+		t.Fatalf("config: %v\n%s", err, yaml)
+	}
+	if opt.seed == 0 {
+		opt.seed = 42
+	}
+	if opt.log.GetSink() == nil {
+		if tt, ok := t.(*testing.T); ok && testing.Verbose() {
+			opt.log = testr.New(tt)
+		} else {
+			opt.log = logr.Discard()
 		}
-		return out
-	}()...)
-	return r.Replace(tmpl)
+	}
+	p, err := lite.New(cfg, lite.Options{Log: opt.log, Seed: opt.seed, Now: opt.now, Dialer: opt.dialer, Observer: opt.obs, Resolver: opt.resolver,
+		WakeTargets: opt.wakeTargets, Wake: opt.wake})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// reload parses yaml and applies it to the running proxy.
+func (p *proxy) reload(yaml string) error {
+	cfg, _, err := config.Parse([]byte(yaml), "test.yml")
+	if err != nil {
+		return err
+	}
+	return p.Reload(cfg)
 }
 
 // client is a raw Minecraft client speaking real protocol bytes; failures end the test.

@@ -20,23 +20,12 @@ import (
 	"go.minekube.com/gate/pkg/lite/strategy"
 )
 
-// healthConfig: one route over {{backends}} with short deadlines, health checks off
-// (the default), so only what players get teaches the proxy.
-const healthConfig = `
-config:
-  connectionTimeout: {{dial}}
-  readTimeout: 10s
-  lite:
-    enabled: true
-    firstResponseTimeout: 300ms
-    routes:
-      - host: '*.example.com'
-        backend: [{{backends}}]
-        strategy: {{strategy}}
-`
-
+// healthYAML is one route of strat over backends with short deadlines (dial is the
+// connectionTimeout), health checks off (the default), so only what players get
+// teaches the proxy.
 func healthYAML(strat strategy.Name, dial string, backends ...string) string {
-	return fill(healthConfig, "dial", dial, "backends", strings.Join(backends, ", "), "strategy", string(strat))
+	return oneRoute("*.example.com", backends...).with("strategy: "+string(strat)).
+		withTop("connectionTimeout: "+dial, "readTimeout: 10s").withLite("firstResponseTimeout: 300ms").String()
 }
 
 // counts counts events of one kind under the keys the test picks for each.

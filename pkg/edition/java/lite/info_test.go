@@ -42,7 +42,7 @@ func TestWhy(t *testing.T) {
 
 func TestRoutesAndBackends(t *testing.T) {
 	// The config package is exercised through lite.New, so build from YAML.
-	l := newInfoTestLite(t, `
+	l := newTestLite(t, `
 config:
   lite:
     enabled: true
@@ -77,7 +77,8 @@ config:
 	}
 }
 
-func newInfoTestLite(t *testing.T, yaml string) *Lite {
+// newTestLite builds a Lite (seed 1) from yaml, without serving it.
+func newTestLite(t testing.TB, yaml string) *Lite {
 	t.Helper()
 	cfg, _, err := config.Parse([]byte(yaml), "info.yml")
 	if err != nil {

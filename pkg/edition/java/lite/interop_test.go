@@ -57,15 +57,27 @@ func mcBackend(t *testing.T) (addr string, players <-chan string) {
 }
 
 func serveMCLogin(conn *mcnet.Conn, names chan<- string) {
+	if intent, ok := readMCHandshake(conn); ok && intent == 2 {
+		finishMCLogin(conn, names)
+	}
+}
+
+// readMCHandshake reads a handshake and returns its intent.
+func readMCHandshake(conn *mcnet.Conn) (intent pk.VarInt, ok bool) {
 	var p pk.Packet
 	var (
-		protocol, intent pk.VarInt
-		host             pk.String
-		port             pk.UnsignedShort
+		protocol pk.VarInt
+		host     pk.String
+		port     pk.UnsignedShort
 	)
-	if conn.ReadPacket(&p) != nil || p.Scan(&protocol, &host, &port, &intent) != nil || intent != 2 {
-		return
-	}
+	ok = conn.ReadPacket(&p) == nil && p.Scan(&protocol, &host, &port, &intent) == nil
+	return intent, ok
+}
+
+// finishMCLogin answers a Login Start with Login Success and finishes configuration,
+// then sends the player's name to names.
+func finishMCLogin(conn *mcnet.Conn, names chan<- string) {
+	var p pk.Packet
 	var name pk.String
 	var id pk.UUID
 	if conn.ReadPacket(&p) != nil || p.ID != int32(packetid.ServerboundLoginStart) || p.Scan(&name, &id) != nil {
@@ -88,26 +100,22 @@ func serveMCLogin(conn *mcnet.Conn, names chan<- string) {
 
 func TestGoMCOfflineLoginThroughProxy(t *testing.T) {
 	addr, players := mcBackend(t)
-	p := startProxy(t, fill(`
-config:
-  lite:
-    enabled: true
-    routes:
-      - host: survival.example.com
-        backend: [{{dead}}, {{b}}]
-`, "b", addr, "dead", refusedAddr(t)))
+	p := startProxy(t, oneRoute("survival.example.com", refusedAddr(t), addr).String())
+	goMCJoin(t, p.addr, "survival.example.com", 10*time.Second, players)
+}
 
+// goMCJoin logs go-mc's client in to host through the proxy at proxy, offline as
+// Alex, and waits within timeout for the backend to report Alex on players.
+func goMCJoin(t *testing.T, proxy, host string, timeout time.Duration, players <-chan string) {
+	t.Helper()
 	c := bot.NewClient()
 	c.Auth.Name = "Alex"
 	c.Auth.UUID = uuid.NewSHA1(uuid.NameSpaceOID, []byte("OfflinePlayer:Alex")).String()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	err := c.JoinServerWithOptions("survival.example.com:25565", bot.JoinOptions{
-		MCDialer: proxyDialer{proxy: p.addr},
-		Context:  ctx,
-	})
+	err := c.JoinServerWithOptions(host+":25565", bot.JoinOptions{MCDialer: proxyDialer{proxy: proxy}, Context: ctx})
 	if err != nil {
-		t.Fatalf("go-mc join through the proxy: %v", err)
+		t.Fatalf("go-mc join of %s through the proxy: %v", host, err)
 	}
 	defer c.Close()
 	select {
@@ -122,14 +130,7 @@ config:
 
 func TestGoMCStatusPingThroughProxy(t *testing.T) {
 	b := newBackend(t, statusJSON("Interop MOTD", 12, 200))
-	p := startProxy(t, fill(`
-config:
-  lite:
-    enabled: true
-    routes:
-      - host: hub.example.com
-        backend: {{b}}
-`, "b", b.addr))
+	p := startProxy(t, oneRoute("hub.example.com", b.addr).String())
 
 	conn, err := mcnet.DialMC(p.addr)
 	if err != nil {

@@ -61,7 +61,7 @@ func TestIdenticalBackendsShareDespiteFastLoginFirstBytes(t *testing.T) {
 		sd := &serverDelay{d: 40 * time.Millisecond}
 		sd.wrap(s)
 	}
-	p := startProxy(t, routeConfig(strategy.LowestLatency, 50*time.Millisecond, quoted(a, b)...))
+	p := startProxy(t, routeConfig(strategy.LowestLatency, 50*time.Millisecond, addrs(a, b)...))
 	waitStatusRequests(t, 1, a, b)
 	holdLogins(t, p, 120, 2, a, b)
 	t.Logf("logins a %d, b %d of 120", a.Logins(), b.Logins())
@@ -79,7 +79,7 @@ func TestIdenticalBackendsShareDespiteFastLoginFirstBytes(t *testing.T) {
 func TestBimodalLoginServerGetsAtMost15Percent(t *testing.T) {
 	steady, bimodal := newLoadServer(t, 1000, "Lobby"), newLoadServer(t, 1000, "Lobby")
 	front := newSlowFront(t, bimodal.addr, 30, 400*time.Millisecond, 22)
-	p := startProxy(t, routeConfig(strategy.LowestLatency, 50*time.Millisecond, "'"+steady.addr+"'", "'"+front.addr()+"'"))
+	p := startProxy(t, routeConfig(strategy.LowestLatency, 50*time.Millisecond, steady.addr, front.addr()))
 	waitStatusRequests(t, 1, steady, bimodal)
 	holdLogins(t, p, 120, 2, steady, bimodal)
 	got := bimodal.Logins()

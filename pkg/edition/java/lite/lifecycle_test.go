@@ -28,14 +28,7 @@ func (f fakeSRV) LookupSRV(_ context.Context, service, proto, name string) (stri
 func TestBackendWithoutPortUsesSRVRecord(t *testing.T) {
 	b := newBackend(t, "")
 	host, port, _ := net.SplitHostPort(b.addr)
-	p := startProxy(t, `
-config:
-  lite:
-    enabled: true
-    routes:
-      - host: '*'
-        backend: mc.internal.example
-`, proxyOpts{resolver: fakeSRV{"mc.internal.example": {Target: host + ".", Port: uint16(mustAtoi(t, port))}}})
+	p := startProxy(t, oneRoute("*", "mc.internal.example").String(), proxyOpts{resolver: fakeSRV{"mc.internal.example": {Target: host + ".", Port: uint16(mustAtoi(t, port))}}})
 	c := dialProxy(t, p.addr)
 	c.login("play.example.com")
 	b.next(t)
@@ -48,14 +41,7 @@ func TestBackendWithoutPortOrSRVUsesDefaultPort(t *testing.T) {
 	}
 	_ = ln.Close()
 	b := newBackendOn(t, "127.0.0.1:25565")
-	p := startProxy(t, `
-config:
-  lite:
-    enabled: true
-    routes:
-      - host: '*'
-        backend: localhost
-`, proxyOpts{resolver: fakeSRV{}})
+	p := startProxy(t, oneRoute("*", "localhost").String(), proxyOpts{resolver: fakeSRV{}})
 	c := dialProxy(t, p.addr)
 	c.login("play.example.com")
 	b.next(t)
@@ -63,15 +49,7 @@ config:
 
 func TestGracefulShutdownKeepsSessionsForTheGracePeriod(t *testing.T) {
 	b := newBackend(t, "")
-	p := startProxy(t, fill(`
-config:
-  lite:
-    enabled: true
-    shutdownGrace: 1s
-    routes:
-      - host: '*'
-        backend: {{b}}
-`, "b", b.addr))
+	p := startProxy(t, oneRoute("*", b.addr).withLite("shutdownGrace: 1s").String())
 	c := dialProxy(t, p.addr)
 	c.login("x.example.com")
 
@@ -116,17 +94,8 @@ func TestShutdownDuringFailoverStillServesTheLogin(t *testing.T) {
 	for run := range 3 {
 		hung := newFaultyBackend(t, mctest.FaultHang)
 		good := newBackend(t, "")
-		p := startProxy(t, fill(`
-config:
-  lite:
-    enabled: true
-    shutdownGrace: 3s
-    firstResponseTimeout: 500ms
-    routes:
-      - host: '*'
-        strategy: sequential
-        backend: [{{hung}}, {{good}}]
-`, "hung", hung.addr, "good", good.addr))
+		p := startProxy(t, oneRoute("*", hung.addr, good.addr).with("strategy: sequential").
+			withLite("shutdownGrace: 3s", "firstResponseTimeout: 500ms").String())
 		c := dialProxy(t, p.addr)
 		pre := mctest.LoginPreamble(765, "x.example.com", "Steve")
 		c.send(pre)

@@ -11,30 +11,19 @@ import (
 	"go.minekube.com/gate/pkg/edition/java/lite/wire"
 )
 
-const routingConfig = `
-config:
-  bind: 127.0.0.1:0
-  connectionTimeout: 2s
-  readTimeout: 5s
-  lite:
-    enabled: true
-    routes:
-      - host: lobby.example.com
-        backend: {{lobby}}
-      - host: '*.games.example.com'
-        backend: {{games}}
-      - host: 'play-?.example.com'
-        backend: {{play}}
-      - host: ['alpha.example.com', 'beta.example.com']
-        backend: {{multi}}
-`
+// routingConfig has a route of each kind of host pattern.
+func routingConfig(lobby, games, play, multi string) string {
+	return oneRoute("lobby.example.com", lobby).route("*.games.example.com", games).route("play-?.example.com", play).
+		route("alpha.example.com", multi).alsoHost("beta.example.com").
+		withTop("bind: 127.0.0.1:0", "connectionTimeout: 2s", "readTimeout: 5s").String()
+}
 
 func TestLoginRoutesByHost(t *testing.T) {
 	lobby := newBackend(t, "")
 	games := newBackend(t, "")
 	play := newBackend(t, "")
 	multi := newBackend(t, "")
-	p := startProxy(t, fill(routingConfig, "lobby", lobby.addr, "games", games.addr, "play", play.addr, "multi", multi.addr))
+	p := startProxy(t, routingConfig(lobby.addr, games.addr, play.addr, multi.addr))
 
 	cases := []struct {
 		name string
@@ -66,7 +55,7 @@ func TestLoginRoutesByHost(t *testing.T) {
 
 func TestLoginUnknownHostGetsDisconnect(t *testing.T) {
 	lobby := newBackend(t, "")
-	p := startProxy(t, fill(routingConfig, "lobby", lobby.addr, "games", lobby.addr, "play", lobby.addr, "multi", lobby.addr))
+	p := startProxy(t, routingConfig(lobby.addr, lobby.addr, lobby.addr, lobby.addr))
 	c := dialProxy(t, p.addr)
 	c.send(handshake(765, "nowhere.example.org", wire.IntentLogin), loginStart("Alex"))
 	text := c.disconnectText()
@@ -81,14 +70,7 @@ func TestLoginUnknownHostGetsDisconnect(t *testing.T) {
 
 func TestHandshakeAndLaterBytesReplayedExactly(t *testing.T) {
 	b := newBackend(t, "")
-	p := startProxy(t, fill(`
-config:
-  lite:
-    enabled: true
-    routes:
-      - host: '*'
-        backend: {{b}}
-`, "b", b.addr))
+	p := startProxy(t, oneRoute("*", b.addr).String())
 	c := dialProxy(t, p.addr)
 	// A handshake with a non-minimal field layout is still forwarded byte for byte, and
 	// the Login Start that arrived in the same segment is not lost.
@@ -109,15 +91,7 @@ config:
 
 func TestProxyProtocolV2HeaderToBackend(t *testing.T) {
 	b := newBackendWith(t, mctest.Options{Status: statusJSON("pp", 1, 10), ProxyProtocol: true})
-	p := startProxy(t, fill(`
-config:
-  lite:
-    enabled: true
-    routes:
-      - host: pp.example.com
-        backend: {{b}}
-        proxyProtocol: true
-`, "b", b.addr))
+	p := startProxy(t, oneRoute("pp.example.com", b.addr).with("proxyProtocol: true").String())
 	c := dialProxy(t, p.addr)
 	c.login("pp.example.com")
 	rec := b.next(t)
@@ -140,15 +114,7 @@ config:
 // client's port field reach the backend unchanged.
 func TestModifyVirtualHostKeepsSuffixAndClientPort(t *testing.T) {
 	b := newBackend(t, "")
-	p := startProxy(t, fill(`
-config:
-  lite:
-    enabled: true
-    routes:
-      - host: public.example.com
-        backend: {{b}}
-        modifyVirtualHost: true
-`, "b", b.addr))
+	p := startProxy(t, oneRoute("public.example.com", b.addr).with("modifyVirtualHost: true").String())
 	c := dialProxy(t, p.addr)
 	const clientPort = 25577 // what the player typed; the backend listens elsewhere
 	c.send(wire.AppendHandshake(nil, wire.Handshake{Protocol: 765, Address: "Public.Example.com\x00FML2\x00", Port: clientPort, Intent: wire.IntentLogin}),
@@ -169,18 +135,8 @@ config:
 // on the status fetch alike, and Forge markers stay.
 func TestTCPShieldRealIPCannotBeForged(t *testing.T) {
 	b := newBackend(t, statusJSON("x", 1, 10))
-	p := startProxy(t, fill(`
-config:
-  quota: {status: {enabled: false}}
-  lite:
-    enabled: true
-    tcpShieldTrustedProxies: [127.0.0.1]
-    routes:
-      - host: '*.example.com'
-        backend: {{b}}
-        tcpShieldRealIP: true
-        cachePingTTL: -1
-`, "b", b.addr))
+	p := startProxy(t, oneRoute("*.example.com", b.addr).with("tcpShieldRealIP: true", "cachePingTTL: -1").
+		withLite("tcpShieldTrustedProxies: [127.0.0.1]").withTop("quota: {status: {enabled: false}}").String())
 	dial := func(t *testing.T, from string) *client {
 		conn, err := dialFrom(from, p.addr)
 		if err != nil {
@@ -230,15 +186,7 @@ config:
 
 func TestFailoverOnRefusedBackend(t *testing.T) {
 	good := newBackend(t, "")
-	p := startProxy(t, fill(`
-config:
-  connectionTimeout: 2s
-  lite:
-    enabled: true
-    routes:
-      - host: '*'
-        backend: [{{dead}}, {{good}}]
-`, "dead", refusedAddr(t), "good", good.addr))
+	p := startProxy(t, oneRoute("*", refusedAddr(t), good.addr).withTop("connectionTimeout: 2s").String())
 	c := dialProxy(t, p.addr)
 	c.login("any.example.com")
 	good.next(t)
@@ -247,15 +195,7 @@ config:
 func TestFailoverOnBlackholedBackend(t *testing.T) {
 	good := newBackend(t, "")
 	hole := blackhole(t)
-	p := startProxy(t, fill(`
-config:
-  connectionTimeout: 300ms
-  lite:
-    enabled: true
-    routes:
-      - host: '*'
-        backend: [{{hole}}, {{good}}]
-`, "hole", hole, "good", good.addr))
+	p := startProxy(t, oneRoute("*", hole, good.addr).withTop("connectionTimeout: 300ms").String())
 	start := time.Now()
 	c := dialProxy(t, p.addr)
 	c.login("any.example.com")
@@ -267,22 +207,11 @@ config:
 }
 
 func TestAllBackendsDownDisconnect(t *testing.T) {
-	cfg := `
-config:
-  connectionTimeout: 1s
-  lite:
-    enabled: true
-    disconnect:
-      unavailable: "§cThe network is restarting"
-    routes:
-      - host: custom.example.com
-        backend: {{dead}}
-        disconnect:
-          unavailable: {"text": "Lobby is down for maintenance", "color": "gold"}
-      - host: '*'
-        backend: [{{dead}}, {{dead2}}]
-`
-	p := startProxy(t, fill(cfg, "dead", refusedAddr(t), "dead2", refusedAddr(t)))
+	dead := refusedAddr(t)
+	p := startProxy(t, oneRoute("custom.example.com", dead).
+		with(`disconnect: {unavailable: {"text": "Lobby is down for maintenance", "color": "gold"}}`).
+		route("*", dead, refusedAddr(t)).
+		withLite(`disconnect: {unavailable: "§cThe network is restarting"}`).withTop("connectionTimeout: 1s").String())
 	cases := []struct{ host, want string }{
 		{"custom.example.com", "Lobby is down for maintenance"},
 		{"other.example.com", "The network is restarting"},
@@ -298,14 +227,7 @@ config:
 }
 
 func TestBuiltInUnavailableText(t *testing.T) {
-	p := startProxy(t, fill(`
-config:
-  lite:
-    enabled: true
-    routes:
-      - host: '*'
-        backend: {{dead}}
-`, "dead", refusedAddr(t)))
+	p := startProxy(t, oneRoute("*", refusedAddr(t)).String())
 	c := dialProxy(t, p.addr)
 	c.send(handshake(765, "x.example.com", wire.IntentLogin), loginStart("Steve"))
 	if text := c.disconnectText(); !strings.Contains(text, "unavailable") {
@@ -315,14 +237,7 @@ config:
 
 func TestMalformedHandshakeCloses(t *testing.T) {
 	b := newBackend(t, "")
-	p := startProxy(t, fill(`
-config:
-  lite:
-    enabled: true
-    routes:
-      - host: '*'
-        backend: {{b}}
-`, "b", b.addr))
+	p := startProxy(t, oneRoute("*", b.addr).String())
 	cases := map[string][]byte{
 		"http request":     []byte("GET / HTTP/1.1\r\nHost: x\r\n\r\n"),
 		"6-byte varint":    {0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01},

@@ -11,23 +11,17 @@ import (
 	"go.minekube.com/gate/pkg/lite/logging"
 )
 
-const noiseConfig = `
-config:
-  quota: {connections: {enabled: false}, logins: {enabled: false}, status: {enabled: false}}
-  lite:
-    enabled: true
-    sessionLogEvery: {{every}}
-    routes:
-      - host: '*'
-        backend: {{b}}
-`
+// noiseConfig logs one session in every.
+func noiseConfig(b, every string) string {
+	return oneRoute("*", b).quotasOff().withLite("sessionLogEvery: " + every).String()
+}
 
 // TestHugeHostCannotInflateLogLines: a 7,990-byte host (the issue's case) costs a
 // log line of bounded size, and its NUL bytes are escaped.
 func TestHugeHostCannotInflateLogLines(t *testing.T) {
 	b := newBackend(t, "")
 	var log mctest.Logs
-	p := startProxy(t, fill(noiseConfig, "b", b.addr, "every", "1"),
+	p := startProxy(t, noiseConfig(b.addr, "1"),
 		proxyOpts{log: log.Logger(0)})
 	host := strings.Repeat("x", 7990) + "\x00FML3\x00"
 	c := dialProxy(t, p.addr)
@@ -52,7 +46,7 @@ func TestSessionLogEvery(t *testing.T) {
 			b := newBackend(t, "")
 			var log mctest.Logs
 			rec := &recorder{}
-			p := startProxy(t, fill(noiseConfig, "b", b.addr, "every", c.every),
+			p := startProxy(t, noiseConfig(b.addr, c.every),
 				proxyOpts{obs: rec, log: log.Logger(0)})
 			for range c.sessions {
 				cl := dialProxy(t, p.addr)
@@ -72,7 +66,7 @@ func TestSessionLogEvery(t *testing.T) {
 func TestAnsweredPingWithoutPongIsNotRejected(t *testing.T) {
 	b := newBackend(t, statusJSON("x", 1, 10))
 	rec := &recorder{}
-	p := startProxy(t, fill(noiseConfig, "b", b.addr, "every", "1"), proxyOpts{obs: rec})
+	p := startProxy(t, noiseConfig(b.addr, "1"), proxyOpts{obs: rec})
 	for range 3 {
 		c := dialProxy(t, p.addr)
 		c.send(handshake(765, "mc.example.com", wire.IntentStatus), wire.AppendStatusRequest(nil))

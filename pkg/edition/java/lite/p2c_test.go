@@ -3,7 +3,6 @@ package lite_test
 import (
 	"encoding/json"
 	"fmt"
-	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -43,20 +42,11 @@ func newLoadServer(t testing.TB, maxPlayers int, motd string) *loadServer {
 // statusFunc returns the server's own status answer, to wrap.
 func (s *loadServer) statusFunc() func() string { return s.report }
 
-// p2cConfig is a p2c route over backends whose reports refresh every 100ms.
-func p2cConfig(extra string, backends ...string) string {
-	return fmt.Sprintf(`
-config:
-  lite:
-    enabled: true
-    healthCheck:
-      interval: 100ms
-      timeout: 90ms
-    routes:
-      - host: '*'
-        strategy: p2c
-        backend: [%s]
-%s`, strings.Join(backends, ", "), extra)
+// p2cConfig is a p2c route over backends whose reports refresh every 100ms; extra
+// are more keys of the route.
+func p2cConfig(backends []string, extra ...string) string {
+	return oneRoute("*", backends...).with("strategy: p2c").with(extra...).
+		withLite("healthCheck: {interval: 100ms, timeout: 90ms}").String()
 }
 
 // waitReports waits until p has a report from every backend.
@@ -76,28 +66,28 @@ func waitReports(t *testing.T, p *proxy, n int) {
 func TestP2CKeepsNewPlayersOffBackendsWithoutRoom(t *testing.T) {
 	tests := []struct {
 		name  string
-		setup func(t *testing.T) (bad *loadServer, extra, item string)
+		setup func(t *testing.T) (bad *loadServer, extra []string, item string)
 	}{
-		{"reports a full server", func(t *testing.T) (*loadServer, string, string) {
+		{"reports a full server", func(t *testing.T) (*loadServer, []string, string) {
 			s := newLoadServer(t, 20, "Lobby")
 			s.fixedOnline.Store(20)
-			return s, "", s.addr
+			return s, nil, s.addr
 		}},
-		{"MOTD says maintenance", func(t *testing.T) (*loadServer, string, string) {
+		{"MOTD says maintenance", func(t *testing.T) (*loadServer, []string, string) {
 			s := newLoadServer(t, 100, "§cServer under MAINTENANCE")
-			return s, "        drainMotd: '(?i)maintenance'\n", s.addr
+			return s, []string{"drainMotd: '(?i)maintenance'"}, s.addr
 		}},
-		{"capacity override below the reported max", func(t *testing.T) (*loadServer, string, string) {
+		{"capacity override below the reported max", func(t *testing.T) (*loadServer, []string, string) {
 			s := newLoadServer(t, 500, "Lobby")
 			s.fixedOnline.Store(95)
-			return s, "", fmt.Sprintf("{address: '%s', capacity: 100}", s.addr)
+			return s, nil, fmt.Sprintf("{address: '%s', capacity: 100}", s.addr)
 		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			a, b := newLoadServer(t, 100, "Lobby"), newLoadServer(t, 100, "Lobby")
 			bad, extra, item := tt.setup(t)
-			p := startProxy(t, p2cConfig(extra, "'"+a.addr+"'", item, "'"+b.addr+"'"))
+			p := startProxy(t, p2cConfig([]string{a.addr, item, b.addr}, extra...))
 			waitReports(t, p, 3)
 			const players = 30
 			for range players {
@@ -116,11 +106,7 @@ func TestP2CKeepsNewPlayersOffBackendsWithoutRoom(t *testing.T) {
 
 func TestTwoProxiesShareThreeBackends(t *testing.T) {
 	servers := []*loadServer{newLoadServer(t, 100, "Lobby"), newLoadServer(t, 100, "Lobby"), newLoadServer(t, 100, "Lobby")}
-	var addrs []string
-	for _, s := range servers {
-		addrs = append(addrs, "'"+s.addr+"'")
-	}
-	cfg := p2cConfig("", addrs...)
+	cfg := p2cConfig(addrs(servers...))
 	proxies := []*proxy{startProxy(t, cfg, proxyOpts{seed: 1}), startProxy(t, cfg, proxyOpts{seed: 2})}
 	for _, p := range proxies {
 		waitReports(t, p, len(servers))
@@ -147,8 +133,8 @@ func TestStatusAggregatesHealthyBackends(t *testing.T) {
 	for i, online := range []int64{5, 7, 9} {
 		servers[i].fixedOnline.Store(online)
 	}
-	p := startProxy(t, p2cConfig("        status: aggregate\n        cachePingTTL: -1\n",
-		"'"+servers[0].addr+"'", "'"+servers[1].addr+"'", fmt.Sprintf("{address: '%s', capacity: 150}", servers[2].addr)))
+	p := startProxy(t, p2cConfig([]string{servers[0].addr, servers[1].addr, fmt.Sprintf("{address: '%s', capacity: 150}", servers[2].addr)},
+		"status: aggregate", "cachePingTTL: -1"))
 	waitReports(t, p, 3)
 	body, err := dialProxy(t, p.addr).status(765, "lobby.example.com")
 	if err != nil {
@@ -171,7 +157,7 @@ func TestStatusAggregatesHealthyBackends(t *testing.T) {
 
 func TestP2CRouteProbesForReportsWithoutHealthChecks(t *testing.T) {
 	s := newLoadServer(t, 100, "Lobby")
-	p := startProxy(t, p2cConfig("", "'"+s.addr+"'"))
+	p := startProxy(t, p2cConfig([]string{s.addr}))
 	first := time.Now()
 	waitReports(t, p, 1)
 	var at time.Time

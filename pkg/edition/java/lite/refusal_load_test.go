@@ -24,7 +24,7 @@ func TestRefusalsCountAsLoad(t *testing.T) {
 		liar.backend = liarB
 		liar.SetStatusFunc(liar.report)
 		others := []*loadServer{newLoadServer(t, 500, "Lobby"), newLoadServer(t, 500, "Lobby")}
-		p := startProxy(t, routeConfig(name, 100*time.Millisecond, quoted(liar, others[0], others[1])...), proxyOpts{seed: 6})
+		p := startProxy(t, routeConfig(name, 100*time.Millisecond, addrs(liar, others[0], others[1])...), proxyOpts{seed: 6})
 		if name != strategy.RoundRobin {
 			waitReports(t, p, 3)
 		}

@@ -66,15 +66,24 @@ func seededBytes(seed uint64, n int) []byte {
 
 func relayProxy(t testing.TB, backendAddr string, obs lite.Observer) *proxy {
 	t.Helper()
-	return startProxy(t, fill(`
-config:
-  lite:
-    enabled: true
-    shutdownGrace: 10ms
-    routes:
-      - host: '*.example.com'
-        backend: {{b}}
-`, "b", backendAddr), proxyOpts{obs: obs})
+	return startProxy(t, oneRoute("*.example.com", backendAddr).withLite("shutdownGrace: 10ms").String(), proxyOpts{obs: obs})
+}
+
+// serverAnswer is a backend's first packet (Set Compression), so the player joins.
+var serverAnswer = []byte{0x03, 0x03, 0x80, 0x02}
+
+// joinScripted logs in through the proxy at addr with pre and reads the
+// scripted backend's first answer (serverAnswer): the session is then relayed.
+func joinScripted(t *testing.T, addr string, pre []byte) *net.TCPConn {
+	t.Helper()
+	c := dialTCP(t, addr)
+	if _, err := c.Write(pre); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.ReadFull(c, make([]byte, len(serverAnswer))); err != nil {
+		t.Fatal(err)
+	}
+	return c
 }
 
 func dialTCP(t testing.TB, addr string) *net.TCPConn {
@@ -141,28 +150,30 @@ func TestRelayCopiesBothWaysByteExact(t *testing.T) {
 	}
 }
 
-func TestRelayEndReasons(t *testing.T) {
-	pre := preamble()
-	kick := []byte("kicked: server restarting")
-	// hold keeps a backend connection open until the subtest ends, so only the relay
-	// itself can end a session that waits on it.
-	var hold chan struct{}
-	clean, onError := 2*relay.LingerAfterHalfClose, relay.LingerAfterHalfClose/2
-	tests := []struct {
-		name string
-		// backend runs after the preamble; client runs on the player's socket.
-		backend func(c *net.TCPConn)
-		client  func(t *testing.T, c *net.TCPConn)
-		reason  string
-		up      int64
-		down    int64
-		// within bounds when the session must have ended: an error ends both
-		// directions at once, well inside the linger a clean end grants.
-		within time.Duration
-	}{
+// relayEnd is one way a relayed session ends: what the backend does after its first
+// answer and what the player does, and the end the relay must report.
+type relayEnd struct {
+	name string
+	// backend runs after the preamble and the answer; hold is open until the subtest
+	// ends, so that only the relay itself can end a session that waits on it.
+	backend func(c *net.TCPConn, hold <-chan struct{})
+	client  func(t *testing.T, c *net.TCPConn)
+	reason  string
+	up      int64
+	down    int64 // besides serverAnswer
+	// within bounds when the session must have ended: an error ends both directions
+	// at once, well inside the linger a clean end grants.
+	within time.Duration
+}
+
+var (
+	preambleLen        = int64(len(preamble()))
+	kick               = []byte("kicked: server restarting")
+	cleanEnd, errorEnd = 2 * relay.LingerAfterHalfClose, relay.LingerAfterHalfClose / 2
+	relayEnds          = []relayEnd{
 		{
 			name: "player quits",
-			backend: func(c *net.TCPConn) {
+			backend: func(c *net.TCPConn, _ <-chan struct{}) {
 				_, _ = io.Copy(io.Discard, c) // until the player's FIN
 			},
 			client: func(t *testing.T, c *net.TCPConn) {
@@ -172,11 +183,11 @@ func TestRelayEndReasons(t *testing.T) {
 					t.Errorf("player read %q, %v; want EOF", rest, err)
 				}
 			},
-			reason: lite.ReasonClientClosed, up: int64(len(pre)) + 3, within: clean,
+			reason: lite.ReasonClientClosed, up: preambleLen + 3, within: cleanEnd,
 		},
 		{
 			name: "server kicks",
-			backend: func(c *net.TCPConn) {
+			backend: func(c *net.TCPConn, _ <-chan struct{}) {
 				_, _ = c.Write(kick)
 			},
 			client: func(t *testing.T, c *net.TCPConn) {
@@ -185,11 +196,11 @@ func TestRelayEndReasons(t *testing.T) {
 				}
 				_ = c.Close() // as the game does once it reads the end
 			},
-			reason: lite.ReasonBackendClosed, up: int64(len(pre)), down: int64(len(kick)), within: clean,
+			reason: lite.ReasonBackendClosed, up: preambleLen, down: int64(len(kick)), within: cleanEnd,
 		},
 		{
 			name: "server crashes",
-			backend: func(c *net.TCPConn) {
+			backend: func(c *net.TCPConn, _ <-chan struct{}) {
 				_ = c.SetLinger(0) // close sends RST
 			},
 			client: func(t *testing.T, c *net.TCPConn) {
@@ -199,11 +210,11 @@ func TestRelayEndReasons(t *testing.T) {
 					t.Errorf("player read %d bytes, want the end", n)
 				}
 			},
-			reason: lite.ReasonError, up: int64(len(pre)), within: onError,
+			reason: lite.ReasonError, up: preambleLen, within: errorEnd,
 		},
 		{
 			name: "player's connection resets",
-			backend: func(c *net.TCPConn) {
+			backend: func(c *net.TCPConn, hold <-chan struct{}) {
 				// The server never closes by itself: only the relay ending can free it.
 				_, _ = io.Copy(io.Discard, c)
 				<-hold
@@ -212,31 +223,28 @@ func TestRelayEndReasons(t *testing.T) {
 				_ = c.SetLinger(0)
 				_ = c.Close()
 			},
-			reason: lite.ReasonError, up: int64(len(pre)), within: onError,
+			reason: lite.ReasonError, up: preambleLen, within: errorEnd,
 		},
 	}
-	for _, tt := range tests {
+)
+
+func TestRelayEndReasons(t *testing.T) {
+	pre := preamble()
+	for _, tt := range relayEnds {
 		t.Run(tt.name, func(t *testing.T) {
-			// The backend answers first (Set Compression), as a server does, so the
-			// player is joined and the relay runs.
-			answer := []byte{0x03, 0x03, 0x80, 0x02}
-			b := newScriptBackend(t, len(pre), func(c *net.TCPConn) { _, _ = c.Write(answer); tt.backend(c) })
-			hold = make(chan struct{})
+			// The backend answers first, as a server does, so the player is joined and
+			// the relay runs.
+			hold := make(chan struct{})
+			b := newScriptBackend(t, len(pre), func(c *net.TCPConn) { _, _ = c.Write(serverAnswer); tt.backend(c, hold) })
 			t.Cleanup(func() { close(hold) }) // runs before the backend's cleanup
 			ends := make(endings, 1)
 			p := relayProxy(t, b.addr, ends)
-			c := dialTCP(t, p.addr)
-			if _, err := c.Write(pre); err != nil {
-				t.Fatal(err)
-			}
-			if _, err := io.ReadFull(c, make([]byte, len(answer))); err != nil {
-				t.Fatal(err)
-			}
+			c := joinScripted(t, p.addr, pre)
 			tt.client(t, c)
 			ev := ends.next(t, tt.within)
-			if tt.down += int64(len(answer)); ev.Reason != tt.reason || ev.BytesUp != tt.up || ev.BytesDown != tt.down {
+			if down := tt.down + int64(len(serverAnswer)); ev.Reason != tt.reason || ev.BytesUp != tt.up || ev.BytesDown != down {
 				t.Fatalf("ended %s up %d down %d; want %s up %d down %d",
-					ev.Reason, ev.BytesUp, ev.BytesDown, tt.reason, tt.up, tt.down)
+					ev.Reason, ev.BytesUp, ev.BytesDown, tt.reason, tt.up, down)
 			}
 		})
 	}

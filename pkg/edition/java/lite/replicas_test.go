@@ -15,19 +15,9 @@ import (
 // replicas, with the replica count set as an operator who knows it sets it,
 // status probes every interval (health checks off) and no per-address
 // quotas: every player comes from 127.0.0.1. extra is more route keys.
-func replicasConfig(name strategy.Name, peers int, interval time.Duration, extra string, backends ...string) string {
-	return fmt.Sprintf(`
-config:
-  quota: {connections: {enabled: false}, logins: {enabled: false}, status: {enabled: false}}
-  lite:
-    enabled: true
-    healthCheck: {interval: %v, timeout: %v}
-    routes:
-      - host: '*'
-        strategy: %s
-        peers: %d
-        backend: [%s]
-%s`, interval, interval*9/10, name, peers, strings.Join(backends, ", "), extra)
+func replicasConfig(name strategy.Name, peers int, interval time.Duration, extra []string, backends ...string) string {
+	return oneRoute("*", backends...).with("strategy: "+string(name), fmt.Sprintf("peers: %d", peers)).with(extra...).
+		quotasOff().withLite(fmt.Sprintf("healthCheck: {interval: %v, timeout: %v}", interval, interval*9/10)).String()
 }
 
 // replicaSocketRun serves one route of name through n Lite instances in this
@@ -36,7 +26,7 @@ config:
 // logs in at rate a second, round-robin over the instances (an L4 balancer in
 // front), and stays. It returns the largest backend's sessions over its fair
 // share (players times its share of the capacity).
-func replicaSocketRun(t *testing.T, name strategy.Name, n, rate int, interval time.Duration, extra string, caps []int) float64 {
+func replicaSocketRun(t *testing.T, name strategy.Name, n, rate int, interval time.Duration, extra []string, caps []int) float64 {
 	t.Helper()
 	servers := make([]*loadServer, len(caps))
 	total := 0
@@ -44,7 +34,7 @@ func replicaSocketRun(t *testing.T, name strategy.Name, n, rate int, interval ti
 		servers[i] = newLoadServer(t, c, "Lobby")
 		total += c
 	}
-	cfg := replicasConfig(name, n, interval, extra, quoted(servers...)...)
+	cfg := replicasConfig(name, n, interval, extra, addrs(servers...)...)
 	// A sink that drops everything: a nil one would make startProxy log through t.
 	quiet := funcr.New(func(string, string) {}, funcr.Options{})
 	proxies := make([]*proxy, n)
@@ -79,7 +69,7 @@ func replicaSocketRun(t *testing.T, name strategy.Name, n, rate int, interval ti
 		fmt.Fprintf(&line, " %d/%d(fair %.1f)", got, caps[i], fair)
 	}
 	t.Logf("figure: %s%s, %d replicas, %d players at %.0f/s, probes every %v: sessions/capacity%s, max/fair %.2f",
-		name, strings.TrimRight(strings.ReplaceAll(" "+strings.TrimSpace(extra), "\n", ","), " "), n, players,
+		name, strings.TrimRight(" "+strings.Join(extra, ","), " "), n, players,
 		float64(players)/took.Seconds(), interval, line.String(), worst)
 	return worst
 }
@@ -106,23 +96,23 @@ func replicaSocketRun(t *testing.T, name strategy.Name, n, rate int, interval ti
 // the whole-quanta overfill of the defect, and its figure is logged.
 func TestManyReplicasOnSkewedCapacitiesOverSockets(t *testing.T) {
 	caps := []int{400, 100, 100, 50}
-	const loadOnly = "        latencyWeight: 10s\n"
+	loadOnly := []string{"latencyWeight: 10s"}
 	tests := []struct {
 		name  strategy.Name
 		n     int
-		extra string
+		extra []string
 		// bound is the largest max/fair allowed; 0 only logs the figure.
 		bound float64
 	}{
 		{strategy.P2C, 16, loadOnly, 1.25},
-		{strategy.LeastLoaded, 16, "", 1.15},
+		{strategy.LeastLoaded, 16, nil, 1.15},
 		{strategy.P2C, 32, loadOnly, 1.25},
-		{strategy.LeastLoaded, 32, "", 1.15},
-		{strategy.P2C, 16, "", 0},
+		{strategy.LeastLoaded, 32, nil, 1.15},
+		{strategy.P2C, 16, nil, 0},
 	}
 	for _, tt := range tests {
 		label := fmt.Sprintf("%s/%d replicas", tt.name, tt.n)
-		if tt.extra == "" && tt.name == strategy.P2C {
+		if tt.extra == nil && tt.name == strategy.P2C {
 			label += "/default latencyWeight"
 		}
 		t.Run(label, func(t *testing.T) {

@@ -1,7 +1,6 @@
 package lite_test
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -14,10 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-logr/logr"
-
 	"go.minekube.com/gate/pkg/edition/java/lite"
-	"go.minekube.com/gate/pkg/edition/java/lite/config"
 	"go.minekube.com/gate/pkg/edition/java/lite/wire"
 )
 
@@ -94,33 +90,26 @@ func (c *sessionCount) settled(t *testing.T) (accepted int, joined, rejected map
 	return accepted, joined, rejected
 }
 
-// serveOn serves yaml on ln with obs and dialer, stopped at the end of the test.
-func serveOn(t *testing.T, ln net.Listener, yaml string, obs lite.Observer, dialer lite.Dialer, dns lite.Resolver) *lite.Lite {
-	t.Helper()
-	cfg, _, err := config.Parse([]byte(yaml), "test.yml")
-	if err != nil {
-		t.Fatalf("config: %v\n%s", err, yaml)
-	}
-	p, err := lite.New(cfg, lite.Options{Log: logr.Discard(), Seed: 42, Observer: obs, Dialer: dialer, Resolver: dns})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- p.Serve(ctx, ln) }()
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case err := <-done:
+// countAccepts accepts on ln until the test ends and hands each connection to
+// serve on a goroutine; it counts the connections.
+func countAccepts(t *testing.T, ln net.Listener, serve func(net.Conn)) *atomic.Int64 {
+	var n atomic.Int64
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for {
+			c, err := ln.Accept()
 			if err != nil {
-				t.Errorf("serve: %v", err)
+				return
 			}
-		case <-time.After(15 * time.Second):
-			t.Error("proxy did not stop within 15s")
+			n.Add(1)
+			wg.Go(func() { serve(c) })
 		}
 	})
-	waitFor(t, "proxy ready", 5*time.Second, p.Ready)
-	return p
+	t.Cleanup(func() {
+		_ = ln.Close()
+		wg.Wait()
+	})
+	return &n
 }
 
 // TestTemplateCannotDialTheProxyOnItsOwnAddress: with the proxy bound to every
@@ -142,35 +131,13 @@ func TestTemplateCannotDialTheProxyOnItsOwnAddress(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer api.Close()
-	var apiAccepts atomic.Int64
-	go func() {
-		for {
-			c, err := api.Accept()
-			if err != nil {
-				return
-			}
-			apiAccepts.Add(1)
-			_ = c.Close()
-		}
-	}()
+	apiAccepts := countAccepts(t, api, func(c net.Conn) { _ = c.Close() })
 	apiPort := api.Addr().(*net.TCPAddr).Port
 	hostTmpl := fmt.Sprintf("$1:%d", port)
 	portTmpl := own + ":$1"
 	count := newSessionCount()
-	serveOn(t, ln, fmt.Sprintf(`
-config:
-  readTimeout: 5s
-  lite:
-    enabled: true
-    routes:
-      - host: '*.example.com'
-        backend: '%s'
-      - host: '*.port.test'
-        backend: '%s'
-api:
-  bind: '0.0.0.0:%d'
-`, hostTmpl, portTmpl, apiPort), count, nil, nil)
+	startProxy(t, oneRoute("*.example.com", hostTmpl).route("*.port.test", portTmpl).withTop("readTimeout: 5s").String()+
+		fmt.Sprintf("api:\n  bind: '0.0.0.0:%d'\n", apiPort), proxyOpts{ln: ln, obs: count})
 	player := net.JoinHostPort(own, fmt.Sprint(port))
 
 	logins := []string{own + ".example.com", fmt.Sprint(port) + ".port.test", fmt.Sprint(apiPort) + ".port.test"}
@@ -212,14 +179,7 @@ func TestLoopBackIntoTheProxyIsRefused(t *testing.T) {
 	dialer := &redirectDialer{to: ln.Addr().String()}
 	count := newSessionCount()
 	const tmpl = "$1:25565"
-	serveOn(t, ln, `
-config:
-  lite:
-    enabled: true
-    routes:
-      - host: '*.dyn.test'
-        backend: '`+tmpl+`'
-`, count, dialer, dns)
+	startProxy(t, oneRoute("*.dyn.test", tmpl).String(), proxyOpts{ln: ln, obs: count, dialer: dialer, resolver: dns})
 
 	c := dialProxy(t, ln.Addr().String())
 	c.send(handshake(765, "good.dyn.test", wire.IntentLogin), loginStart("Steve"))
@@ -244,32 +204,13 @@ func TestOtherRoutesLiteralHostExemptsNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer svc.Close()
-	var svcAccepts atomic.Int64
-	go func() {
-		for {
-			c, err := svc.Accept()
-			if err != nil {
-				return
-			}
-			svcAccepts.Add(1)
-			go func() { // a chatty non-Minecraft service
-				defer c.Close()
-				_, _ = c.Write(make([]byte, 1<<20))
-			}()
-		}
-	}()
+	svcAccepts := countAccepts(t, svc, func(c net.Conn) { // a chatty non-Minecraft service
+		defer c.Close()
+		_ = c.SetWriteDeadline(time.Now().Add(5 * time.Second))
+		_, _ = c.Write(make([]byte, 1<<20))
+	})
 	_, svcPort, _ := net.SplitHostPort(svc.Addr().String())
-	p := startProxy(t, fill(`
-config:
-  lite:
-    enabled: true
-    routes:
-      - host: 'lobby.test'
-        backend: '{{lobby}}'
-      - host: '*.*.*.*.*.raw.test'
-        backend: '$1.$2.$3.$4:$5'
-`, "lobby", b.addr), proxyOpts{resolver: &fakeDNS{}})
+	p := startProxy(t, oneRoute("lobby.test", b.addr).route("*.*.*.*.*.raw.test", "$1.$2.$3.$4:$5").String(), proxyOpts{resolver: &fakeDNS{}})
 
 	c := dialProxy(t, p.addr)
 	c.send(handshake(765, "127.0.0.1."+svcPort+".raw.test", wire.IntentLogin), loginStart("Steve"))

@@ -15,9 +15,6 @@ import (
 	"go.minekube.com/gate/pkg/edition/java/lite/relay"
 )
 
-// serverAnswer is a backend's first packet (Set Compression), so the player joins.
-var serverAnswer = []byte{0x03, 0x03, 0x80, 0x02}
-
 // TestBackendPauseKeepsThePlayersUpload pins issue 20's item 4: a backend that stopped
 // reading for 2.5 s (a GC pause, a world save) while the player uploaded fast had the
 // session cut at the old 1 s stall bound, and about 4.7 MB the player had sent never
@@ -125,18 +122,4 @@ func TestPlayerLeavingAStalledBackendIsReleased(t *testing.T) {
 		t.Errorf("ended %s; want %s", ev.Reason, lite.ReasonClientClosed)
 	}
 	admissionSettled(t, p)
-}
-
-// joinScripted logs in through the proxy at addr with pre and reads the
-// scripted backend's first answer: the session is then relayed.
-func joinScripted(t *testing.T, addr string, pre []byte) *net.TCPConn {
-	t.Helper()
-	c := dialTCP(t, addr)
-	if _, err := c.Write(pre); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := io.ReadFull(c, make([]byte, len(serverAnswer))); err != nil {
-		t.Fatal(err)
-	}
-	return c
 }

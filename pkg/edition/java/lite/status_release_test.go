@@ -7,25 +7,13 @@ import (
 	"go.minekube.com/gate/pkg/edition/java/lite/status"
 )
 
-const releaseStatusConfig = `
-config:
-  connectionTimeout: 500ms
-  quota: {connections: {enabled: false}, logins: {enabled: false}, status: {enabled: false}}
-  lite:
-    enabled: true
-    routes:
-      - host: '*.example.com'
-        backend: {{b}}
-        cachePingTTL: 10s
-`
-
 // Regression: on a ViaVersion network a client whose version no login had used yet got
 // the answer fetched with the server's own version, and its server list showed the
 // server as incompatible. A real release's protocol is asked for as such, as through
 // Gate; numbers no release used still share one fetch.
 func TestStatusForAnUnseenReleaseIsFetchedWithItsProtocol(t *testing.T) {
 	b := newBackend(t, statusJSON("multi", 1, 100))
-	p := startProxy(t, fill(releaseStatusConfig, "b", b.addr))
+	p := startProxy(t, oneRoute("*.example.com", b.addr).with("cachePingTTL: 10s").withTop("connectionTimeout: 500ms").quotasOff().String())
 	for _, v := range []int32{47, 340, 773} { // 1.8.x, 1.12.2, 1.21.9: no login has used them
 		if _, err := dialProxy(t, p.addr).status(v, "play.example.com"); err != nil {
 			t.Fatal(err)

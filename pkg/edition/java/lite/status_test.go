@@ -10,21 +10,15 @@ import (
 	"go.minekube.com/gate/pkg/edition/java/lite/wire"
 )
 
-const statusConfig = `
-config:
-  connectionTimeout: 500ms
-  lite:
-    enabled: true
-    routes:
-      - host: ['*.example.com', example.com]
-        backend: {{b}}
-        cachePingTTL: 10s
-`
+// statusConfig serves *.example.com and example.com from b with a 10s status cache.
+func statusConfig(b string) string {
+	return oneRoute("*.example.com", b).alsoHost("example.com").with("cachePingTTL: 10s").withTop("connectionTimeout: 500ms").String()
+}
 
 func TestStatusFromBackendThenCache(t *testing.T) {
 	b := newBackend(t, statusJSON("Hello", 3, 100))
 	clk := newManualClock()
-	p := startProxy(t, fill(statusConfig, "b", b.addr), proxyOpts{now: clk.Now})
+	p := startProxy(t, statusConfig(b.addr), proxyOpts{now: clk.Now})
 
 	for i := 0; i < 3; i++ {
 		body, err := dialProxy(t, p.addr).status(765, "mc.example.com")
@@ -57,7 +51,7 @@ func TestStatusFromBackendThenCache(t *testing.T) {
 // protocol learned from a login gets its own key, asked with that protocol.
 func TestStatusCacheKeysCannotBeMultiplied(t *testing.T) {
 	b := newBackend(t, statusJSON("Hello", 3, 100))
-	p := startProxy(t, fill(statusConfig, "b", b.addr))
+	p := startProxy(t, statusConfig(b.addr))
 	ping := func(proto int32, host string) {
 		t.Helper()
 		if _, err := dialProxy(t, p.addr).status(proto, host); err != nil {
@@ -92,7 +86,7 @@ func TestStatusCacheKeysCannotBeMultiplied(t *testing.T) {
 func TestStatusSingleflight(t *testing.T) {
 	b := newBackend(t, statusJSON("Burst", 0, 20))
 	b.SetHangStatus(false)
-	p := startProxy(t, fill(statusConfig, "b", b.addr))
+	p := startProxy(t, statusConfig(b.addr))
 	const n = 30
 	var wg sync.WaitGroup
 	errs := make(chan error, n)
@@ -116,19 +110,10 @@ func TestStatusSingleflight(t *testing.T) {
 func TestStatusHungBackendFallsBack(t *testing.T) {
 	b := newBackend(t, statusJSON("never", 0, 0))
 	b.SetHangStatus(true)
-	p := startProxy(t, fill(`
-config:
-  connectionTimeout: 300ms
-  lite:
-    enabled: true
-    routes:
-      - host: '*'
-        backend: {{b}}
-        fallback:
-          motd: "§cServer is starting"
-          version: {name: "maintenance"}
-          players: {online: 0, max: 0}
-`, "b", b.addr))
+	p := startProxy(t, oneRoute("*", b.addr).with(`fallback:
+  motd: "§cServer is starting"
+  version: {name: "maintenance"}
+  players: {online: 0, max: 0}`).withTop("connectionTimeout: 300ms").String())
 	start := time.Now()
 	body, err := dialProxy(t, p.addr).status(765, "x.example.com")
 	if err != nil {
@@ -156,7 +141,7 @@ config:
 }
 
 func TestStatusAllDownWithoutFallbackCloses(t *testing.T) {
-	p := startProxy(t, fill(statusConfig, "b", refusedAddr(t)))
+	p := startProxy(t, statusConfig(refusedAddr(t)))
 	c := dialProxy(t, p.addr)
 	c.send(handshake(765, "x.example.com", wire.IntentStatus), wire.AppendStatusRequest(nil))
 	c.expectClosed()
@@ -165,7 +150,7 @@ func TestStatusAllDownWithoutFallbackCloses(t *testing.T) {
 func TestStatusLastKnownGood(t *testing.T) {
 	b := newBackend(t, statusJSON("Still here", 5, 50))
 	clk := newManualClock()
-	p := startProxy(t, fill(statusConfig, "b", b.addr), proxyOpts{now: clk.Now})
+	p := startProxy(t, statusConfig(b.addr), proxyOpts{now: clk.Now})
 	if _, err := dialProxy(t, p.addr).status(765, "mc.example.com"); err != nil {
 		t.Fatal(err)
 	}
@@ -186,7 +171,7 @@ func TestStatusLastKnownGood(t *testing.T) {
 
 func TestPingWithoutStatusRequest(t *testing.T) {
 	b := newBackend(t, statusJSON("x", 0, 1))
-	p := startProxy(t, fill(statusConfig, "b", b.addr))
+	p := startProxy(t, statusConfig(b.addr))
 	c := dialProxy(t, p.addr)
 	c.send(handshake(765, "mc.example.com", wire.IntentStatus), wire.AppendPing(nil, 99))
 	id, payload, err := c.frame()
@@ -204,7 +189,7 @@ func TestPingWithoutStatusRequest(t *testing.T) {
 
 func TestStatusUnknownHostCloses(t *testing.T) {
 	b := newBackend(t, statusJSON("x", 0, 1))
-	p := startProxy(t, fill(statusConfig, "b", b.addr))
+	p := startProxy(t, statusConfig(b.addr))
 	c := dialProxy(t, p.addr)
 	c.send(handshake(765, "other.org", wire.IntentStatus), wire.AppendStatusRequest(nil))
 	c.expectClosed()
@@ -212,20 +197,9 @@ func TestStatusUnknownHostCloses(t *testing.T) {
 
 func TestLegacyPing(t *testing.T) {
 	b := newBackend(t, statusJSON("Legacy MOTD", 7, 70))
-	p := startProxy(t, fill(`
-config:
-  connectionTimeout: 1s
-  lite:
-    enabled: true
-    routes:
-      - host: old.example.com
-        backend: {{b}}
-      - host: '*'
-        backend: {{dead}}
-        fallback:
-          motd: Catch-all
-          players: {online: 1, max: 2}
-`, "b", b.addr, "dead", refusedAddr(t)))
+	p := startProxy(t, oneRoute("old.example.com", b.addr).
+		route("*", refusedAddr(t)).with("fallback: {motd: Catch-all, players: {online: 1, max: 2}}").
+		withTop("connectionTimeout: 1s").String())
 
 	t.Run("1.6 routed by host", func(t *testing.T) {
 		c := dialProxy(t, p.addr)

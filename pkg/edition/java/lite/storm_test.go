@@ -3,7 +3,6 @@ package lite_test
 import (
 	"fmt"
 	"net"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -22,21 +21,10 @@ func stormConfig(name strategy.Name, tight bool, backends ...string) string {
 	if tight {
 		frt, interval, timeout = "500ms", "100ms", "80ms"
 	}
-	return fmt.Sprintf(`
-config:
-  quota: {connections: {enabled: false}, logins: {enabled: false}, status: {enabled: false}}
-  connectionTimeout: 1s
-  readTimeout: 10s
-  lite:
-    enabled: true
-    firstResponseTimeout: %s
-    healthCheck: {enabled: true, interval: %s, timeout: %s, rise: 2, fall: 2}
-    routes:
-      - host: '*'
-        strategy: %s
-        cachePingTTL: -1
-        backend: [%s]
-`, frt, interval, timeout, name, strings.Join(backends, ", "))
+	return oneRoute("*", backends...).with("strategy: "+string(name), "cachePingTTL: -1").
+		quotasOff().withTop("connectionTimeout: 1s", "readTimeout: 10s").
+		withLite("firstResponseTimeout: "+frt, fmt.Sprintf("healthCheck: {enabled: true, interval: %s, timeout: %s, rise: 2, fall: 2}", interval, timeout)).
+		String()
 }
 
 // storm logs players in at rate per second for d through the proxy at addr, each
@@ -71,10 +59,9 @@ func storm(addr string, rate int, d time.Duration) (failed int64) {
 // attempts the dark backend got during the storm.
 func stormRun(t *testing.T, name strategy.Name, unannounced bool, rate int, span time.Duration) int64 {
 	dark := newBackendWith(t, mctest.Options{LoginDelay: 300 * time.Millisecond})
-	addrs := []string{"'" + dark.addr + "'"}
+	addrs := []string{dark.addr}
 	for range 3 {
-		b := newBackendWith(t, mctest.Options{LoginDelay: 300 * time.Millisecond})
-		addrs = append(addrs, "'"+b.addr+"'")
+		addrs = append(addrs, newBackendWith(t, mctest.Options{LoginDelay: 300 * time.Millisecond}).addr)
 	}
 	p := startProxy(t, stormConfig(name, unannounced, addrs...), proxyOpts{seed: 22})
 	// Every backend has served (its last sample is good) before it goes dark.

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"go.minekube.com/gate/internal/mctest"
-	"go.minekube.com/gate/pkg/edition/java/lite/config"
 	"go.minekube.com/gate/pkg/lite/strategy"
 )
 
@@ -37,17 +36,10 @@ func (d *countingDialer) count(addr string) int {
 	return d.dials[addr]
 }
 
-const strategyConfig = `
-config:
-  connectionTimeout: 1s
-  lite:
-    enabled: true
-    routes:
-      - host: '*'
-        backend: [{{a}}, {{b}}, {{c}}]
-        strategy: {{strategy}}
-        cachePingTTL: -1
-`
+// strategyConfig is one route of strategy name over backends, the status cache off.
+func strategyConfig(name string, backends ...string) string {
+	return oneRoute("*", backends...).with("strategy: "+name, "cachePingTTL: -1").withTop("connectionTimeout: 1s").String()
+}
 
 func threeBackends(t *testing.T) (a, b, c *backend) {
 	return newBackend(t, statusJSON("a", 0, 100)), newBackend(t, statusJSON("b", 0, 100)), newBackend(t, statusJSON("c", 0, 100))
@@ -55,7 +47,7 @@ func threeBackends(t *testing.T) (a, b, c *backend) {
 
 func TestRoundRobinExactAndNotMovedByPings(t *testing.T) {
 	a, b, c := threeBackends(t)
-	p := startProxy(t, fill(strategyConfig, "a", a.addr, "b", b.addr, "c", c.addr, "strategy", "round-robin"))
+	p := startProxy(t, strategyConfig("round-robin", a.addr, b.addr, c.addr))
 	for i := 0; i < 30; i++ {
 		cl := dialProxy(t, p.addr)
 		cl.login("rr.example.com")
@@ -84,7 +76,7 @@ func activeOn(p *proxy, addr string) int64 {
 
 func TestLeastConnectionsBalancesHeldSessionsAndFreesOnDisconnect(t *testing.T) {
 	a, b, c := threeBackends(t)
-	p := startProxy(t, fill(strategyConfig, "a", a.addr, "b", b.addr, "c", c.addr, "strategy", "least-connections"))
+	p := startProxy(t, strategyConfig("least-connections", a.addr, b.addr, c.addr))
 	var held []*client
 	for i := 0; i < 9; i++ {
 		cl := dialProxy(t, p.addr)
@@ -127,15 +119,8 @@ func TestLeastConnectionsBalancesHeldSessionsAndFreesOnDisconnect(t *testing.T) 
 func TestConcurrentLoginsKeepCountsExact(t *testing.T) {
 	const n = 200
 	backends := []*backend{newBackend(t, ""), newBackend(t, ""), newBackend(t, ""), newBackend(t, "")}
-	p := startProxy(t, fill(`
-config:
-  lite:
-    enabled: true
-    routes:
-      - host: '*'
-        backend: [{{a}}, {{b}}, {{c}}, {{d}}]
-        strategy: least-connections
-`, "a", backends[0].addr, "b", backends[1].addr, "c", backends[2].addr, "d", backends[3].addr))
+	p := startProxy(t, oneRoute("*", backends[0].addr, backends[1].addr, backends[2].addr, backends[3].addr).
+		with("strategy: least-connections").String())
 
 	var wg sync.WaitGroup
 	clients := make([]*client, n)
@@ -190,15 +175,7 @@ func TestDeadFirstBackendStopsCostingDials(t *testing.T) {
 	good := newBackend(t, "")
 	dead := refusedAddr(t)
 	dialer := &countingDialer{}
-	p := startProxy(t, fill(`
-config:
-  connectionTimeout: 1s
-  lite:
-    enabled: true
-    routes:
-      - host: '*'
-        backend: [{{dead}}, {{good}}]
-`, "dead", dead, "good", good.addr), proxyOpts{dialer: dialer})
+	p := startProxy(t, oneRoute("*", dead, good.addr).withTop("connectionTimeout: 1s").String(), proxyOpts{dialer: dialer})
 	for i := 0; i < 20; i++ {
 		cl := dialProxy(t, p.addr)
 		cl.login("x.example.com")
@@ -218,34 +195,14 @@ func TestReloadAddedBackendGetsPlayersUnderEveryStrategy(t *testing.T) {
 	for _, name := range strategy.Names() {
 		t.Run(string(name), func(t *testing.T) {
 			a, b, c := threeBackends(t)
-			p := startProxy(t, fill(`
-config:
-  lite:
-    enabled: true
-    routes:
-      - host: '*'
-        backend: [{{a}}, {{b}}]
-        strategy: {{strategy}}
-`, "a", a.addr, "b", b.addr, "strategy", string(name)))
+			p := startProxy(t, oneRoute("*", a.addr, b.addr).with("strategy: "+string(name)).String())
 			var held []*client
 			for i := 0; i < 6; i++ {
 				cl := dialProxy(t, p.addr)
 				cl.login("x.example.com")
 				held = append(held, cl)
 			}
-			cfg, _, err := config.Parse([]byte(fill(`
-config:
-  lite:
-    enabled: true
-    routes:
-      - host: '*'
-        backend: [{{a}}, {{b}}, {{c}}]
-        strategy: {{strategy}}
-`, "a", a.addr, "b", b.addr, "c", c.addr, "strategy", string(name))), "test.yml")
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := p.Reload(cfg); err != nil {
+			if err := p.reload(oneRoute("*", a.addr, b.addr, c.addr).with("strategy: " + string(name)).String()); err != nil {
 				t.Fatal(err)
 			}
 			// Sequential keeps config order by design: the new backend is last and takes

@@ -38,15 +38,7 @@ func TestUnusableAddressLogIsClippedAndRateLimited(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := startProxy(t, fill(`
-config:
-  quota: {connections: {enabled: false}, logins: {enabled: false}, status: {enabled: false}}
-  lite:
-    enabled: true
-    routes:
-      - host: '*.example.com'
-        backend: ['127.0.0.1:$1', '{{spare}}']
-`, "spare", spare.addr), proxyOpts{log: log})
+	p := startProxy(t, oneRoute("*.example.com", "127.0.0.1:$1", spare.addr).quotasOff().String(), proxyOpts{log: log})
 	for i := range 100 {
 		// A different 4 KB port each time: digits, so it is not a valid port.
 		host := strings.Repeat("9", 4000) + strconv.Itoa(i) + ".example.com"

@@ -9,7 +9,6 @@ import (
 
 	"go.minekube.com/gate/internal/mctest"
 	"go.minekube.com/gate/pkg/edition/java/lite"
-	"go.minekube.com/gate/pkg/edition/java/lite/config"
 	"go.minekube.com/gate/pkg/lite/wake"
 )
 
@@ -25,7 +24,7 @@ func TestReloadDoesNotMoveTheSleep(t *testing.T) {
 	clk := mctest.NewTimerClock(time.Time{})
 	awake := refusedAddr(t)
 	yaml := func(idle string) string {
-		return fill(wakeConfig, "sleepy", e.addr, "hold", "25s", "idle", idle, "awake", awake)
+		return wakeConfig(e.addr, "25s", idle, awake)
 	}
 	p := startProxy(t, yaml("60s"), proxyOpts{
 		wakeTargets: func(wake.Spec) (wake.Target, error) { return e, nil },
@@ -33,23 +32,15 @@ func TestReloadDoesNotMoveTheSleep(t *testing.T) {
 	})
 	t0 := clk.Now()
 	state := func() wake.State {
-		for _, s := range p.Wake().States() {
-			if s.Key == e.key {
-				return s
-			}
-		}
-		return wake.State{}
+		s, _ := wakeState(p, e.key)
+		return s
 	}
 	waitFor(t, "idle countdown", 5*time.Second, func() bool { return state().Phase == wake.PhaseIdle })
 	if at := state().SleepAt; !at.Equal(t0.Add(60 * time.Second)) {
 		t.Fatalf("sleep at %v, want %v", at, t0.Add(60*time.Second))
 	}
 	clk.Advance(30 * time.Second)
-	cfg, _, err := config.Parse([]byte(yaml("10m")), "test.yml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := p.Reload(cfg); err != nil {
+	if err := p.reload(yaml("10m")); err != nil {
 		t.Fatal(err)
 	}
 	if s := state(); s.Phase != wake.PhaseIdle || !s.SleepAt.Equal(t0.Add(60*time.Second)) {
@@ -63,10 +54,9 @@ func TestReloadDoesNotMoveTheSleep(t *testing.T) {
 	waitFor(t, "one sleep at the original time", 5*time.Second, func() bool { return e.sleeps.Load() == 1 })
 }
 
-// TestHeldLoginsHoldAdmissionSlots: a held login keeps its connection slot, so holding
-// is bounded by maxConnections like any other connection: with 5 slots, 5 players are
-// held and the 6th is refused with the busy Disconnect.
-
+// TestWakeTargetsBuiltOnceAndBadOnesServeWithoutWaking: a reload that keeps a route's
+// wake spec keeps its target (the factory is not called again); a target the factory
+// cannot build leaves its route served without waking, and the reload applies.
 func TestWakeTargetsBuiltOnceAndBadOnesServeWithoutWaking(t *testing.T) {
 	e := newEngine(t, "webhook sleepy", sleepyStatus)
 	var built atomic.Int64
@@ -79,17 +69,13 @@ func TestWakeTargetsBuiltOnceAndBadOnesServeWithoutWaking(t *testing.T) {
 		return e, nil
 	}
 	yaml := func(url string) string {
-		y := fill(wakeConfig, "sleepy", e.addr, "hold", "2s", "idle", "10m", "awake", refusedAddr(t))
+		y := wakeConfig(e.addr, "2s", "10m", refusedAddr(t))
 		return strings.Replace(y, "http://127.0.0.1:9/wake", url, 1)
 	}
 	p := startProxy(t, yaml("http://127.0.0.1:9/wake"), proxyOpts{wakeTargets: factory})
 	reload := func(y string) {
 		t.Helper()
-		cfg, _, err := config.Parse([]byte(y), "test.yml")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := p.Reload(cfg); err != nil {
+		if err := p.reload(y); err != nil {
 			t.Fatalf("reload: %v", err)
 		}
 	}
@@ -111,8 +97,3 @@ func TestWakeTargetsBuiltOnceAndBadOnesServeWithoutWaking(t *testing.T) {
 		t.Fatal("woken through an unusable target")
 	}
 }
-
-// TestWokenServerFoundAtItsNewAddress: the route has no live backend when the wake
-// starts; the server comes up at an address the route table learns only afterwards (a
-// discovered route's new EndpointSlice, here a reload). The readiness checks read the
-// live table, so the held player joins there.

@@ -62,7 +62,7 @@ func (f *fullAfterWake) serve(c *net.TCPConn) {
 func TestFullAnswerRightAfterAWakeIsAFailureAndNotRetried(t *testing.T) {
 	f := &fullAfterWake{t: t, addr: refusedAddr(t)}
 	factory := func(wake.Spec) (wake.Target, error) { return f, nil }
-	p := startProxy(t, fill(wakeConfig, "sleepy", f.addr, "hold", "10s", "idle", "10m", "awake", refusedAddr(t)),
+	p := startProxy(t, wakeConfig(f.addr, "10s", "10m", refusedAddr(t)),
 		proxyOpts{wakeTargets: factory})
 	c := dialProxy(t, p.addr)
 	_ = c.SetDeadline(time.Now().Add(15 * time.Second))

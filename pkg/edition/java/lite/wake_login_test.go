@@ -1,10 +1,8 @@
 package lite_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
-	"io"
 	"math/rand/v2"
 	"os"
 	"slices"
@@ -15,19 +13,18 @@ import (
 	"testing"
 	"time"
 
-	"github.com/Tnze/go-mc/bot"
-	"github.com/Tnze/go-mc/data/packetid"
 	mcnet "github.com/Tnze/go-mc/net"
 	pk "github.com/Tnze/go-mc/net/packet"
-	"github.com/google/uuid"
 
 	"go.minekube.com/gate/internal/mctest"
-	"go.minekube.com/gate/pkg/edition/java/lite/config"
 	"go.minekube.com/gate/pkg/lite/wake"
 )
 
 // Logins of sleeping routes: held, woken once, joined with their bytes, or told why.
 
+// heldLogin is one player's login to a sleeping route: handshake, Login Start and a
+// few more frames (as a modded client may send before the server answers), all of
+// which the backend must receive byte for byte.
 func heldLogin(rng *rand.Rand, i int) []byte {
 	payload := make([]byte, 1+rng.IntN(120))
 	for j := range payload {
@@ -59,7 +56,7 @@ func fiftyLoginsJoin(t *testing.T, delay time.Duration) {
 	e := newEngine(t, "webhook sleepy", sleepyStatus)
 	e.delay = delay
 	p := wakeProxy(t, e, "25s", "10m", refusedAddr(t))
-	waitFor(t, "target found asleep", 5*time.Second, func() bool { return phase(p, e.key) == wake.PhaseAsleep })
+	waitAsleep(t, p, e.key)
 
 	const players = 50
 	rng := rand.New(rand.NewPCG(21, 50))
@@ -67,32 +64,7 @@ func fiftyLoginsJoin(t *testing.T, delay time.Duration) {
 	for i := range sent {
 		sent[i] = heldLogin(rng, i)
 	}
-	start := time.Now()
-	errs := make([]error, players)
-	joinedAfter := make([]time.Duration, players)
-	clients := make([]*mctest.Client, players)
-	var wg sync.WaitGroup
-	for i := range players {
-		c := mctest.Dial(t, p.addr)
-		clients[i] = c
-		wg.Go(func() {
-			_ = c.SetDeadline(time.Now().Add(30 * time.Second))
-			if _, err := c.Write(sent[i]); err != nil {
-				errs[i] = err
-				return
-			}
-			got := make([]byte, len(sent[i]))
-			if _, err := io.ReadFull(c.R, got); err != nil {
-				errs[i] = err
-				return
-			}
-			joinedAfter[i] = time.Since(start)
-			if !bytes.Equal(got, sent[i]) {
-				errs[i] = errors.New("the backend received other bytes than the player sent")
-			}
-		})
-	}
-	wg.Wait()
+	clients, errs, joinedAfter := joinWith(t, p.addr, sent)
 	joined := 0
 	for i, err := range errs {
 		if err != nil {
@@ -123,11 +95,31 @@ func fiftyLoginsJoin(t *testing.T, delay time.Duration) {
 		players, e.wakes.Load(), delay, joined, players, joinedAfter[0].Round(time.Millisecond), joinedAfter[players-1].Round(time.Millisecond))
 }
 
+// joinWith logs players in at once through the proxy at addr, each sending its own
+// bytes, and returns their connections, each one's error and when each was joined
+// (its bytes echoed), counted from before the first dial.
+func joinWith(t *testing.T, addr string, sent [][]byte) ([]*mctest.Client, []error, []time.Duration) {
+	start := time.Now()
+	errs := make([]error, len(sent))
+	joinedAfter := make([]time.Duration, len(sent))
+	clients := make([]*mctest.Client, len(sent))
+	var wg sync.WaitGroup
+	for i := range sent {
+		c := mctest.Dial(t, addr)
+		clients[i] = c
+		wg.Go(func() {
+			_ = c.SetDeadline(time.Now().Add(30 * time.Second))
+			errs[i] = echoed(c, sent[i])
+			joinedAfter[i] = time.Since(start)
+		})
+	}
+	wg.Wait()
+	return clients, errs, joinedAfter
+}
+
 func sessions(p *proxy, key string) int {
-	for _, s := range p.Wake().States() {
-		if s.Key == key {
-			return s.Sessions
-		}
+	if s, ok := wakeState(p, key); ok {
+		return s.Sessions
 	}
 	return -1
 }
@@ -140,7 +132,7 @@ func TestHeldLoginsOfServerThatNeverStartsAreToldWhy(t *testing.T) {
 	e.never = true
 	const hold = 1500 * time.Millisecond
 	p := wakeProxy(t, e, "1500ms", "10m", refusedAddr(t))
-	waitFor(t, "target found asleep", 5*time.Second, func() bool { return phase(p, e.key) == wake.PhaseAsleep })
+	waitAsleep(t, p, e.key)
 	texts, slowest := heldDisconnects(t, p, 50)
 	for i, txt := range texts {
 		if !strings.Contains(txt, "The server sleepy.example.com is starting up. Please join again in a moment.") {
@@ -184,17 +176,16 @@ func heldDisconnects(t *testing.T, p *proxy, n int) ([]string, time.Duration) {
 	return texts, slices.Max(took)
 }
 
-// TestBlockedWakeLeavesOtherRoutesResponsive: a webhook target that hangs until its own
-// timeout holds 50 players; meanwhile a status storm on another route is answered as
-// fast as without it (p99 compared), and the held players get the Disconnect.
-
+// TestHeldLoginsHoldAdmissionSlots: a held login keeps its connection slot, so holding
+// is bounded by maxConnections like any other connection: with 5 slots, 5 players are
+// held and the 6th is refused with the busy Disconnect.
 func TestHeldLoginsHoldAdmissionSlots(t *testing.T) {
 	e := newEngine(t, "webhook sleepy", sleepyStatus)
 	e.never = true
 	p := wakeProxy(t, e, "3s", "10m", refusedAddr(t), func(y string) string {
 		return strings.Replace(y, "maxConnectionsPerIP: 0", "maxConnectionsPerIP: 0\n    maxConnections: 5", 1)
 	})
-	waitFor(t, "target found asleep", 5*time.Second, func() bool { return phase(p, e.key) == wake.PhaseAsleep })
+	waitAsleep(t, p, e.key)
 	var wg sync.WaitGroup
 	var texts []string
 	wg.Go(func() { texts, _ = heldDisconnects(t, p, 5) })
@@ -231,32 +222,28 @@ func TestLoginToStoppedAwakeTargetWakesIt(t *testing.T) {
 	}
 }
 
-// TestWakeTargetsBuiltOnceAndBadOnesServeWithoutWaking: a reload that keeps a route's
-// wake spec keeps its target (the factory is not called again); a target the factory
-// cannot build leaves its route served without waking, and the reload applies.
-
+// TestWokenServerFoundAtItsNewAddress: the route has no live backend when the wake
+// starts; the server comes up at an address the route table learns only afterwards (a
+// discovered route's new EndpointSlice, here a reload). The readiness checks read the
+// live table, so the held player joins there.
 func TestWokenServerFoundAtItsNewAddress(t *testing.T) {
 	e := newEngine(t, "webhook sleepy", sleepyStatus)
 	e.delay = 300 * time.Millisecond
 	factory := func(wake.Spec) (wake.Target, error) { return e, nil }
 	awake := refusedAddr(t)
 	yaml := func(backend string) string {
-		return fill(wakeConfig, "sleepy", backend, "hold", "10s", "idle", "10m", "awake", awake)
+		return wakeConfig(backend, "10s", "10m", awake)
 	}
 	p := startProxy(t, yaml(refusedAddr(t)), proxyOpts{wakeTargets: factory})
 	var reloaded atomic.Bool
 	e.started = func(addr string) {
-		cfg, _, err := config.Parse([]byte(yaml(addr)), "test.yml")
-		if err == nil {
-			err = p.Reload(cfg)
-		}
-		if err != nil {
+		if err := p.reload(yaml(addr)); err != nil {
 			t.Errorf("reload with the new address: %v", err)
 			return
 		}
 		reloaded.Store(true)
 	}
-	waitFor(t, "target found asleep", 5*time.Second, func() bool { return phase(p, e.key) == wake.PhaseAsleep })
+	waitAsleep(t, p, e.key)
 	c := dialProxy(t, p.addr)
 	_ = c.SetDeadline(time.Now().Add(15 * time.Second))
 	c.login("sleepy.example.com")
@@ -265,17 +252,16 @@ func TestWokenServerFoundAtItsNewAddress(t *testing.T) {
 	}
 }
 
-// TestStatusAnswersFeedPlayersOnline: players.online of the route's status answers
-// reaches the Coordinator, from a ping's fetch and from a health probe alike, and a
-// server with players is not counted down to sleep.
-
+// goMCTarget is a wake target whose server is built on go-mc's codec (status and an
+// offline 1.20.2 login): a client and a server we did not write, on both sides of a
+// held login.
 type goMCTarget struct {
 	addr    string
 	players chan string
 	wakes   atomic.Int64
+	later   delayed // the server's start, 500ms after the first wake
 	mu      sync.Mutex
 	ln      *mcnet.Listener
-	timer   *time.Timer
 	done    chan struct{}
 }
 
@@ -283,10 +269,8 @@ func (g *goMCTarget) Key() string                               { return "exec g
 func (g *goMCTarget) Running(context.Context) (bool, error)     { return false, nil }
 func (g *goMCTarget) Sleep(context.Context, wake.Request) error { return nil }
 func (g *goMCTarget) Wake(context.Context, wake.Request) (wake.Result, error) {
-	if g.wakes.Add(1) == 1 {
-		g.mu.Lock()
-		g.timer = time.AfterFunc(500*time.Millisecond, g.start)
-		g.mu.Unlock()
+	if g.wakes.Add(1) == 1 && !g.later.after(500*time.Millisecond, g.start) {
+		return wake.Result{}, errors.New("target closed")
 	}
 	return wake.Result{}, nil
 }
@@ -312,32 +296,17 @@ func (g *goMCTarget) start() {
 	}()
 }
 
-// serve answers a status exchange, or hands a login to serveMCLogin.
+// serve answers a status exchange, or finishes a login (finishMCLogin).
 func (g *goMCTarget) serve(conn *mcnet.Conn) {
-	var p pk.Packet
-	var (
-		protocol, intent pk.VarInt
-		host             pk.String
-		port             pk.UnsignedShort
-	)
-	if conn.ReadPacket(&p) != nil || p.Scan(&protocol, &host, &port, &intent) != nil {
+	intent, ok := readMCHandshake(conn)
+	if !ok {
 		return
 	}
 	if intent == 2 {
-		var name pk.String
-		var id pk.UUID
-		if conn.ReadPacket(&p) != nil || p.Scan(&name, &id) != nil {
-			return
-		}
-		if conn.WritePacket(pk.Marshal(packetid.ClientboundLoginSuccess, id, name, pk.VarInt(0))) != nil ||
-			conn.ReadPacket(&p) != nil || p.ID != int32(packetid.ServerboundLoginAcknowledged) ||
-			conn.WritePacket(pk.Marshal(packetid.ClientboundConfigFinishConfiguration)) != nil ||
-			conn.ReadPacket(&p) != nil || p.ID != int32(packetid.ServerboundConfigFinishConfiguration) {
-			return
-		}
-		g.players <- string(name)
+		finishMCLogin(conn, g.players)
 		return
 	}
+	var p pk.Packet
 	if conn.ReadPacket(&p) != nil || p.ID != 0 {
 		return
 	}
@@ -348,10 +317,8 @@ func (g *goMCTarget) serve(conn *mcnet.Conn) {
 }
 
 func (g *goMCTarget) close() {
+	g.later.close() // the listener, if any, is set from here on
 	g.mu.Lock()
-	if g.timer != nil {
-		g.timer.Stop()
-	}
 	ln, done := g.ln, g.done
 	g.mu.Unlock()
 	if ln != nil {
@@ -365,26 +332,10 @@ func (g *goMCTarget) close() {
 func TestGoMCJoinsSleepingRoute(t *testing.T) {
 	g := &goMCTarget{addr: refusedAddr(t), players: make(chan string, 1)}
 	t.Cleanup(g.close)
-	p := startProxy(t, fill(wakeConfig, "sleepy", g.addr, "hold", "10s", "idle", "10m", "awake", refusedAddr(t)),
+	p := startProxy(t, wakeConfig(g.addr, "10s", "10m", refusedAddr(t)),
 		proxyOpts{wakeTargets: func(wake.Spec) (wake.Target, error) { return g, nil }})
-	waitFor(t, "target found asleep", 5*time.Second, func() bool { return phase(p, g.Key()) == wake.PhaseAsleep })
-	c := bot.NewClient()
-	c.Auth.Name = "Alex"
-	c.Auth.UUID = uuid.NewSHA1(uuid.NameSpaceOID, []byte("OfflinePlayer:Alex")).String()
-	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
-	defer cancel()
-	if err := c.JoinServerWithOptions("sleepy.example.com:25565", bot.JoinOptions{MCDialer: proxyDialer{proxy: p.addr}, Context: ctx}); err != nil {
-		t.Fatalf("go-mc join of the sleeping route: %v", err)
-	}
-	defer c.Close()
-	select {
-	case name := <-g.players:
-		if name != "Alex" {
-			t.Fatalf("server saw %q", name)
-		}
-	case <-ctx.Done():
-		t.Fatal("the woken server never finished the login")
-	}
+	waitAsleep(t, p, g.Key())
+	goMCJoin(t, p.addr, "sleepy.example.com", 15*time.Second, g.players)
 	if n := g.wakes.Load(); n != 1 {
 		t.Fatalf("%d wake calls", n)
 	}

@@ -2,7 +2,6 @@ package lite_test
 
 import (
 	"errors"
-	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -15,6 +14,9 @@ import (
 
 // Pings of sleeping routes: answered, never woken, fed into the players count.
 
+// TestPingsToSleepingRouteNeverWakeIt: once the route's server is asleep, 1,000 pings
+// make no wake call, and every answer is its last good status (favicon, version, max
+// players) with the asleep MOTD and nobody online.
 func TestPingsToSleepingRouteNeverWakeIt(t *testing.T) {
 	e := newEngine(t, "webhook sleepy", sleepyStatus)
 	e.start() // up at first: the proxy learns its status
@@ -63,7 +65,7 @@ func TestPingsToSleepingRouteNeverWakeIt(t *testing.T) {
 func TestPingToSleepingRouteWithoutLastGoodShowsFallback(t *testing.T) {
 	e := newEngine(t, "webhook sleepy", sleepyStatus)
 	p := wakeProxy(t, e, "25s", "10m", refusedAddr(t))
-	waitFor(t, "target found asleep", 5*time.Second, func() bool { return phase(p, e.key) == wake.PhaseAsleep })
+	waitAsleep(t, p, e.key)
 	body, err := mctest.Ping(p.addr, 765, "sleepy.example.com")
 	if err != nil {
 		t.Fatal(err)
@@ -77,16 +79,15 @@ func TestPingToSleepingRouteWithoutLastGoodShowsFallback(t *testing.T) {
 	}
 }
 
-// heldLogin is one player's login to a sleeping route: handshake, Login Start and a
-// few more frames (as a modded client may send before the server answers), all of
-// which the backend must receive byte for byte.
-
+// TestBlockedWakeLeavesOtherRoutesResponsive: a webhook target that hangs until its own
+// timeout holds 50 players; meanwhile a status storm on another route is answered as
+// fast as without it (p99 compared), and the held players get the Disconnect.
 func TestBlockedWakeLeavesOtherRoutesResponsive(t *testing.T) {
 	e := newEngine(t, "webhook sleepy", sleepyStatus)
 	e.block = 4 * time.Second
 	other := newBackend(t, statusJSON("other", 1, 10))
 	p := wakeProxy(t, e, "2s", "10m", other.addr)
-	waitFor(t, "target found asleep", 5*time.Second, func() bool { return phase(p, e.key) == wake.PhaseAsleep })
+	waitAsleep(t, p, e.key)
 
 	const storm = 400
 	before := statusP99(t, p.addr, storm)
@@ -131,10 +132,12 @@ func statusP99(t *testing.T, addr string, n int) time.Duration {
 	if f := failed.Load(); f != 0 {
 		t.Fatalf("%d of %d pings failed", f, n)
 	}
-	slices.Sort(times)
-	return times[n*99/100]
+	return p99(times)
 }
 
+// TestStatusAnswersFeedPlayersOnline: players.online of the route's status answers
+// reaches the Coordinator, from a ping's fetch and from a health probe alike, and a
+// server with players is not counted down to sleep.
 func TestStatusAnswersFeedPlayersOnline(t *testing.T) {
 	withPlayers := strings.Replace(sleepyStatus, `"online":0`, `"online":3`, 1)
 	for _, tc := range []struct {
@@ -161,17 +164,9 @@ func TestStatusAnswersFeedPlayersOnline(t *testing.T) {
 				}
 			}
 			waitFor(t, "3 players reported", 5*time.Second, func() bool {
-				for _, s := range p.Wake().States() {
-					if s.Key == e.key {
-						return s.PlayersOnline == 3 && s.Phase == wake.PhaseAwake
-					}
-				}
-				return false
+				s, ok := wakeState(p, e.key)
+				return ok && s.PlayersOnline == 3 && s.Phase == wake.PhaseAwake
 			})
 		})
 	}
 }
-
-// goMCTarget is a wake target whose server is built on go-mc's codec (status and an
-// offline 1.20.2 login): a client and a server we did not write, on both sides of a
-// held login.

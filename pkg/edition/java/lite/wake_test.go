@@ -13,28 +13,14 @@ import (
 	"go.minekube.com/gate/pkg/lite/wake"
 )
 
-// wakeConfig has a route whose server sleeps ({{hold}}, {{idle}}) and a plain one.
-const wakeConfig = `
-config:
-  connectionTimeout: 2s
-  quota:
-    connections: {enabled: false}
-    logins: {enabled: false}
-    status: {enabled: false}
-    maxConnectionsPerIP: 0
-  lite:
-    enabled: true
-    routes:
-      - host: sleepy.example.com
-        backend: {{sleepy}}
-        wake: {webhook: "http://127.0.0.1:9/wake"}
-        holdFor: {{hold}}
-        idleAfter: {{idle}}
-        asleepMotd: "Asleep: join to wake"
-        fallback: {motd: "fallback", version: {name: "fb"}}
-      - host: awake.example.com
-        backend: {{awake}}
-`
+// wakeConfig has a route to sleepy whose server sleeps (holdFor hold, idleAfter idle)
+// and a plain one to awake.
+func wakeConfig(sleepy, hold, idle, awake string) string {
+	return oneRoute("sleepy.example.com", sleepy).with(`wake: {webhook: "http://127.0.0.1:9/wake"}`,
+		"holdFor: "+hold, "idleAfter: "+idle, `asleepMotd: "Asleep: join to wake"`, `fallback: {motd: "fallback", version: {name: "fb"}}`).
+		route("awake.example.com", awake).
+		withTop("connectionTimeout: 2s").quotasOff("maxConnectionsPerIP: 0").String()
+}
 
 // asleepMOTD is what wakeConfig's asleepMotd renders to.
 const asleepMOTD = `{"text":"Asleep: join to wake"}`
@@ -63,10 +49,9 @@ type engine struct {
 	// then publishes its address).
 	started func(addr string)
 
+	later delayed // the server starts that Wake schedules
 	mu    sync.Mutex
 	srv   *mctest.Backend
-	timer *time.Timer
-	err   error
 }
 
 var _ wake.Observer = (*engine)(nil)
@@ -95,25 +80,25 @@ func (e *engine) Wake(ctx context.Context, _ wake.Request) (wake.Result, error) 
 	case e.never || e.running.Load():
 		return wake.Result{}, nil
 	}
-	e.mu.Lock()
-	e.timer = time.AfterFunc(e.delay, e.start)
-	e.mu.Unlock()
+	if !e.later.after(e.delay, e.start) {
+		return wake.Result{}, errors.New("engine closed")
+	}
 	return wake.Result{}, nil
 }
 
-// start brings the server up at e.addr.
+// start brings the server up at e.addr. If it cannot (the address is taken), the
+// test that waits for it fails at its deadline.
 func (e *engine) start() {
 	b, err := mctest.Start(mctest.Options{Addr: e.addr, Status: e.status})
-	e.mu.Lock()
-	defer e.mu.Unlock()
 	if err != nil {
-		e.err = err
 		return
 	}
+	e.mu.Lock()
 	e.srv = b
+	e.mu.Unlock()
 	e.running.Store(true)
 	if e.started != nil {
-		go e.started(b.Addr())
+		e.started(b.Addr())
 	}
 }
 
@@ -136,11 +121,11 @@ func (e *engine) server() *mctest.Backend {
 	return e.srv
 }
 
+// close waits for a start under way (or drops one not yet due) before it closes the
+// server: a server that started after it would outlive the test.
 func (e *engine) close() {
+	e.later.close()
 	e.mu.Lock()
-	if e.timer != nil {
-		e.timer.Stop()
-	}
 	srv := e.srv
 	e.mu.Unlock()
 	if srv != nil {
@@ -148,25 +133,81 @@ func (e *engine) close() {
 	}
 }
 
+// delayed runs functions after a delay on goroutines it owns. A fake engine starts
+// its server late, as a real one does; close drops what is not due yet and waits for
+// what runs, so nothing started late escapes the test's cleanup.
+type delayed struct {
+	mu     sync.Mutex
+	closed bool
+	stop   chan struct{} // closed by close
+	wg     sync.WaitGroup
+}
+
+// after runs f once d has passed, unless close comes first; it reports false once
+// closed.
+func (l *delayed) after(d time.Duration, f func()) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed {
+		return false
+	}
+	if l.stop == nil {
+		l.stop = make(chan struct{})
+	}
+	stop := l.stop
+	l.wg.Go(func() {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		select {
+		case <-t.C:
+			f()
+		case <-stop:
+		}
+	})
+	return true
+}
+
+func (l *delayed) close() {
+	l.mu.Lock()
+	if !l.closed && l.stop != nil {
+		close(l.stop)
+	}
+	l.closed = true
+	l.mu.Unlock()
+	l.wg.Wait()
+}
+
 // wakeProxy serves wakeConfig with e as the sleepy route's target; edit, if given,
 // changes the config text first.
 func wakeProxy(t *testing.T, e *engine, hold, idle, awake string, edit ...func(string) string) *proxy {
 	t.Helper()
 	factory := func(wake.Spec) (wake.Target, error) { return e, nil }
-	yaml := fill(wakeConfig, "sleepy", e.addr, "hold", hold, "idle", idle, "awake", awake)
+	yaml := wakeConfig(e.addr, hold, idle, awake)
 	for _, f := range edit {
 		yaml = f(yaml)
 	}
 	return startProxy(t, yaml, proxyOpts{wakeTargets: factory})
 }
 
-func phase(p *proxy, key string) string {
+// wakeState is the state of p's wake target key; ok is false while p has none.
+func wakeState(p *proxy, key string) (s wake.State, ok bool) {
 	for _, s := range p.Wake().States() {
 		if s.Key == key {
-			return s.Phase
+			return s, true
 		}
 	}
-	return ""
+	return wake.State{}, false
+}
+
+func phase(p *proxy, key string) string {
+	s, _ := wakeState(p, key)
+	return s.Phase
+}
+
+// waitAsleep waits until p has found its wake target key asleep.
+func waitAsleep(t *testing.T, p *proxy, key string) {
+	t.Helper()
+	waitFor(t, "target found asleep", 5*time.Second, func() bool { return phase(p, key) == wake.PhaseAsleep })
 }
 
 func decodeStatus(t testing.TB, body string) (desc, favicon, version string, online, maxPlayers int) {
@@ -182,7 +223,3 @@ func decodeStatus(t testing.TB, body string) (desc, favicon, version string, onl
 	}
 	return string(v.Description), v.Favicon, v.Version.Name, v.Players.Online, v.Players.Max
 }
-
-// TestPingsToSleepingRouteNeverWakeIt: once the route's server is asleep, 1,000 pings
-// make no wake call, and every answer is its last good status (favicon, version, max
-// players) with the asleep MOTD and nobody online.
