@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"go.minekube.com/gate/pkg/edition/java/lite/config"
+	"go.minekube.com/gate/pkg/lite/wake/engines"
 )
 
 // version is set at build time: -ldflags "-X main.version=v1.2.3".
@@ -167,6 +168,16 @@ func configPath(path string) string {
 	return defaultConfig
 }
 
+// load loads the config file and checks, as serve's start and reload do,
+// that every file route's wake target can be built.
 func load(path string) (*config.Config, []config.Warning, error) {
-	return config.Load(configPath(path))
+	return checked(config.Load(configPath(path)))
+}
+
+// checked adds the wake targets' check to a config load.
+func checked(cfg *config.Config, warnings []config.Warning, err error) (*config.Config, []config.Warning, error) {
+	if err == nil {
+		err = engines.CheckRoutes(cfg)
+	}
+	return cfg, warnings, err
 }

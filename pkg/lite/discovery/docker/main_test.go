@@ -6,11 +6,13 @@ import (
 	"testing"
 
 	"go.uber.org/goleak"
+
+	"go.minekube.com/gate/internal/enginetest"
 )
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	removeTestImage()
+	enginetest.RemoveImage()
 	if code == 0 {
 		if err := goleak.Find(); err != nil {
 			fmt.Fprintln(os.Stderr, "goleak:", err)

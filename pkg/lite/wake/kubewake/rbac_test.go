@@ -14,8 +14,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
-	"k8s.io/client-go/tools/clientcmd"
 
+	"go.minekube.com/gate/internal/enginetest"
 	"go.minekube.com/gate/internal/mctest"
 	"go.minekube.com/gate/pkg/lite/wake"
 )
@@ -70,14 +70,7 @@ func loadWakeRBAC(t *testing.T) ([]*rbacv1.Role, []*rbacv1.RoleBinding) {
 // does, and not for changing a workload any other way.
 func TestLimitedKubeconfigWakesWithShippedRBAC(t *testing.T) {
 	e := newKubeEnv(t)
-	kc := os.Getenv("GATETEST_KUBECONFIG_LIMITED")
-	if kc == "" {
-		t.Fatal("GATETEST_KUBECONFIG is set but GATETEST_KUBECONFIG_LIMITED is not: start the engine with scripts/engines/kube.sh")
-	}
-	limitedCfg, err := clientcmd.BuildConfigFromFlags("", kc)
-	if err != nil {
-		t.Fatalf("load GATETEST_KUBECONFIG_LIMITED: %v", err)
-	}
+	limitedCfg := e.kube.Limited(t)
 	ns := e.namespace(t)
 	spec := e.workload(t, ns, "statefulset", "survival", 0)
 
@@ -128,8 +121,8 @@ func TestLimitedKubeconfigWakesWithShippedRBAC(t *testing.T) {
 		t.Fatalf("replicas %d after sleep, want 0", got)
 	}
 
-	limited := clientset(t, limitedCfg)
-	_, err = limited.AppsV1().StatefulSets(ns).Patch(t.Context(), "survival", types.MergePatchType,
+	limited := enginetest.Clientset(t, limitedCfg)
+	_, err := limited.AppsV1().StatefulSets(ns).Patch(t.Context(), "survival", types.MergePatchType,
 		[]byte(`{"spec":{"replicas":5}}`), metav1.PatchOptions{})
 	if !apierrors.IsForbidden(err) {
 		t.Errorf("patch the statefulset's replicas: err = %v, want Forbidden", err)

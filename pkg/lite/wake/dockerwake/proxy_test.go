@@ -1,4 +1,4 @@
-package docker_test
+package dockerwake_test
 
 import (
 	"bytes"
@@ -18,11 +18,13 @@ import (
 	"github.com/go-logr/logr"
 	"github.com/go-logr/logr/testr"
 
+	"go.minekube.com/gate/internal/enginetest"
 	"go.minekube.com/gate/internal/mctest"
 	"go.minekube.com/gate/pkg/edition/java/lite"
 	"go.minekube.com/gate/pkg/edition/java/lite/config"
 	"go.minekube.com/gate/pkg/lite/discovery"
-	"go.minekube.com/gate/pkg/lite/discovery/docker"
+	dockersource "go.minekube.com/gate/pkg/lite/discovery/docker"
+	"go.minekube.com/gate/pkg/lite/engine/docker"
 	"go.minekube.com/gate/pkg/lite/wake"
 	"go.minekube.com/gate/pkg/lite/wake/dockerwake"
 )
@@ -57,7 +59,7 @@ config:
 	if testing.Verbose() {
 		log = testr.New(t)
 	}
-	containers, err := docker.NewContainers(cfg.Lite.Discovery.Docker.Host)
+	containers, err := docker.Dial(cfg.Lite.Discovery.Docker.Host, docker.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +80,7 @@ config:
 	if err := m.SetFile(cfg); err != nil {
 		t.Fatal(err)
 	}
-	src, err := docker.New(docker.Options{Config: cfg.Lite.Discovery.Docker, Log: log, MinBackoff: 20 * time.Millisecond})
+	src, err := dockersource.New(dockersource.Options{Config: cfg.Lite.Discovery.Docker, Log: log, MinBackoff: 20 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,15 +164,15 @@ func heldLogin(addr string, sent []byte, within time.Duration) (net.Conn, error)
 // concurrent logins start it once and join with their held bytes replayed,
 // and once they leave the proxy stops it after idleAfter and keeps the route.
 func TestProxyWakesStoppedContainerOnLoginAndSleepsItWhenIdle(t *testing.T) {
-	e := docker.NeedTestEngine(t)
-	name := docker.Uniq("e2e-sleepy")
+	e := enginetest.NeedDocker(t)
+	name := enginetest.Uniq("e2e-sleepy")
 	host := name + ".example.com"
 	const motd = "e2e: asleep, join to wake"
 	const idleAfter = 3 * time.Second
 	created := time.Now()
-	id := e.Create(t, name, map[string]string{"gate.hosts": host, "gate.wake": "container",
-		"gate.idleAfter": idleAfter.String(), "gate.asleepMotd": motd})
-	p := startWakeProxy(t, e.Host())
+	id := e.Create(t, enginetest.Container{Name: name, Labels: map[string]string{"gate.hosts": host, "gate.wake": "container",
+		"gate.idleAfter": idleAfter.String(), "gate.asleepMotd": motd}})
+	p := startWakeProxy(t, e.Host)
 	key := "docker " + name
 
 	// The route comes from the listing with no backend, and the target's
@@ -184,7 +186,7 @@ func TestProxyWakesStoppedContainerOnLoginAndSleepsItWhenIdle(t *testing.T) {
 	// yet: the MOTD alone).
 	const pings = 200
 	for i := range pings {
-		body, err := mctest.Ping(p.addr, docker.Protocol, host)
+		body, err := mctest.Ping(p.addr, protocol, host)
 		if err != nil {
 			t.Fatalf("ping %d: %v", i, err)
 		}
@@ -192,7 +194,7 @@ func TestProxyWakesStoppedContainerOnLoginAndSleepsItWhenIdle(t *testing.T) {
 			t.Fatalf("ping %d: %v", i, err)
 		}
 	}
-	pingStarts := e.Starts(t, id, created, time.Now())
+	pingStarts := e.Events(t, id, "start", created, time.Now())
 	if st := p.state(key); pingStarts != 0 || st.Wakes != 0 || st.Phase != wake.PhaseAsleep {
 		t.Fatalf("after %d pings: %d starts, state %+v; want 0 starts, asleep", pings, pingStarts, st)
 	}
@@ -208,7 +210,7 @@ func TestProxyWakesStoppedContainerOnLoginAndSleepsItWhenIdle(t *testing.T) {
 		for j := range tail {
 			tail[j] = byte(rng.Uint32())
 		}
-		sent[i] = append(mctest.LoginPreamble(docker.Protocol, host, fmt.Sprintf("player%02d", i)), tail...)
+		sent[i] = append(mctest.LoginPreamble(protocol, host, fmt.Sprintf("player%02d", i)), tail...)
 	}
 	type joined struct {
 		c    net.Conn
@@ -264,7 +266,7 @@ func TestProxyWakesStoppedContainerOnLoginAndSleepsItWhenIdle(t *testing.T) {
 			_ = c.Close()
 		}
 	})
-	loginStarts := e.Starts(t, id, loginsAt, time.Now())
+	loginStarts := e.Events(t, id, "start", loginsAt, time.Now())
 	st := p.state(key)
 	t.Logf("figure: %d concurrent logins to the stopped container: %d container starts (%d wake calls), %d of %d joined with their held bytes echoed byte-exact",
 		players, loginStarts, st.Wakes, len(conns), players)
@@ -290,7 +292,7 @@ func TestProxyWakesStoppedContainerOnLoginAndSleepsItWhenIdle(t *testing.T) {
 		return ok && len(rt.Backend) == 0 && st.Phase == wake.PhaseAsleep && st.Sleeps == 1
 	})
 	slept := time.Since(left)
-	stops := e.Stops(t, id, left, time.Now())
+	stops := e.Events(t, id, "stop", left, time.Now())
 	t.Logf("figure: time from the last player leaving to the container stopped (route without backends, target asleep): %s with idleAfter %s; %d stop",
 		slept.Round(time.Millisecond), idleAfter, stops)
 	if stops != 1 {
@@ -304,7 +306,7 @@ func TestProxyWakesStoppedContainerOnLoginAndSleepsItWhenIdle(t *testing.T) {
 	// version and max players), learnt while it was awake, and still wakes
 	// nothing.
 	since := time.Now()
-	body, err := mctest.Ping(p.addr, docker.Protocol, host)
+	body, err := mctest.Ping(p.addr, protocol, host)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -312,7 +314,7 @@ func TestProxyWakesStoppedContainerOnLoginAndSleepsItWhenIdle(t *testing.T) {
 	if err != nil || version != "1.20.4" || maxPlayers != 1000 {
 		t.Errorf("ping after the sleep: %s (version %q, max %d): %v", body, version, maxPlayers, err)
 	}
-	if n := e.Starts(t, id, since, time.Now()); n != 0 {
+	if n := e.Events(t, id, "start", since, time.Now()); n != 0 {
 		t.Errorf("a ping of the slept route started the container %d times", n)
 	}
 }

@@ -1,4 +1,4 @@
-package docker_test
+package dockerwake_test
 
 import (
 	"context"
@@ -8,16 +8,17 @@ import (
 	"testing"
 	"time"
 
+	"go.minekube.com/gate/internal/enginetest"
 	"go.minekube.com/gate/internal/mctest"
 	"go.minekube.com/gate/pkg/lite/discovery"
-	"go.minekube.com/gate/pkg/lite/discovery/docker"
+	"go.minekube.com/gate/pkg/lite/engine/docker"
 	"go.minekube.com/gate/pkg/lite/wake"
 	"go.minekube.com/gate/pkg/lite/wake/dockerwake"
 )
 
 func newTarget(t *testing.T, host, name string, grace time.Duration) *dockerwake.Target {
 	t.Helper()
-	c, err := docker.NewContainers(host)
+	c, err := docker.Dial(host, docker.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,18 +62,18 @@ func joinAddrs(a []string) string {
 }
 
 func TestStoppedWakeContainerKeepsItsRouteAndWakesOnceFor50ConcurrentWakes(t *testing.T) {
-	e := docker.NeedTestEngine(t)
-	name := docker.Uniq("sleepy")
-	host := docker.Uniq("sleepy") + ".example.com"
+	e := enginetest.NeedDocker(t)
+	name := enginetest.Uniq("sleepy")
+	host := enginetest.Uniq("sleepy") + ".example.com"
 	// The source runs first, so the route comes from the create event.
-	route := e.WatchRoutes(t)
-	id := e.Create(t, name, map[string]string{"gate.hosts": host, "gate.wake": "container", "gate.idleAfter": "10m"})
+	route := watchRoutes(t, e.Host)
+	id := e.Create(t, enginetest.Container{Name: name, Labels: map[string]string{"gate.hosts": host, "gate.wake": "container", "gate.idleAfter": "10m"}})
 
 	rt := waitBackends(t, route, host, 10*time.Second)
 	if rt.Container != name || rt.Settings["wake"] != "container" || rt.Settings["idleAfter"] != "10m" {
 		t.Fatalf("stopped wake container's route: %+v", rt)
 	}
-	tg := newTarget(t, e.Host(), name, 5*time.Second)
+	tg := newTarget(t, e.Host, name, 5*time.Second)
 	if tg.Key() != "docker "+name {
 		t.Errorf("key %q", tg.Key())
 	}
@@ -99,20 +100,20 @@ func TestStoppedWakeContainerKeepsItsRouteAndWakesOnceFor50ConcurrentWakes(t *te
 	for err := range errs {
 		t.Errorf("wake: %v", err)
 	}
-	if n := e.Starts(t, id, since.Add(-time.Second), time.Now()); n != 1 {
+	if n := e.Events(t, id, "start", since.Add(-time.Second), time.Now()); n != 1 {
 		t.Errorf("50 concurrent wakes started the container %d times, want 1", n)
 	}
 	if on, err := tg.Running(ctx); err != nil || !on {
 		t.Fatalf("Running after the wake: %v, %v", on, err)
 	}
 
-	addr := net.JoinHostPort(e.IP(t, id), "25565")
+	addr := net.JoinHostPort(e.IP(t, id, "bridge"), "25565")
 	t0 := time.Now()
 	waitBackends(t, route, host, 5*time.Second, addr)
 	routed := time.Since(t0)
 	var err error
 	mctest.WaitFor(t, "status ping to the woken container", 5*time.Second, func() bool {
-		_, err = mctest.Ping(addr, docker.Protocol, host)
+		_, err = mctest.Ping(addr, protocol, host)
 		return err == nil
 	})
 	t.Logf("50 wakes returned after %s; the route had the address %s later", woke.Round(time.Millisecond), routed.Round(time.Millisecond))
@@ -140,9 +141,9 @@ func TestStoppedWakeContainerKeepsItsRouteAndWakesOnceFor50ConcurrentWakes(t *te
 }
 
 func TestWakeOfMissingContainerNamesTheTarget(t *testing.T) {
-	e := docker.NeedTestEngine(t)
-	name := docker.Uniq("missing")
-	tg := newTarget(t, e.Host(), name, 0)
+	e := enginetest.NeedDocker(t)
+	name := enginetest.Uniq("missing")
+	tg := newTarget(t, e.Host, name, 0)
 	_, err := tg.Wake(context.Background(), wake.Request{})
 	if err == nil || !docker.IsNotFound(err) || !containsAll(err.Error(), "docker "+name, "wake", "404") {
 		t.Fatalf("wake of a missing container: %v", err)
