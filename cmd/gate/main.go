@@ -133,7 +133,7 @@ func validate(args []string, stdout, stderr io.Writer) int {
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	cfg, warnings, err := load(*path)
+	cfg, warnings, err := checked(load(*path))
 	for _, w := range warnings {
 		fmt.Fprintln(stdout, "warning:", w.String())
 	}
@@ -168,13 +168,13 @@ func configPath(path string) string {
 	return defaultConfig
 }
 
-// load loads the config file and checks, as serve's start and reload do,
-// that every file route's wake target can be built.
 func load(path string) (*config.Config, []config.Warning, error) {
-	return checked(config.Load(configPath(path)))
+	return config.Load(configPath(path))
 }
 
-// checked adds the wake targets' check to a config load.
+// checked adds to a config load what validate, serve's start and every reload
+// check beyond the file itself: that each file route's wake target can be
+// built.
 func checked(cfg *config.Config, warnings []config.Warning, err error) (*config.Config, []config.Warning, error) {
 	if err == nil {
 		err = engines.CheckRoutes(cfg)
