@@ -122,16 +122,22 @@ func (s *Source) Run(ctx context.Context, sink discovery.Sink) error {
 	}
 	p := &publisher{log: s.log, sink: sink}
 	p.publish(w.routes(), true)
+	s.debounce(runCtx, kicks, func() { p.publish(w.routes(), refresh.Swap(false)) })
+	return nil
+}
 
+// debounce calls publish once per burst of kicks, Debounce after the burst's
+// first, until ctx ends.
+func (s *Source) debounce(ctx context.Context, kicks <-chan struct{}, publish func()) {
 	var timer *time.Timer
 	var fire <-chan time.Time
 	for {
 		select {
-		case <-runCtx.Done():
+		case <-ctx.Done():
 			if timer != nil {
 				timer.Stop()
 			}
-			return nil
+			return
 		case <-kicks:
 			if fire == nil {
 				timer = time.NewTimer(s.opt.Debounce)
@@ -139,7 +145,7 @@ func (s *Source) Run(ctx context.Context, sink discovery.Sink) error {
 			}
 		case <-fire:
 			fire = nil
-			p.publish(w.routes(), refresh.Swap(false))
+			publish()
 		}
 	}
 }

@@ -85,21 +85,8 @@ func TestStoppedWakeContainerKeepsItsRouteAndWakesOnceFor50ConcurrentWakes(t *te
 	// 50 concurrent wakes: the daemon starts the container once and answers
 	// the others "already started", which is success.
 	since := time.Now()
-	var wg sync.WaitGroup
-	errs := make(chan error, 50)
-	for range 50 {
-		wg.Go(func() {
-			if _, err := tg.Wake(ctx, wake.Request{ServerAddress: host}); err != nil {
-				errs <- err
-			}
-		})
-	}
-	wg.Wait()
+	wakeAtOnce(t, tg, 50, host)
 	woke := time.Since(since)
-	close(errs)
-	for err := range errs {
-		t.Errorf("wake: %v", err)
-	}
 	if n := e.Events(t, id, "start", since.Add(-time.Second), time.Now()); n != 1 {
 		t.Errorf("50 concurrent wakes started the container %d times, want 1", n)
 	}
@@ -118,8 +105,32 @@ func TestStoppedWakeContainerKeepsItsRouteAndWakesOnceFor50ConcurrentWakes(t *te
 	})
 	t.Logf("50 wakes returned after %s; the route had the address %s later", woke.Round(time.Millisecond), routed.Round(time.Millisecond))
 
-	// Sleep: mcload saves nothing but exits on SIGTERM, well inside the grace.
-	t0 = time.Now()
+	sleepAndCheck(t, tg, route, name, host)
+}
+
+// wakeAtOnce calls Wake n times at once and fails on any error.
+func wakeAtOnce(t *testing.T, tg *dockerwake.Target, n int, host string) {
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	for range n {
+		wg.Go(func() {
+			if _, err := tg.Wake(context.Background(), wake.Request{ServerAddress: host}); err != nil {
+				errs <- err
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Errorf("wake: %v", err)
+	}
+}
+
+// sleepAndCheck: mcload saves nothing but exits on SIGTERM, well inside the
+// grace; the route stays, and sleeping a stopped container is no error.
+func sleepAndCheck(t *testing.T, tg *dockerwake.Target, route func(string) (discovery.Route, bool), name, host string) {
+	ctx := context.Background()
+	t0 := time.Now()
 	if err := tg.Sleep(ctx, wake.Request{ServerAddress: host}); err != nil {
 		t.Fatal(err)
 	}
@@ -130,7 +141,7 @@ func TestStoppedWakeContainerKeepsItsRouteAndWakesOnceFor50ConcurrentWakes(t *te
 	if on, err := tg.Running(ctx); err != nil || on {
 		t.Fatalf("Running after the sleep: %v, %v", on, err)
 	}
-	rt = waitBackends(t, route, host, 5*time.Second)
+	rt := waitBackends(t, route, host, 5*time.Second)
 	if rt.Container != name {
 		t.Errorf("route after the sleep: %+v", rt)
 	}

@@ -65,6 +65,23 @@ func loadWakeRBAC(t *testing.T) ([]*rbacv1.Role, []*rbacv1.RoleBinding) {
 	return roles, bindings
 }
 
+// bindWakeRBAC creates the shipped wake Roles in ns and binds them to user.
+func (e *kubeEnv) bindWakeRBAC(t *testing.T, ns, user string) {
+	t.Helper()
+	roles, bindings := loadWakeRBAC(t)
+	for _, r := range roles {
+		if _, err := e.admin.RbacV1().Roles(ns).Create(t.Context(), r, metav1.CreateOptions{}); err != nil {
+			t.Fatalf("create role %s: %v", r.Name, err)
+		}
+	}
+	for _, b := range bindings {
+		b.Subjects = []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: user}}
+		if _, err := e.admin.RbacV1().RoleBindings(ns).Create(t.Context(), b, metav1.CreateOptions{}); err != nil {
+			t.Fatalf("create role binding %s: %v", b.Name, err)
+		}
+	}
+}
+
 // The engine's second kubeconfig (user gate-tester, no bindings of its own)
 // bound by the shipped wake Roles is enough for everything this package
 // does, and not for changing a workload any other way.
@@ -79,18 +96,7 @@ func TestLimitedKubeconfigWakesWithShippedRBAC(t *testing.T) {
 	if _, err := tg.Running(t.Context()); !apierrors.IsForbidden(err) {
 		t.Fatalf("before any binding: err = %v, want Forbidden", err)
 	}
-	roles, bindings := loadWakeRBAC(t)
-	for _, r := range roles {
-		if _, err := e.admin.RbacV1().Roles(ns).Create(t.Context(), r, metav1.CreateOptions{}); err != nil {
-			t.Fatalf("create role %s: %v", r.Name, err)
-		}
-	}
-	for _, b := range bindings {
-		b.Subjects = []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: "gate-tester"}}
-		if _, err := e.admin.RbacV1().RoleBindings(ns).Create(t.Context(), b, metav1.CreateOptions{}); err != nil {
-			t.Fatalf("create role binding %s: %v", b.Name, err)
-		}
-	}
+	e.bindWakeRBAC(t, ns, "gate-tester")
 	// Bindings reach the authorizer a little after their create returns.
 	mctest.WaitFor(t, "the bindings to take effect", 10*time.Second, func() bool {
 		_, err := tg.Running(t.Context())
