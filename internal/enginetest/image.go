@@ -17,6 +17,8 @@ import (
 	"sync"
 	"testing"
 
+	"go.uber.org/goleak"
+
 	"go.minekube.com/gate/pkg/lite/engine/docker"
 )
 
@@ -141,4 +143,19 @@ func builtImage(r io.Reader) (string, error) {
 		return "", errors.New("build: no image ID in the answer")
 	}
 	return id, nil
+}
+
+// Main runs a package's tests that build the test image: it removes the
+// image afterwards and, when they passed, fails on any goroutine they left
+// behind. TestMain calls it.
+func Main(m *testing.M) {
+	code := m.Run()
+	RemoveImage()
+	if code == 0 {
+		if err := goleak.Find(); err != nil {
+			fmt.Fprintln(os.Stderr, "goleak:", err)
+			code = 1
+		}
+	}
+	os.Exit(code)
 }

@@ -2,15 +2,11 @@ package dockerwake_test
 
 import (
 	"context"
-	"fmt"
-	"os"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
-
-	"go.uber.org/goleak"
 
 	"go.minekube.com/gate/internal/enginetest"
 	"go.minekube.com/gate/internal/mctest"
@@ -19,17 +15,7 @@ import (
 	dockersource "go.minekube.com/gate/pkg/lite/discovery/docker"
 )
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	enginetest.RemoveImage()
-	if code == 0 {
-		if err := goleak.Find(); err != nil {
-			fmt.Fprintln(os.Stderr, "goleak:", err)
-			code = 1
-		}
-	}
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { enginetest.Main(m) }
 
 // protocol is the protocol version the tests write into status pings.
 const protocol = 767
