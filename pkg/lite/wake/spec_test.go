@@ -1,7 +1,6 @@
 package wake
 
 import (
-	"errors"
 	"reflect"
 	"strings"
 	"testing"
@@ -155,8 +154,8 @@ func TestParseMapping(t *testing.T) {
 				t.Fatalf("errors %v, want %d: %q", got, len(tc.errs), tc.errs)
 			}
 			for i, e := range got {
-				var ke *KeyError
-				if !errors.As(e, &ke) || !strings.HasPrefix(ke.Error(), tc.errs[i]) {
+				ke, ok := e.(*KeyError)
+				if !ok || !strings.HasPrefix(ke.Error(), tc.errs[i]) {
 					t.Errorf("error %d: %v, want a *KeyError starting %q", i, e, tc.errs[i])
 				}
 			}

@@ -1,7 +1,6 @@
 package engines
 
 import (
-	"context"
 	"strings"
 	"testing"
 
@@ -64,11 +63,10 @@ func TestHoldersFollowTheBuiltSpecsKind(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := e.Holders()
-	ctx := context.Background()
-	if err := h.Hold(ctx, tg.Key(), 1); err != nil {
+	if err := h.Hold(t.Context(), tg.Key(), 1); err != nil {
 		t.Fatalf("Hold of an exec target: %v", err)
 	}
-	if ok, err := h.ClaimSleep(ctx, tg.Key(), 0); err != nil || ok {
+	if ok, err := h.ClaimSleep(t.Context(), tg.Key(), 0); err != nil || ok {
 		t.Fatalf("ClaimSleep while held: %v %v, want false", ok, err)
 	}
 	t.Setenv("KUBERNETES_SERVICE_HOST", "")
