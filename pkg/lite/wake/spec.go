@@ -82,7 +82,7 @@ func parseSpec(text string, namespace, container string) (Spec, error) {
 }
 
 // Validate reports what is wrong with a Spec in operator words; ParseSpec
-// and ParseMapping end with it, and each engine's Check starts with it.
+// and ParseMapping end with it, and each engine's Check runs it.
 func (s Spec) Validate() error {
 	switch s.Kind {
 	case KindKubernetes:
