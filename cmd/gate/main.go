@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"go.minekube.com/gate/pkg/edition/java/lite/config"
+	"go.minekube.com/gate/pkg/lite/wake/engines"
 )
 
 // version is set at build time: -ldflags "-X main.version=v1.2.3".
@@ -132,7 +133,7 @@ func validate(args []string, stdout, stderr io.Writer) int {
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	cfg, warnings, err := load(*path)
+	cfg, warnings, err := checked(load(*path))
 	for _, w := range warnings {
 		fmt.Fprintln(stdout, "warning:", w.String())
 	}
@@ -169,4 +170,14 @@ func configPath(path string) string {
 
 func load(path string) (*config.Config, []config.Warning, error) {
 	return config.Load(configPath(path))
+}
+
+// checked adds to a config load what validate, serve's start and every reload
+// check beyond the file itself: that each file route's wake target can be
+// built.
+func checked(cfg *config.Config, warnings []config.Warning, err error) (*config.Config, []config.Warning, error) {
+	if err == nil {
+		err = engines.CheckRoutes(cfg)
+	}
+	return cfg, warnings, err
 }

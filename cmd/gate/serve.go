@@ -23,6 +23,7 @@ import (
 	"go.minekube.com/gate/pkg/lite/logging"
 	"go.minekube.com/gate/pkg/lite/metrics"
 	"go.minekube.com/gate/pkg/lite/wake"
+	"go.minekube.com/gate/pkg/lite/wake/engines"
 )
 
 // app is one running proxy with its admin API and config watcher.
@@ -38,7 +39,7 @@ type app struct {
 	routes  *discovery.Merger
 	sources []discovery.Source
 	// wake builds the targets routes wake, on the engines' own clients.
-	wake    *wakeEngines
+	wake    *engines.Engines
 	metrics *metrics.Metrics
 	admin   *admin.Server // nil while the API is off
 	apiBind string
@@ -103,7 +104,7 @@ func (a *app) load() (*config.Config, []config.Warning, error) {
 		path = configPath("")
 		if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
 			if envConfigured() {
-				return config.Parse(nil, "")
+				return checked(config.Parse(nil, ""))
 			}
 			return nil, nil, fmt.Errorf("no config file: none of %s in the working directory; "+
 				"pass --config FILE, or write an example with: gate config --type lite > config.yml",
@@ -117,7 +118,7 @@ func (a *app) load() (*config.Config, []config.Warning, error) {
 		Log:      a.log.WithName("reload"),
 		SIGHUP:   true,
 	})
-	return a.reloader.Load()
+	return checked(a.reloader.Load())
 }
 
 // envConfigured reports whether GATE_CONFIG_* variables set config keys.
@@ -156,7 +157,7 @@ func (a *app) start(ctx context.Context, cfg *config.Config) error {
 		a.log.V(1).Info("raised the open-files limit", "from", before, "to", after)
 	}
 	a.metrics = metrics.New(metrics.Options{})
-	a.wake = newWakeEngines(cfg)
+	a.wake = engines.New(cfg)
 	p, err := lite.New(cfg, lite.Options{Log: a.log, Observer: a.metrics,
 		WakeTargets: a.wake.Target, Wake: wake.Options{Holders: a.wake.Holders()}})
 	if err != nil {
@@ -241,6 +242,9 @@ func (a *app) run(ctx context.Context) error {
 // apply is the reload step after validation: the proxy first (it can still
 // refuse), then the settings around it.
 func (a *app) apply(cfg *config.Config) error {
+	if err := engines.CheckRoutes(cfg); err != nil {
+		return err
+	}
 	if err := a.routes.SetFile(cfg); err != nil {
 		return err
 	}

@@ -51,22 +51,9 @@ func statusCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "gate lite status: %s%s: %v\n", c.URL, from, err)
 		return 1
 	}
-	// Sources are shown only when some are on: a file-only proxy's output
-	// stays the backend table alone.
-	if ss, err := c.Sources(ctx); err == nil && len(ss) > 0 {
-		if err := admin.WriteSources(stdout, ss, time.Now()); err != nil {
-			fmt.Fprintln(stderr, "gate lite status:", err)
-			return 1
-		}
-		fmt.Fprintln(stdout)
-	}
-	// Likewise wake targets, only when routes name some.
-	if ws, err := c.Wake(ctx); err == nil && len(ws) > 0 {
-		if err := admin.WriteWake(stdout, ws, time.Now()); err != nil {
-			fmt.Fprintln(stderr, "gate lite status:", err)
-			return 1
-		}
-		fmt.Fprintln(stdout)
+	if err := writeExtras(ctx, c, stdout); err != nil {
+		fmt.Fprintln(stderr, "gate lite status:", err)
+		return 1
 	}
 	write := func() error { return admin.WriteTable(stdout, bs) }
 	if *balance {
@@ -83,6 +70,25 @@ func statusCmd(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// writeExtras writes the tables that precede the backends' when there is
+// something in them: the discovery sources (a file-only proxy's output stays
+// the backend table alone) and the wake targets (only when routes name some).
+func writeExtras(ctx context.Context, c *admin.Client, w io.Writer) error {
+	if ss, err := c.Sources(ctx); err == nil && len(ss) > 0 {
+		if err := admin.WriteSources(w, ss, time.Now()); err != nil {
+			return err
+		}
+		fmt.Fprintln(w)
+	}
+	if ws, err := c.Wake(ctx); err == nil && len(ws) > 0 {
+		if err := admin.WriteWake(w, ws, time.Now()); err != nil {
+			return err
+		}
+		fmt.Fprintln(w)
+	}
+	return nil
 }
 
 // fromConfig fills what the flags left empty from the config's api section and

@@ -1,260 +1,15 @@
 package main
 
 import (
-	"context"
-	"encoding/json"
-	"net"
 	"os"
-	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
-
-	appsv1 "k8s.io/api/apps/v1"
-	corev1 "k8s.io/api/core/v1"
-	discoveryv1 "k8s.io/api/discovery/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/watch"
 
 	"go.minekube.com/gate/internal/mctest"
 	"go.minekube.com/gate/pkg/lite/admin"
 	"go.minekube.com/gate/pkg/lite/wake"
 )
-
-// These tests wake a Deployment through the whole proxy against the real
-// kube-apiserver. Nothing there starts pods, so the test plays the controller:
-// when the scale goes to 1 it starts a real Minecraft server (npm's
-// minecraft-protocol) after a delay and writes the EndpointSlice; at 0 it
-// stops the server and empties the slice. Players are real-client bots.
-// Figures issue 21 asks for are logged as "figure:" lines.
-
-// controller plays the Deployment controller and kubelet for one Deployment.
-type controller struct {
-	t       *testing.T
-	w       *kubeWorld
-	name    string
-	modules string
-	addr    string // the server's address on lo
-	port    int
-	fav     string
-	hide    bool
-
-	mu       sync.Mutex
-	delay    time.Duration // from the scale write to the server listening
-	never    bool          // the server never starts
-	replicas int32
-	ups      []time.Time // scale writes 0 -> n, as the watch saw them
-	downs    []time.Time // n -> 0
-	srv      *mctest.NodeServer
-	gen      int // bumps on every change, so a late start of an old one is dropped
-}
-
-func newController(t *testing.T, w *kubeWorld, name string, replicas int32, hide bool) *controller {
-	t.Helper()
-	c := &controller{t: t, w: w, name: name, modules: mctest.NodeModules(t), addr: w.addrs[len(w.addrs)-1],
-		fav: mctest.Favicon(21), hide: hide, replicas: replicas}
-	c.port = freePortOn(t, c.addr)
-	labels := map[string]string{"app": name}
-	d := &appsv1.Deployment{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: w.ns},
-		Spec: appsv1.DeploymentSpec{Replicas: ptr(replicas), Selector: &metav1.LabelSelector{MatchLabels: labels},
-			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels},
-				Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "minecraft", Image: "minecraft"}}}}},
-	}
-	ctx := context.Background()
-	if _, err := w.cs.AppsV1().Deployments(w.ns).Create(ctx, d, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	c.writeSlice(false)
-	wctx, cancel := context.WithCancel(ctx)
-	wi, err := w.cs.AppsV1().Deployments(w.ns).Watch(wctx, metav1.ListOptions{FieldSelector: "metadata.name=" + name})
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for ev := range wi.ResultChan() {
-			if d, ok := ev.Object.(*appsv1.Deployment); ok && (ev.Type == watch.Added || ev.Type == watch.Modified) {
-				c.observe(*d.Spec.Replicas)
-			}
-		}
-	}()
-	t.Cleanup(func() {
-		cancel()
-		wi.Stop()
-		<-done
-		c.mu.Lock()
-		defer c.mu.Unlock()
-		c.gen++
-		if c.srv != nil {
-			c.srv.Stop()
-		}
-	})
-	return c
-}
-
-func freePortOn(t *testing.T, ip string) int {
-	t.Helper()
-	ln, err := net.Listen("tcp", net.JoinHostPort(ip, "0"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
-}
-
-// observe is the controller's reaction to the Deployment's replicas.
-func (c *controller) observe(replicas int32) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	prev := c.replicas
-	c.replicas = replicas
-	switch {
-	case prev == 0 && replicas > 0:
-		c.ups = append(c.ups, time.Now())
-		c.gen++
-		if c.never {
-			return
-		}
-		gen, delay := c.gen, c.delay
-		time.AfterFunc(delay, func() { c.start(gen) })
-	case prev > 0 && replicas == 0:
-		c.downs = append(c.downs, time.Now())
-		c.gen++
-		if c.srv != nil {
-			c.srv.Stop()
-			c.srv = nil
-		}
-		c.writeSlice(false)
-	}
-}
-
-// start starts the server and publishes it, unless the scale moved since.
-func (c *controller) start(gen int) {
-	srv, err := mctest.LaunchNodeServer(c.modules, mctest.NodeServerOptions{Host: c.addr, Port: c.port,
-		MOTD: "the real lobby", Favicon: c.fav, HidePlayers: c.hide})
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if err != nil {
-		c.t.Errorf("controller: %v", err)
-		return
-	}
-	if gen != c.gen {
-		srv.Stop()
-		return
-	}
-	c.srv = srv
-	c.writeSlice(true)
-}
-
-// writeSlice publishes the server as the Service's one endpoint, or none.
-func (c *controller) writeSlice(up bool) {
-	es := &discoveryv1.EndpointSlice{
-		ObjectMeta: metav1.ObjectMeta{Name: c.name + "-1", Namespace: c.w.ns,
-			Labels: map[string]string{discoveryv1.LabelServiceName: c.name}},
-		AddressType: discoveryv1.AddressTypeIPv4,
-		Ports:       []discoveryv1.EndpointPort{{Name: ptr("minecraft"), Port: ptr(int32(c.port))}},
-	}
-	if up {
-		es.Endpoints = []discoveryv1.Endpoint{{Addresses: []string{c.addr},
-			Conditions: discoveryv1.EndpointConditions{Ready: ptr(true)}}}
-	}
-	ctx := context.Background()
-	api := c.w.cs.DiscoveryV1().EndpointSlices(c.w.ns)
-	_, err := api.Update(ctx, es, metav1.UpdateOptions{})
-	if err != nil {
-		_, err = api.Create(ctx, es, metav1.CreateOptions{})
-	}
-	if err != nil {
-		c.t.Errorf("controller: endpoint slice: %v", err)
-	}
-}
-
-func (c *controller) set(delay time.Duration, never bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.delay, c.never = delay, never
-}
-
-// counts returns how many scale-ups and scale-downs the API server saw.
-func (c *controller) counts() (ups, downs int) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return len(c.ups), len(c.downs)
-}
-
-func (c *controller) lastDown() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if len(c.downs) == 0 {
-		return time.Time{}
-	}
-	return c.downs[len(c.downs)-1]
-}
-
-func (c *controller) joins() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.srv == nil {
-		return 0
-	}
-	return len(c.srv.Joins())
-}
-
-// wakeGate starts one replica for the wake tests, whose log the test prints
-// if it fails.
-func (w *kubeWorld) wakeGate(extra string) *running {
-	w.t.Helper()
-	var g *running
-	w.t.Cleanup(func() {
-		if w.t.Failed() && g != nil {
-			w.t.Logf("gate's log:\n%s", g.log.String())
-		}
-	})
-	g = w.gateWith(w.kubeconfig, extra)
-	return g
-}
-
-func wakeStates(t *testing.T, g *running) []wake.State {
-	t.Helper()
-	_, body := g.get(admin.PathWake)
-	var ss []wake.State
-	if err := json.Unmarshal([]byte(body), &ss); err != nil {
-		t.Fatalf("wake states: %v\n%s", err, body)
-	}
-	return ss
-}
-
-func phase(t *testing.T, g *running) string {
-	t.Helper()
-	for _, s := range wakeStates(t, g) {
-		return s.Phase
-	}
-	return ""
-}
-
-// bots logs count real clients in at once through g and tallies outcomes.
-func bots(t *testing.T, g *running, host string, count int, stay time.Duration, prefix string) (joined int, kicked []mctest.BotResult, slowest time.Duration) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second+stay)
-	defer cancel()
-	res, err := mctest.Bots{Addr: g.proxy, Host: host, Count: count, Stay: stay, NamePrefix: prefix}.Run(ctx, mctest.NodeModules(t))
-	if err != nil {
-		t.Fatalf("bots: %v (%d outcomes)", err, len(res))
-	}
-	for _, r := range res {
-		slowest = max(slowest, r.After)
-		switch r.Outcome {
-		case "joined":
-			joined++
-		default:
-			kicked = append(kicked, r)
-		}
-	}
-	return joined, kicked, slowest
-}
 
 func TestWakeDeploymentThroughTheProxy(t *testing.T) {
 	w := newKubeWorld(t, 0)
@@ -262,13 +17,7 @@ func TestWakeDeploymentThroughTheProxy(t *testing.T) {
 	const motd = "The lobby sleeps: join to wake it"
 	c := newController(t, w, "lobby", 1, false)
 	c.start(c.gen) // replicas 1 from the start: the server runs
-	w.service("lobby", map[string]string{
-		"gate.minekube.com/hosts":      host,
-		"gate.minekube.com/port":       strconv.Itoa(c.port),
-		"gate.minekube.com/wake":       "deployment/lobby",
-		"gate.minekube.com/idleAfter":  "4s",
-		"gate.minekube.com/asleepMotd": motd,
-	})
+	c.service(host, "4s", "gate.minekube.com/asleepMotd", motd)
 	g := w.wakeGate(os.Getenv("GATETEST_WAKE_EXTRA"))
 
 	// Awake: a ping is the real server's answer, which the proxy keeps as the
@@ -283,19 +32,7 @@ func TestWakeDeploymentThroughTheProxy(t *testing.T) {
 	until(t, "phase asleep", 10*time.Second, func() bool { return phase(t, g) == "asleep" })
 
 	// 1,000 pings: answered asleep with the real favicon, nothing woken.
-	withFavicon := 0
-	for i := range 1000 {
-		body, err := mctest.Ping(g.proxy, 765, host)
-		if err != nil {
-			t.Fatalf("ping %d: %v", i, err)
-		}
-		if !strings.Contains(body, motd) {
-			t.Fatalf("ping %d: no asleep MOTD: %.300s", i, body)
-		}
-		if strings.Contains(body, c.fav) {
-			withFavicon++
-		}
-	}
+	withFavicon := pingAsleep(t, g, host, motd, c.fav, 1000)
 	ups, _ := c.counts()
 	t.Logf("figure: 1000 pings to the sleeping route: %d scale-ups, %d of 1000 with the asleep MOTD and the last-known-good favicon", ups, withFavicon)
 	if ups != 0 || withFavicon != 1000 {
@@ -318,10 +55,14 @@ func TestWakeDeploymentThroughTheProxy(t *testing.T) {
 	// They leave; idleAfter later it sleeps again, once.
 	until(t, "the second sleep", 40*time.Second, func() bool { _, d := c.counts(); return d == 2 })
 
-	// A server that never starts: every player gets the starting Disconnect
-	// before the client's own 30 s timeout.
+	neverStarts(t, g, c, host)
+}
+
+// neverStarts: a server that never starts: every player gets the starting
+// Disconnect before the client's own 30 s timeout.
+func neverStarts(t *testing.T, g *running, c *controller, host string) {
 	c.set(0, true)
-	joined, kicked, slowest = bots(t, g, host, 50, 0, "never")
+	joined, kicked, slowest := bots(t, g, host, 50, 0, "never")
 	t.Logf("figure: 50 concurrent logins, server never starts: %d joined, %d got a Disconnect, slowest answer %v", joined, len(kicked), slowest.Round(time.Millisecond))
 	if joined != 0 || len(kicked) != 50 || slowest >= 26*time.Second {
 		t.Fatalf("joined %d, answered %d, slowest %v", joined, len(kicked), slowest)
@@ -334,6 +75,25 @@ func TestWakeDeploymentThroughTheProxy(t *testing.T) {
 	t.Logf("figure: the starting Disconnect reads %q", kicked[0].Reason)
 }
 
+// pingAsleep pings host n times, fails on an answer without the asleep motd,
+// and counts the answers that carry the favicon fav.
+func pingAsleep(t *testing.T, g *running, host, motd, fav string, n int) (withFavicon int) {
+	t.Helper()
+	for i := range n {
+		body, err := mctest.Ping(g.proxy, 765, host)
+		if err != nil {
+			t.Fatalf("ping %d: %v", i, err)
+		}
+		if !strings.Contains(body, motd) {
+			t.Fatalf("ping %d: no asleep MOTD: %.300s", i, body)
+		}
+		if strings.Contains(body, fav) {
+			withFavicon++
+		}
+	}
+	return withFavicon
+}
+
 // Two replicas share one Deployment; players are on B only and the server
 // hides its player count, so only the Lease can tell A that B holds them.
 func TestWakeTwoReplicasAgreeBeforeSleeping(t *testing.T) {
@@ -344,12 +104,7 @@ func TestWakeTwoReplicasAgreeBeforeSleeping(t *testing.T) {
 		idle, _ = time.ParseDuration(s)
 	}
 	c := newController(t, w, "shared", 0, true)
-	w.service("shared", map[string]string{
-		"gate.minekube.com/hosts":     host,
-		"gate.minekube.com/port":      strconv.Itoa(c.port),
-		"gate.minekube.com/wake":      "deployment/shared",
-		"gate.minekube.com/idleAfter": idle.String(),
-	})
+	c.service(host, idle.String())
 	a, b := w.wakeGate(""), w.wakeGate("")
 	stay := 3 * idle
 	joined, kicked, _ := bots(t, b, host, 5, stay, "b")
@@ -383,12 +138,7 @@ func TestWakeReloadKeepsTheIdleCountdown(t *testing.T) {
 	const host = "reload.example.com"
 	idle := 10 * time.Second
 	c := newController(t, w, "reload", 0, true)
-	w.service("reload", map[string]string{
-		"gate.minekube.com/hosts":     host,
-		"gate.minekube.com/port":      strconv.Itoa(c.port),
-		"gate.minekube.com/wake":      "deployment/reload",
-		"gate.minekube.com/idleAfter": idle.String(),
-	})
+	c.service(host, idle.String())
 	g := w.wakeGate("")
 	if joined, kicked, _ := bots(t, g, host, 1, 100*time.Millisecond, "r"); joined != 1 {
 		t.Fatalf("did not join: %v", kicked)

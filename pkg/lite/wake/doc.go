@@ -20,6 +20,8 @@
 // Bind keeps a key's state across reloads, Wake shares one engine call and
 // one readiness poll among concurrent logins, Session and ReportPlayers feed
 // the idle countdown, and Holders decides, across replicas, whether the
-// countdown's end may call Target.Sleep. ParseSpec is the one statement of
-// the `wake` text syntax.
+// countdown's end may call Target.Sleep. ParseSpec (the text form) and
+// ParseMapping (the mapping form) are the one parser of the `wake` key; both
+// end in Spec.Validate. Building targets on the engines' clients is package
+// wake/engines'.
 package wake

@@ -81,8 +81,8 @@ func parseSpec(text string, namespace, container string) (Spec, error) {
 	return s, nil
 }
 
-// Validate reports what is wrong with a Spec in operator words; the config
-// package calls it for the mapping form of `wake`, ParseSpec for the text.
+// Validate reports what is wrong with a Spec in operator words; ParseSpec
+// and ParseMapping end with it, and each engine's Check runs it.
 func (s Spec) Validate() error {
 	switch s.Kind {
 	case KindKubernetes:
@@ -100,12 +100,8 @@ func (s Spec) Validate() error {
 			return fmt.Errorf("wake: container name %q is not a Docker container name (letters, digits, '_', '.', '-')", s.Name)
 		}
 	case KindWebhook:
-		u, err := url.Parse(s.URL)
-		if err != nil {
-			return fmt.Errorf("wake: webhook URL %q: %w", s.URL, err)
-		}
-		if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return fmt.Errorf("wake: webhook URL %q needs http:// or https:// and a host", s.URL)
+		if err := CheckWebhookURL(s.URL); err != nil {
+			return fmt.Errorf("wake: %w", err)
 		}
 	case KindExec:
 		if len(s.Command) == 0 {
@@ -116,6 +112,19 @@ func (s Spec) Validate() error {
 	}
 	if s.Timeout < 0 {
 		return fmt.Errorf("wake: negative timeout %v", s.Timeout)
+	}
+	return nil
+}
+
+// CheckWebhookURL is the one rule for a webhook's URL: absolute, http or
+// https, with a host.
+func CheckWebhookURL(s string) error {
+	u, err := url.Parse(s)
+	if err != nil {
+		return fmt.Errorf("webhook URL %q: %w", s, err)
+	}
+	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("webhook URL %q needs http:// or https:// and a host", s)
 	}
 	return nil
 }

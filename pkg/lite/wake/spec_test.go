@@ -111,3 +111,54 @@ func FuzzParseSpec(f *testing.F) {
 		}
 	})
 }
+
+func TestParseMapping(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		m    Mapping
+		want Spec
+		errs []string // "key: message" of each KeyError, in order
+	}{
+		{name: "deployment in the scope's namespace", m: Mapping{Keys: []string{"kubernetes"}, Kubernetes: "deployment/mc"},
+			want: Spec{Kind: KindKubernetes, Resource: "deployment", Namespace: "games", Name: "mc"}},
+		{name: "namespace key wins over the scope", m: Mapping{Keys: []string{"kubernetes", "namespace"}, Kubernetes: "statefulset/mc", Namespace: "other"},
+			want: Spec{Kind: KindKubernetes, Resource: "statefulset", Namespace: "other", Name: "mc"}},
+		{name: "docker defaults to the scope's container", m: Mapping{Keys: []string{"docker", "timeout"}, Timeout: 5},
+			want: Spec{Kind: KindDocker, Name: "self", Timeout: 5}},
+		{name: "webhook with secret", m: Mapping{Keys: []string{"webhook", "secret"}, Webhook: "https://h/w", Secret: "k"},
+			want: Spec{Kind: KindWebhook, URL: "https://h/w", Secret: "k"}},
+		{name: "exec with sleep", m: Mapping{Keys: []string{"exec", "sleep"}, Exec: []string{"/bin/a"}, Sleep: []string{"/bin/b"}},
+			want: Spec{Kind: KindExec, Command: []string{"/bin/a"}, SleepCommand: []string{"/bin/b"}}},
+		{name: "two engines", m: Mapping{Keys: []string{"webhook", "docker"}}, errs: []string{"want exactly one of kubernetes, docker, webhook, exec, got 2"}},
+		{name: "no engine", m: Mapping{Keys: []string{"timeout"}}, errs: []string{"want exactly one of kubernetes, docker, webhook, exec, got 0"}},
+		{name: "options of other engines", m: Mapping{Keys: []string{"docker", "secret", "sleep", "namespace"}, Docker: "mc"},
+			errs: []string{"secret: only valid with webhook", "sleep: only valid with exec", "namespace: only valid with kubernetes"}},
+		{name: "bad docker name", m: Mapping{Keys: []string{"docker"}, Docker: "bad name"}, errs: []string{`docker: wake: container name "bad name"`}},
+		{name: "not a workload", m: Mapping{Keys: []string{"kubernetes"}, Kubernetes: "pod/mc"}, errs: []string{`kubernetes: want deployment/<name> or statefulset/<name>, got "pod/mc"`}},
+		{name: "bad URL", m: Mapping{Keys: []string{"webhook"}, Webhook: "ftp://x"}, errs: []string{`webhook: webhook URL "ftp://x" needs http:// or https:// and a host`}},
+		{name: "empty command", m: Mapping{Keys: []string{"exec"}}, errs: []string{"exec: want a command"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := ParseMapping(tc.m, "games", "self")
+			if len(tc.errs) == 0 {
+				if err != nil || !reflect.DeepEqual(s, tc.want) {
+					t.Fatalf("got %+v %v, want %+v", s, err, tc.want)
+				}
+				return
+			}
+			var got []error
+			if err != nil {
+				got = err.(interface{ Unwrap() []error }).Unwrap()
+			}
+			if len(got) != len(tc.errs) {
+				t.Fatalf("errors %v, want %d: %q", got, len(tc.errs), tc.errs)
+			}
+			for i, e := range got {
+				ke, ok := e.(*KeyError)
+				if !ok || !strings.HasPrefix(ke.Error(), tc.errs[i]) {
+					t.Errorf("error %d: %v, want a *KeyError starting %q", i, e, tc.errs[i])
+				}
+			}
+		})
+	}
+}

@@ -7,14 +7,13 @@
 // `mc-router.auto-scale-up: true`) keeps its route, without a backend, so that
 // a join can start it.
 //
-// It owns its small Docker Engine API client (plain HTTP and JSON over the
-// daemon's socket, standard library only), turning the container list into
-// routes, and following the daemon's event stream: reconnecting with backoff
-// and reporting staleness while the daemon is away. The client's start, stop
-// and inspect calls are exported (Containers) for the wake target.
+// It owns what it asks the daemon (which containers, which events), turning
+// the container list into routes, and following the daemon's event stream:
+// reconnecting with backoff and reporting staleness while the daemon is away.
 //
-// It does not parse or validate route settings (the discovery merger does, with
-// the file's parsers), does not merge its routes with anyone else's, and the
-// source never changes anything on the daemon (package wake's Docker target
-// starts and stops containers).
+// It does not own the Engine API client (package engine/docker, shared with
+// the wake target), does not parse or validate route settings (the discovery
+// merger does, with the file's parsers), does not merge its routes with
+// anyone else's, and never changes anything on the daemon (package
+// wake/dockerwake starts and stops containers).
 package docker

@@ -12,6 +12,7 @@ import (
 
 	"github.com/go-logr/logr"
 
+	"go.minekube.com/gate/internal/enginetest"
 	"go.minekube.com/gate/internal/mctest"
 	"go.minekube.com/gate/pkg/edition/java/lite"
 	"go.minekube.com/gate/pkg/edition/java/lite/config"
@@ -22,14 +23,14 @@ import (
 // whose routes a Merger feeds from this source, watching a real dockerd whose
 // containers are real (mcload) Minecraft backends.
 func TestContainersServePlayersThroughTheProxy(t *testing.T) {
-	e := needEngine(t)
-	host := uniq("play") + ".example.com"
+	e := enginetest.NeedDocker(t)
+	host := enginetest.Uniq("play") + ".example.com"
 	var ids []string
 	for i := 1; i <= 3; i++ {
-		ids = append(ids, e.run(t, spec{name: uniq(fmt.Sprintf("play-%d", i)), labels: map[string]string{
+		ids = append(ids, e.Run(t, enginetest.Container{Name: enginetest.Uniq(fmt.Sprintf("play-%d", i)), Labels: map[string]string{
 			"gate.hosts": host, "gate.strategy": "round-robin"}}))
 	}
-	p := startProxy(t, e.host)
+	p := startProxy(t, e.Host)
 	mctest.WaitFor(t, "a route of 3 backends", 10*time.Second, func() bool { return len(p.backends(host)) == 3 })
 	for _, b := range p.backends(host) {
 		ping(t, b.Backend, host) // each container's server listens
@@ -49,7 +50,7 @@ func TestContainersServePlayersThroughTheProxy(t *testing.T) {
 	// One container stops: it leaves the route within a second, the others'
 	// players keep playing and new players go to the other two.
 	stopped := p.backends(host)[1]
-	e.stop(t, ids[1])
+	e.Stop(t, ids[1])
 	returned := time.Now()
 	mctest.WaitFor(t, "the stopped container to leave the route", time.Second, func() bool {
 		return len(p.backends(host)) == 2

@@ -9,6 +9,7 @@ import (
 
 	"go.minekube.com/gate/pkg/edition/java/lite/wire"
 	"go.minekube.com/gate/pkg/lite/discovery"
+	engine "go.minekube.com/gate/pkg/lite/engine/docker"
 )
 
 // Labels read on containers. gate's win over mc-router's of the same meaning.
@@ -59,7 +60,7 @@ type member struct {
 // buildRoutes turns the running containers into routes: one per set of hosts
 // that the same containers share, in a deterministic order (catch-all last),
 // backends ordered by container name. network is the configured network.
-func buildRoutes(cs []apiContainer, notReady map[string]bool, network string) ([]discovery.Route, []warning) {
+func buildRoutes(cs []engine.Container, notReady map[string]bool, network string) ([]discovery.Route, []warning) {
 	var warns []warning
 	byHost := map[string][]member{}
 	for _, c := range cs {
@@ -152,7 +153,7 @@ func makeRoute(hosts []string, ms []member) (discovery.Route, []warning) {
 // without route labels yields nothing; one whose labels or networks give no
 // address yields nothing and one warning. A stopped container yields a member
 // without an address when it can be woken, else nothing.
-func readContainer(c apiContainer, notReady bool, network string) (hosts []string, isDefault bool, m member, warns []warning) {
+func readContainer(c engine.Container, notReady bool, network string) (hosts []string, isDefault bool, m member, warns []warning) {
 	m.name = containerName(c)
 	stopped := c.State != "running"
 	if stopped && !wakeable(c.Labels) {
@@ -249,7 +250,7 @@ func mcRouterTrue(v string) bool {
 // address picks the container's IP: on the network its label names, else on
 // the configured network, else on its only network. When there is none it says
 // why, for the warning.
-func address(c apiContainer, network string) (ip, why string, kv []any) {
+func address(c engine.Container, network string) (ip, why string, kv []any) {
 	netName, named := label(c.Labels, LabelNetwork, LabelMCRouterNetwork)
 	if !named && network != "" {
 		netName, named = network, true
@@ -309,7 +310,7 @@ func splitHosts(s string) []string {
 
 // containerName is the container's own name without the leading slash (the
 // API also lists names it has as a link alias, which contain another slash).
-func containerName(c apiContainer) string {
+func containerName(c engine.Container) string {
 	for _, n := range c.Names {
 		if n = strings.TrimPrefix(n, "/"); !strings.Contains(n, "/") {
 			return n

@@ -7,25 +7,26 @@ import (
 
 	"go.minekube.com/gate/pkg/edition/java/lite/config"
 	"go.minekube.com/gate/pkg/lite/discovery"
+	engine "go.minekube.com/gate/pkg/lite/engine/docker"
 )
 
 // ctr is a running container on the given networks (name=ip).
-func ctr(name string, labels map[string]string, nets ...string) apiContainer {
-	c := apiContainer{ID: "id-" + name, Names: []string{"/" + name}, Labels: labels, State: "running"}
-	c.NetworkSettings.Networks = map[string]apiNetwork{}
+func ctr(name string, labels map[string]string, nets ...string) engine.Container {
+	c := engine.Container{ID: "id-" + name, Names: []string{"/" + name}, Labels: labels, State: "running"}
+	c.NetworkSettings.Networks = map[string]engine.Network{}
 	for _, n := range nets {
 		k, ip, _ := strings.Cut(n, "=")
-		c.NetworkSettings.Networks[k] = apiNetwork{IPAddress: ip}
+		c.NetworkSettings.Networks[k] = engine.Network{IPAddress: ip}
 	}
 	return c
 }
 
 // stopped is a container that is not running (exited): it has no address.
-func stopped(name string, labels map[string]string, nets ...string) apiContainer {
+func stopped(name string, labels map[string]string, nets ...string) engine.Container {
 	c := ctr(name, labels)
 	c.State = "exited"
 	for _, n := range nets {
-		c.NetworkSettings.Networks[n] = apiNetwork{}
+		c.NetworkSettings.Networks[n] = engine.Network{}
 	}
 	return c
 }
@@ -34,150 +35,152 @@ func be(addr, name string) discovery.Backend {
 	return discovery.Backend{Addr: addr, Origin: "docker " + name}
 }
 
+// buildRoutesCases are TestBuildRoutes's cases.
+var buildRoutesCases = []struct {
+	name     string
+	cs       []engine.Container
+	notReady map[string]bool
+	network  string
+	want     []discovery.Route
+	warns    int
+}{
+	{
+		name: "one container, default port",
+		cs:   []engine.Container{ctr("lobby", map[string]string{"gate.hosts": "Lobby.example.com"}, "bridge=10.0.0.2")},
+		want: []discovery.Route{{Origin: "docker lobby", Container: "lobby", Hosts: []string{"lobby.example.com"}, KeyPrefix: "gate.",
+			Backends: []discovery.Backend{be("10.0.0.2:25565", "lobby")}}},
+	},
+	{
+		name: "three containers of one host are one route, backends by name",
+		cs: []engine.Container{
+			ctr("lobby-3", map[string]string{"gate.hosts": "a.example.com"}, "bridge=10.0.0.4"),
+			ctr("lobby-1", map[string]string{"gate.hosts": "a.example.com"}, "bridge=10.0.0.2"),
+			ctr("lobby-2", map[string]string{"gate.hosts": "a.example.com"}, "bridge=10.0.0.3"),
+		},
+		want: []discovery.Route{{Origin: "docker lobby-1 (+2)", Hosts: []string{"a.example.com"}, KeyPrefix: "gate.",
+			Backends: []discovery.Backend{be("10.0.0.2:25565", "lobby-1"), be("10.0.0.3:25565", "lobby-2"), be("10.0.0.4:25565", "lobby-3")}}},
+	},
+	{
+		name: "hosts shared by some containers split into routes per container set",
+		cs: []engine.Container{
+			ctr("x", map[string]string{"gate.hosts": "a, b"}, "bridge=10.0.0.2"),
+			ctr("y", map[string]string{"gate.hosts": "a"}, "bridge=10.0.0.3"),
+		},
+		want: []discovery.Route{
+			{Origin: "docker x (+1)", Hosts: []string{"a"}, KeyPrefix: "gate.", Backends: []discovery.Backend{be("10.0.0.2:25565", "x"), be("10.0.0.3:25565", "y")}},
+			{Origin: "docker x", Container: "x", Hosts: []string{"b"}, KeyPrefix: "gate.", Backends: []discovery.Backend{be("10.0.0.2:25565", "x")}},
+		},
+	},
+	{
+		name: "settings and port label",
+		cs: []engine.Container{ctr("s", map[string]string{"gate.hosts": "s.example.com,*.s.example.com", "gate.port": "25570",
+			"gate.strategy": "random", "gate.proxyProtocol": "true", "other": "x"}, "bridge=10.0.0.9")},
+		want: []discovery.Route{{Origin: "docker s", Container: "s", Hosts: []string{"*.s.example.com", "s.example.com"}, KeyPrefix: "gate.",
+			Settings: map[string]string{"strategy": "random", "proxyProtocol": "true"},
+			Backends: []discovery.Backend{be("10.0.0.9:25570", "s")}}},
+	},
+	{
+		name: "disagreeing settings: first container by name wins, one warning",
+		cs: []engine.Container{
+			ctr("b", map[string]string{"gate.hosts": "h", "gate.strategy": "random"}, "bridge=10.0.0.3"),
+			ctr("a", map[string]string{"gate.hosts": "h", "gate.strategy": "least-connections"}, "bridge=10.0.0.2"),
+		},
+		want: []discovery.Route{{Origin: "docker a (+1)", Hosts: []string{"h"}, KeyPrefix: "gate.",
+			Settings: map[string]string{"strategy": "least-connections"},
+			Backends: []discovery.Backend{be("10.0.0.2:25565", "a"), be("10.0.0.3:25565", "b")}}},
+		warns: 1,
+	},
+	{
+		name: "mc-router labels, default server is a catch-all placed last",
+		cs: []engine.Container{
+			ctr("fallback", map[string]string{"mc-router.default": "true"}, "bridge=10.0.0.5"),
+			ctr("mc", map[string]string{"mc-router.host": "mc.example.com", "mc-router.port": "25566"}, "bridge=10.0.0.6"),
+		},
+		want: []discovery.Route{
+			{Origin: "docker mc", Container: "mc", Hosts: []string{"mc.example.com"}, KeyPrefix: "gate.", Backends: []discovery.Backend{be("10.0.0.6:25566", "mc")}},
+			{Origin: "docker fallback", Container: "fallback", Hosts: []string{"*"}, Default: true, KeyPrefix: "gate.", Backends: []discovery.Backend{be("10.0.0.5:25565", "fallback")}},
+		},
+	},
+	{
+		name: "gate labels win over mc-router's",
+		cs: []engine.Container{ctr("both", map[string]string{"gate.hosts": "g", "mc-router.host": "m", "gate.port": "1", "mc-router.port": "2",
+			"gate.network": "front", "mc-router.network": "back"}, "front=10.0.1.2", "back=10.0.2.2")},
+		want: []discovery.Route{{Origin: "docker both", Container: "both", Hosts: []string{"g"}, KeyPrefix: "gate.", Backends: []discovery.Backend{be("10.0.1.2:1", "both")}}},
+	},
+	{
+		name:  "several networks and nothing picks one: skipped with a warning",
+		cs:    []engine.Container{ctr("multi", map[string]string{"gate.hosts": "m"}, "front=10.0.1.2", "back=10.0.2.2")},
+		want:  []discovery.Route{},
+		warns: 1,
+	},
+	{
+		name:    "several networks, configured network picks",
+		cs:      []engine.Container{ctr("multi", map[string]string{"gate.hosts": "m"}, "front=10.0.1.2", "back=10.0.2.2")},
+		network: "back",
+		want:    []discovery.Route{{Origin: "docker multi", Container: "multi", Hosts: []string{"m"}, KeyPrefix: "gate.", Backends: []discovery.Backend{be("10.0.2.2:25565", "multi")}}},
+	},
+	{
+		name:  "bad port label: skipped with a warning",
+		cs:    []engine.Container{ctr("p", map[string]string{"gate.hosts": "p", "gate.port": "70000"}, "bridge=10.0.0.2")},
+		want:  []discovery.Route{},
+		warns: 1,
+	},
+	{
+		name:  "empty host list: skipped with a warning",
+		cs:    []engine.Container{ctr("e", map[string]string{"gate.hosts": " , "}, "bridge=10.0.0.2")},
+		want:  []discovery.Route{},
+		warns: 1,
+	},
+	{
+		name: "unlabelled containers are not routes",
+		cs:   []engine.Container{ctr("db", map[string]string{"gate.strategy": "random"}, "bridge=10.0.0.2")},
+		want: []discovery.Route{},
+	},
+	{
+		name:     "unhealthy container keeps its route without a backend",
+		cs:       []engine.Container{ctr("sick", map[string]string{"gate.hosts": "s"}, "bridge=10.0.0.2")},
+		notReady: map[string]bool{"id-sick": true},
+		want:     []discovery.Route{{Origin: "docker sick", Container: "sick", Hosts: []string{"s"}, KeyPrefix: "gate.", Backends: []discovery.Backend{}}},
+	},
+	{
+		name: "stopped container with a wake label keeps its route without a backend",
+		cs:   []engine.Container{stopped("sleepy", map[string]string{"gate.hosts": "z", "gate.wake": "container", "gate.idleAfter": "10m"}, "bridge")},
+		want: []discovery.Route{{Origin: "docker sleepy", Container: "sleepy", Hosts: []string{"z"}, KeyPrefix: "gate.", Backends: []discovery.Backend{},
+			Settings: map[string]string{"wake": "container", "idleAfter": "10m"}}},
+	},
+	{
+		name: "stopped container without a wake label is not a route",
+		cs:   []engine.Container{stopped("off", map[string]string{"gate.hosts": "o"}, "bridge"), stopped("blank", map[string]string{"gate.hosts": "b", "gate.wake": " "}, "bridge")},
+		want: []discovery.Route{},
+	},
+	{
+		name: "mc-router auto-scale labels read as wake and asleepMotd",
+		cs: []engine.Container{
+			stopped("mc", map[string]string{"mc-router.host": "m", "mc-router.auto-scale-up": "true", "mc-router.auto-scale-asleep-motd": "zzz"}),
+			stopped("no", map[string]string{"mc-router.host": "n", "mc-router.auto-scale-up": "false"}),
+			ctr("own", map[string]string{"mc-router.host": "o", "mc-router.auto-scale-up": "yes", "gate.wake": "exec", "gate.asleepMotd": "mine",
+				"mc-router.auto-scale-asleep-motd": "theirs"}, "bridge=10.0.0.7"),
+		},
+		want: []discovery.Route{
+			{Origin: "docker mc", Container: "mc", Hosts: []string{"m"}, KeyPrefix: "gate.", Backends: []discovery.Backend{},
+				Settings: map[string]string{"wake": "container", "asleepMotd": "zzz"}},
+			{Origin: "docker own", Container: "own", Hosts: []string{"o"}, KeyPrefix: "gate.", Backends: []discovery.Backend{be("10.0.0.7:25565", "own")},
+				Settings: map[string]string{"wake": "exec", "asleepMotd": "mine"}},
+		},
+	},
+	{
+		name: "a route of several containers names no container",
+		cs: []engine.Container{
+			stopped("w-1", map[string]string{"gate.hosts": "w", "gate.wake": "container"}, "bridge"),
+			ctr("w-2", map[string]string{"gate.hosts": "w", "gate.wake": "container"}, "bridge=10.0.0.8"),
+		},
+		want: []discovery.Route{{Origin: "docker w-1 (+1)", Hosts: []string{"w"}, KeyPrefix: "gate.", Backends: []discovery.Backend{be("10.0.0.8:25565", "w-2")},
+			Settings: map[string]string{"wake": "container"}}},
+	},
+}
+
 func TestBuildRoutes(t *testing.T) {
-	tests := []struct {
-		name     string
-		cs       []apiContainer
-		notReady map[string]bool
-		network  string
-		want     []discovery.Route
-		warns    int
-	}{
-		{
-			name: "one container, default port",
-			cs:   []apiContainer{ctr("lobby", map[string]string{"gate.hosts": "Lobby.example.com"}, "bridge=10.0.0.2")},
-			want: []discovery.Route{{Origin: "docker lobby", Container: "lobby", Hosts: []string{"lobby.example.com"}, KeyPrefix: "gate.",
-				Backends: []discovery.Backend{be("10.0.0.2:25565", "lobby")}}},
-		},
-		{
-			name: "three containers of one host are one route, backends by name",
-			cs: []apiContainer{
-				ctr("lobby-3", map[string]string{"gate.hosts": "a.example.com"}, "bridge=10.0.0.4"),
-				ctr("lobby-1", map[string]string{"gate.hosts": "a.example.com"}, "bridge=10.0.0.2"),
-				ctr("lobby-2", map[string]string{"gate.hosts": "a.example.com"}, "bridge=10.0.0.3"),
-			},
-			want: []discovery.Route{{Origin: "docker lobby-1 (+2)", Hosts: []string{"a.example.com"}, KeyPrefix: "gate.",
-				Backends: []discovery.Backend{be("10.0.0.2:25565", "lobby-1"), be("10.0.0.3:25565", "lobby-2"), be("10.0.0.4:25565", "lobby-3")}}},
-		},
-		{
-			name: "hosts shared by some containers split into routes per container set",
-			cs: []apiContainer{
-				ctr("x", map[string]string{"gate.hosts": "a, b"}, "bridge=10.0.0.2"),
-				ctr("y", map[string]string{"gate.hosts": "a"}, "bridge=10.0.0.3"),
-			},
-			want: []discovery.Route{
-				{Origin: "docker x (+1)", Hosts: []string{"a"}, KeyPrefix: "gate.", Backends: []discovery.Backend{be("10.0.0.2:25565", "x"), be("10.0.0.3:25565", "y")}},
-				{Origin: "docker x", Container: "x", Hosts: []string{"b"}, KeyPrefix: "gate.", Backends: []discovery.Backend{be("10.0.0.2:25565", "x")}},
-			},
-		},
-		{
-			name: "settings and port label",
-			cs: []apiContainer{ctr("s", map[string]string{"gate.hosts": "s.example.com,*.s.example.com", "gate.port": "25570",
-				"gate.strategy": "random", "gate.proxyProtocol": "true", "other": "x"}, "bridge=10.0.0.9")},
-			want: []discovery.Route{{Origin: "docker s", Container: "s", Hosts: []string{"*.s.example.com", "s.example.com"}, KeyPrefix: "gate.",
-				Settings: map[string]string{"strategy": "random", "proxyProtocol": "true"},
-				Backends: []discovery.Backend{be("10.0.0.9:25570", "s")}}},
-		},
-		{
-			name: "disagreeing settings: first container by name wins, one warning",
-			cs: []apiContainer{
-				ctr("b", map[string]string{"gate.hosts": "h", "gate.strategy": "random"}, "bridge=10.0.0.3"),
-				ctr("a", map[string]string{"gate.hosts": "h", "gate.strategy": "least-connections"}, "bridge=10.0.0.2"),
-			},
-			want: []discovery.Route{{Origin: "docker a (+1)", Hosts: []string{"h"}, KeyPrefix: "gate.",
-				Settings: map[string]string{"strategy": "least-connections"},
-				Backends: []discovery.Backend{be("10.0.0.2:25565", "a"), be("10.0.0.3:25565", "b")}}},
-			warns: 1,
-		},
-		{
-			name: "mc-router labels, default server is a catch-all placed last",
-			cs: []apiContainer{
-				ctr("fallback", map[string]string{"mc-router.default": "true"}, "bridge=10.0.0.5"),
-				ctr("mc", map[string]string{"mc-router.host": "mc.example.com", "mc-router.port": "25566"}, "bridge=10.0.0.6"),
-			},
-			want: []discovery.Route{
-				{Origin: "docker mc", Container: "mc", Hosts: []string{"mc.example.com"}, KeyPrefix: "gate.", Backends: []discovery.Backend{be("10.0.0.6:25566", "mc")}},
-				{Origin: "docker fallback", Container: "fallback", Hosts: []string{"*"}, Default: true, KeyPrefix: "gate.", Backends: []discovery.Backend{be("10.0.0.5:25565", "fallback")}},
-			},
-		},
-		{
-			name: "gate labels win over mc-router's",
-			cs: []apiContainer{ctr("both", map[string]string{"gate.hosts": "g", "mc-router.host": "m", "gate.port": "1", "mc-router.port": "2",
-				"gate.network": "front", "mc-router.network": "back"}, "front=10.0.1.2", "back=10.0.2.2")},
-			want: []discovery.Route{{Origin: "docker both", Container: "both", Hosts: []string{"g"}, KeyPrefix: "gate.", Backends: []discovery.Backend{be("10.0.1.2:1", "both")}}},
-		},
-		{
-			name:  "several networks and nothing picks one: skipped with a warning",
-			cs:    []apiContainer{ctr("multi", map[string]string{"gate.hosts": "m"}, "front=10.0.1.2", "back=10.0.2.2")},
-			want:  []discovery.Route{},
-			warns: 1,
-		},
-		{
-			name:    "several networks, configured network picks",
-			cs:      []apiContainer{ctr("multi", map[string]string{"gate.hosts": "m"}, "front=10.0.1.2", "back=10.0.2.2")},
-			network: "back",
-			want:    []discovery.Route{{Origin: "docker multi", Container: "multi", Hosts: []string{"m"}, KeyPrefix: "gate.", Backends: []discovery.Backend{be("10.0.2.2:25565", "multi")}}},
-		},
-		{
-			name:  "bad port label: skipped with a warning",
-			cs:    []apiContainer{ctr("p", map[string]string{"gate.hosts": "p", "gate.port": "70000"}, "bridge=10.0.0.2")},
-			want:  []discovery.Route{},
-			warns: 1,
-		},
-		{
-			name:  "empty host list: skipped with a warning",
-			cs:    []apiContainer{ctr("e", map[string]string{"gate.hosts": " , "}, "bridge=10.0.0.2")},
-			want:  []discovery.Route{},
-			warns: 1,
-		},
-		{
-			name: "unlabelled containers are not routes",
-			cs:   []apiContainer{ctr("db", map[string]string{"gate.strategy": "random"}, "bridge=10.0.0.2")},
-			want: []discovery.Route{},
-		},
-		{
-			name:     "unhealthy container keeps its route without a backend",
-			cs:       []apiContainer{ctr("sick", map[string]string{"gate.hosts": "s"}, "bridge=10.0.0.2")},
-			notReady: map[string]bool{"id-sick": true},
-			want:     []discovery.Route{{Origin: "docker sick", Container: "sick", Hosts: []string{"s"}, KeyPrefix: "gate.", Backends: []discovery.Backend{}}},
-		},
-		{
-			name: "stopped container with a wake label keeps its route without a backend",
-			cs:   []apiContainer{stopped("sleepy", map[string]string{"gate.hosts": "z", "gate.wake": "container", "gate.idleAfter": "10m"}, "bridge")},
-			want: []discovery.Route{{Origin: "docker sleepy", Container: "sleepy", Hosts: []string{"z"}, KeyPrefix: "gate.", Backends: []discovery.Backend{},
-				Settings: map[string]string{"wake": "container", "idleAfter": "10m"}}},
-		},
-		{
-			name: "stopped container without a wake label is not a route",
-			cs:   []apiContainer{stopped("off", map[string]string{"gate.hosts": "o"}, "bridge"), stopped("blank", map[string]string{"gate.hosts": "b", "gate.wake": " "}, "bridge")},
-			want: []discovery.Route{},
-		},
-		{
-			name: "mc-router auto-scale labels read as wake and asleepMotd",
-			cs: []apiContainer{
-				stopped("mc", map[string]string{"mc-router.host": "m", "mc-router.auto-scale-up": "true", "mc-router.auto-scale-asleep-motd": "zzz"}),
-				stopped("no", map[string]string{"mc-router.host": "n", "mc-router.auto-scale-up": "false"}),
-				ctr("own", map[string]string{"mc-router.host": "o", "mc-router.auto-scale-up": "yes", "gate.wake": "exec", "gate.asleepMotd": "mine",
-					"mc-router.auto-scale-asleep-motd": "theirs"}, "bridge=10.0.0.7"),
-			},
-			want: []discovery.Route{
-				{Origin: "docker mc", Container: "mc", Hosts: []string{"m"}, KeyPrefix: "gate.", Backends: []discovery.Backend{},
-					Settings: map[string]string{"wake": "container", "asleepMotd": "zzz"}},
-				{Origin: "docker own", Container: "own", Hosts: []string{"o"}, KeyPrefix: "gate.", Backends: []discovery.Backend{be("10.0.0.7:25565", "own")},
-					Settings: map[string]string{"wake": "exec", "asleepMotd": "mine"}},
-			},
-		},
-		{
-			name: "a route of several containers names no container",
-			cs: []apiContainer{
-				stopped("w-1", map[string]string{"gate.hosts": "w", "gate.wake": "container"}, "bridge"),
-				ctr("w-2", map[string]string{"gate.hosts": "w", "gate.wake": "container"}, "bridge=10.0.0.8"),
-			},
-			want: []discovery.Route{{Origin: "docker w-1 (+1)", Hosts: []string{"w"}, KeyPrefix: "gate.", Backends: []discovery.Backend{be("10.0.0.8:25565", "w-2")},
-				Settings: map[string]string{"wake": "container"}}},
-		},
-	}
-	for _, tt := range tests {
+	for _, tt := range buildRoutesCases {
 		t.Run(tt.name, func(t *testing.T) {
 			got, warns := buildRoutes(tt.cs, tt.notReady, tt.network)
 			if !reflect.DeepEqual(got, tt.want) {
@@ -191,33 +194,6 @@ func TestBuildRoutes(t *testing.T) {
 }
 
 func TestCheckHost(t *testing.T) {
-	t.Setenv("DOCKER_HOST", "")
-	for _, tt := range []struct {
-		host, network, addr string
-		bad                 bool
-	}{
-		{host: "", network: "unix", addr: "/var/run/docker.sock"},
-		{host: "unix:///run/user/1000/docker.sock", network: "unix", addr: "/run/user/1000/docker.sock"},
-		{host: "tcp://127.0.0.1:2375", network: "tcp", addr: "127.0.0.1:2375"},
-		{host: "tcp://[::1]", network: "tcp", addr: "[::1]:2375"},
-		{host: "unix://relative.sock", bad: true},
-		{host: "ssh://user@host", bad: true},
-		{host: "npipe:////./pipe/docker_engine", bad: true},
-		{host: "tcp://", bad: true},
-	} {
-		ep, err := resolveHost(tt.host)
-		if (err != nil) != tt.bad {
-			t.Errorf("%q: err %v, want bad=%v", tt.host, err, tt.bad)
-			continue
-		}
-		if !tt.bad && (ep.network != tt.network || ep.addr != tt.addr) {
-			t.Errorf("%q: got %s %s, want %s %s", tt.host, ep.network, ep.addr, tt.network, tt.addr)
-		}
-	}
-	t.Setenv("DOCKER_HOST", "tcp://127.0.0.1:1")
-	if ep, err := resolveHost(""); err != nil || ep.addr != "127.0.0.1:1" {
-		t.Errorf("$DOCKER_HOST not used: %v %v", ep, err)
-	}
 	t.Setenv("DOCKER_HOST", "bogus://x")
 	if err := Check(configWithHost("")); err == nil || !strings.Contains(err.Error(), "$DOCKER_HOST") {
 		t.Errorf("a bad $DOCKER_HOST: %v", err)

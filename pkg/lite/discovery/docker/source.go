@@ -11,6 +11,7 @@ import (
 
 	"go.minekube.com/gate/pkg/edition/java/lite/config"
 	"go.minekube.com/gate/pkg/lite/discovery"
+	engine "go.minekube.com/gate/pkg/lite/engine/docker"
 )
 
 // Name is the source's name in logs, the admin API and discovery.precedence.
@@ -31,7 +32,7 @@ type Options struct {
 
 // Source finds routes on the labels of a Docker daemon's running containers.
 type Source struct {
-	ep   endpoint
+	ep   engine.Endpoint
 	opts Options
 }
 
@@ -40,7 +41,7 @@ var _ discovery.Source = (*Source)(nil)
 // New checks the daemon address and returns a source for it; it does not
 // connect (Run does).
 func New(o Options) (*Source, error) {
-	ep, err := resolveHost(o.Config.Host)
+	ep, err := engine.Resolve(o.Config.Host)
 	if err != nil {
 		return nil, err
 	}
@@ -69,8 +70,8 @@ func (s *Source) Name() string { return Name }
 // (once per outage), reconnects with backoff, and converges with a fresh list.
 // It returns nil when ctx ends, with every goroutine it started finished.
 func (s *Source) Run(ctx context.Context, sink discovery.Sink) error {
-	r := &runner{s: s, c: newClient(s.ep, 10*time.Second), sink: sink, log: s.opts.Log, warned: map[string]bool{}}
-	defer r.c.close()
+	r := &runner{s: s, c: engine.NewClient(s.ep, engine.Options{HeaderTimeout: 10 * time.Second}), sink: sink, log: s.opts.Log, warned: map[string]bool{}}
+	defer r.c.Close()
 	backoff := s.opts.MinBackoff
 	for {
 		synced, err := r.session(ctx)
@@ -95,7 +96,7 @@ func (s *Source) Run(ctx context.Context, sink discovery.Sink) error {
 // runner is the state of one Run.
 type runner struct {
 	s      *Source
-	c      *client
+	c      *engine.Client
 	sink   discovery.Sink
 	log    logr.Logger
 	warned map[string]bool // warnings in force, logged once each
@@ -112,7 +113,7 @@ func (r *runner) session(ctx context.Context) (synced bool, err error) {
 	defer cancel()
 	// The stream is opened before the list so that a change between the two
 	// still triggers a list.
-	stream, err := r.c.events(ctx)
+	stream, err := events(ctx, r.c)
 	if err != nil {
 		return false, err
 	}
@@ -120,7 +121,7 @@ func (r *runner) session(ctx context.Context) (synced bool, err error) {
 	done := make(chan error, 1)
 	go func() {
 		for {
-			ev, err := stream.next()
+			ev, err := next(stream)
 			if err != nil {
 				done <- err
 				return
@@ -135,7 +136,7 @@ func (r *runner) session(ctx context.Context) (synced bool, err error) {
 	// The reader ends when the stream's body is closed (after cancel, too).
 	defer func() {
 		cancel()
-		stream.close()
+		stream.Close()
 		<-done
 	}()
 	r.fresh = false
@@ -160,7 +161,7 @@ func (r *runner) session(ctx context.Context) (synced bool, err error) {
 func (r *runner) sync(ctx context.Context) error {
 	lctx, cancel := context.WithTimeout(ctx, r.s.opts.ListTimeout)
 	defer cancel()
-	cs, notReady, err := r.c.list(lctx)
+	cs, notReady, err := list(lctx, r.c)
 	if err != nil {
 		return fmt.Errorf("list containers: %w", err)
 	}
@@ -173,7 +174,7 @@ func (r *runner) sync(ctx context.Context) error {
 	r.published, r.fresh = routes, true
 	if r.stale {
 		r.stale = false
-		r.log.Info("docker daemon is back; routes are current", "daemon", r.s.ep.text, "routes", len(routes))
+		r.log.Info("docker daemon is back; routes are current", "daemon", r.s.ep.String(), "routes", len(routes))
 	}
 	return nil
 }
@@ -184,12 +185,12 @@ func (r *runner) lost(err error) {
 		err = errors.New("docker event stream ended")
 	}
 	if r.stale {
-		r.log.V(1).Info("docker daemon still unreachable", "daemon", r.s.ep.text, "err", err)
+		r.log.V(1).Info("docker daemon still unreachable", "daemon", r.s.ep.String(), "err", err)
 		return
 	}
 	r.stale = true
 	r.sink.Stale(Name, err)
-	r.log.Error(err, "lost the docker daemon; its last routes stay in force until it is back", "daemon", r.s.ep.text)
+	r.log.Error(err, "lost the docker daemon; its last routes stay in force until it is back", "daemon", r.s.ep.String())
 }
 
 // warnOnce logs each warning the first time it appears. A warning that goes

@@ -4,13 +4,13 @@ import (
 	"context"
 	"fmt"
 	"net"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"go.minekube.com/gate/internal/enginetest"
 	"go.minekube.com/gate/internal/mctest"
 	"go.minekube.com/gate/pkg/edition/java/lite/config"
 )
@@ -19,8 +19,6 @@ import (
 const protocol = 767
 
 // uniq makes a name no other run on the same daemon uses.
-func uniq(s string) string { return fmt.Sprintf("gt%d-%s", os.Getpid(), s) }
-
 // startSource runs a source against host until the test ends and checks that
 // Run then returns nil.
 func startSource(t *testing.T, host, network string, logs *mctest.Logs) *recorder {
@@ -61,26 +59,26 @@ func ping(t *testing.T, addr, host string) {
 }
 
 func TestContainersOfOneHostAreOneBalancedRoute(t *testing.T) {
-	e := needEngine(t)
-	host := uniq("lobby") + ".example.com"
+	e := enginetest.NeedDocker(t)
+	host := enginetest.Uniq("lobby") + ".example.com"
 	var ids, want []string
 	for i := 1; i <= 3; i++ {
-		id := e.run(t, spec{name: uniq(fmt.Sprintf("lobby-%d", i)), labels: map[string]string{
+		id := e.Run(t, enginetest.Container{Name: enginetest.Uniq(fmt.Sprintf("lobby-%d", i)), Labels: map[string]string{
 			"gate.hosts": host, "gate.strategy": "least-connections", "gate.cachePingTTL": "5s",
 		}})
 		ids = append(ids, id)
-		want = append(want, net.JoinHostPort(e.ip(t, id, "bridge"), "25565"))
+		want = append(want, net.JoinHostPort(e.IP(t, id, "bridge"), "25565"))
 	}
 	logs := &mctest.Logs{}
-	rec := startSource(t, e.host, "", logs)
+	rec := startSource(t, e.Host, "", logs)
 	waitRoute(t, rec, host, 10*time.Second, want...)
 
 	rt, _ := rec.route(host)
-	if wantOrigin := "docker " + uniq("lobby-1") + " (+2)"; rt.Origin != wantOrigin {
+	if wantOrigin := "docker " + enginetest.Uniq("lobby-1") + " (+2)"; rt.Origin != wantOrigin {
 		t.Errorf("route origin %q, want %q", rt.Origin, wantOrigin)
 	}
 	for i, b := range rt.Backends {
-		if wantOrigin := "docker " + uniq(fmt.Sprintf("lobby-%d", i+1)); b.Origin != wantOrigin {
+		if wantOrigin := "docker " + enginetest.Uniq(fmt.Sprintf("lobby-%d", i+1)); b.Origin != wantOrigin {
 			t.Errorf("backend %d origin %q, want %q", i, b.Origin, wantOrigin)
 		}
 		ping(t, b.Addr, host)
@@ -90,13 +88,13 @@ func TestContainersOfOneHostAreOneBalancedRoute(t *testing.T) {
 	}
 
 	t0 := time.Now()
-	e.stop(t, ids[1])
+	e.Stop(t, ids[1])
 	returned := time.Now()
 	waitRoute(t, rec, host, time.Second, want[0], want[2])
 	t.Logf("stop: route without the container %s after the stop call began, %s after it returned", since(t0), since(returned))
 
 	t0 = time.Now()
-	e.start(t, ids[1])
+	e.Start(t, ids[1])
 	returned = time.Now()
 	waitRoute(t, rec, host, time.Second, want...)
 	t.Logf("start: route with the container again %s after the start call began, %s after it returned", since(t0), since(returned))
@@ -106,45 +104,45 @@ func TestContainersOfOneHostAreOneBalancedRoute(t *testing.T) {
 }
 
 func TestContainerOnTwoNetworksWithoutLabelIsSkippedOnce(t *testing.T) {
-	e := needEngine(t)
-	netName := uniq("back")
-	netID := e.network(t, netName)
-	skipped := uniq("multi") + ".example.com"
-	picked := uniq("picked") + ".example.com"
-	e.run(t, spec{name: uniq("multi"), labels: map[string]string{"gate.hosts": skipped}, networks: []string{netID}})
-	pickedID := e.run(t, spec{name: uniq("picked"), labels: map[string]string{"gate.hosts": picked, "gate.network": netName}, networks: []string{netID}})
-	addr := net.JoinHostPort(e.ip(t, pickedID, netName), "25565")
+	e := enginetest.NeedDocker(t)
+	netName := enginetest.Uniq("back")
+	netID := e.Network(t, netName)
+	skipped := enginetest.Uniq("multi") + ".example.com"
+	picked := enginetest.Uniq("picked") + ".example.com"
+	e.Run(t, enginetest.Container{Name: enginetest.Uniq("multi"), Labels: map[string]string{"gate.hosts": skipped}, Networks: []string{netID}})
+	pickedID := e.Run(t, enginetest.Container{Name: enginetest.Uniq("picked"), Labels: map[string]string{"gate.hosts": picked, "gate.network": netName}, Networks: []string{netID}})
+	addr := net.JoinHostPort(e.IP(t, pickedID, netName), "25565")
 
 	logs := &mctest.Logs{}
-	rec := startSource(t, e.host, "", logs)
+	rec := startSource(t, e.Host, "", logs)
 	waitRoute(t, rec, picked, 10*time.Second, addr)
 	ping(t, addr, picked)
 
 	// More events, and so more lists, must not repeat the warning.
-	e.stop(t, pickedID)
+	e.Stop(t, pickedID)
 	mctest.WaitFor(t, "route gone", time.Second, func() bool { _, ok := rec.route(picked); return !ok })
-	e.start(t, pickedID)
+	e.Start(t, pickedID)
 	waitRoute(t, rec, picked, time.Second, addr)
 	if _, ok := rec.route(skipped); ok {
 		t.Errorf("a container on two networks without a network label became a route")
 	}
-	if got := logs.Find("several networks"); len(got) != 1 || !strings.Contains(got[0], uniq("multi")) {
+	if got := logs.Find("several networks"); len(got) != 1 || !strings.Contains(got[0], enginetest.Uniq("multi")) {
 		t.Errorf("want one warning naming the container, got %q", got)
 	}
 }
 
 func TestMCRouterLabelsAndPortLabel(t *testing.T) {
-	e := needEngine(t)
-	mcHost := uniq("mc") + ".example.com"
-	portHost := uniq("port") + ".example.com"
-	mcID := e.run(t, spec{name: uniq("mc"), listen: "0.0.0.0:25566", labels: map[string]string{"mc-router.host": mcHost, "mc-router.port": "25566"}})
-	portID := e.run(t, spec{name: uniq("port"), listen: "0.0.0.0:25570", labels: map[string]string{"gate.hosts": portHost, "gate.port": "25570", "mc-router.port": "1"}})
-	defID := e.run(t, spec{name: uniq("default"), labels: map[string]string{"mc-router.default": "true"}})
-	mcAddr := net.JoinHostPort(e.ip(t, mcID, "bridge"), "25566")
-	portAddr := net.JoinHostPort(e.ip(t, portID, "bridge"), "25570")
-	defAddr := net.JoinHostPort(e.ip(t, defID, "bridge"), "25565")
+	e := enginetest.NeedDocker(t)
+	mcHost := enginetest.Uniq("mc") + ".example.com"
+	portHost := enginetest.Uniq("port") + ".example.com"
+	mcID := e.Run(t, enginetest.Container{Name: enginetest.Uniq("mc"), Listen: "0.0.0.0:25566", Labels: map[string]string{"mc-router.host": mcHost, "mc-router.port": "25566"}})
+	portID := e.Run(t, enginetest.Container{Name: enginetest.Uniq("port"), Listen: "0.0.0.0:25570", Labels: map[string]string{"gate.hosts": portHost, "gate.port": "25570", "mc-router.port": "1"}})
+	defID := e.Run(t, enginetest.Container{Name: enginetest.Uniq("default"), Labels: map[string]string{"mc-router.default": "true"}})
+	mcAddr := net.JoinHostPort(e.IP(t, mcID, "bridge"), "25566")
+	portAddr := net.JoinHostPort(e.IP(t, portID, "bridge"), "25570")
+	defAddr := net.JoinHostPort(e.IP(t, defID, "bridge"), "25565")
 
-	rec := startSource(t, e.host, "", &mctest.Logs{})
+	rec := startSource(t, e.Host, "", &mctest.Logs{})
 	waitRoute(t, rec, mcHost, 10*time.Second, mcAddr)
 	waitRoute(t, rec, portHost, time.Second, portAddr)
 	ping(t, mcAddr, mcHost)
@@ -154,7 +152,7 @@ func TestMCRouterLabelsAndPortLabel(t *testing.T) {
 	routes := rec.replaces[len(rec.replaces)-1]
 	rec.mu.Unlock()
 	def := routes[len(routes)-1]
-	if !def.Default || !slices.Equal(def.Hosts, []string{"*"}) || def.Origin != "docker "+uniq("default") || !slices.Equal(addrs(def), []string{defAddr}) {
+	if !def.Default || !slices.Equal(def.Hosts, []string{"*"}) || def.Origin != "docker "+enginetest.Uniq("default") || !slices.Equal(addrs(def), []string{defAddr}) {
 		t.Errorf("the catch-all is not the last route as wanted: %+v", def)
 	}
 	ping(t, defAddr, "anything.example.com")
@@ -164,16 +162,16 @@ func TestMCRouterLabelsAndPortLabel(t *testing.T) {
 // the source and the daemon's socket, so the test can take the daemon away and
 // bring it back without touching the daemon other tests share.
 func TestLostDaemonIsStaleOnceAndConvergesAfterReconnect(t *testing.T) {
-	e := needEngine(t)
-	ep, err := parseHost(e.host)
-	if err != nil || ep.network != "unix" {
-		t.Skipf("the forwarder needs a unix socket daemon, have %s", e.host)
+	e := enginetest.NeedDocker(t)
+	ep := e.Endpoint()
+	if ep.Network != "unix" {
+		t.Skipf("the forwarder needs a unix socket daemon, have %s", e.Host)
 	}
-	fwd := mctest.NewForwarder(t, "unix", ep.addr)
-	host := uniq("outage") + ".example.com"
+	fwd := mctest.NewForwarder(t, "unix", ep.Addr)
+	host := enginetest.Uniq("outage") + ".example.com"
 	labels := map[string]string{"gate.hosts": host}
-	first := e.run(t, spec{name: uniq("outage-1"), labels: labels})
-	firstAddr := net.JoinHostPort(e.ip(t, first, "bridge"), "25565")
+	first := e.Run(t, enginetest.Container{Name: enginetest.Uniq("outage-1"), Labels: labels})
+	firstAddr := net.JoinHostPort(e.IP(t, first, "bridge"), "25565")
 
 	logs := &mctest.Logs{}
 	rec := startSource(t, "unix://"+fwd.Addr(), "", logs)
@@ -182,9 +180,9 @@ func TestLostDaemonIsStaleOnceAndConvergesAfterReconnect(t *testing.T) {
 
 	fwd.Cut()
 	mctest.WaitFor(t, "Stale", time.Second, func() bool { _, s := rec.counts(); return s > 0 })
-	second := e.run(t, spec{name: uniq("outage-2"), labels: labels})
-	secondAddr := net.JoinHostPort(e.ip(t, second, "bridge"), "25565")
-	e.stop(t, first)
+	second := e.Run(t, enginetest.Container{Name: enginetest.Uniq("outage-2"), Labels: labels})
+	secondAddr := net.JoinHostPort(e.IP(t, second, "bridge"), "25565")
+	e.Stop(t, first)
 	mctest.WaitFor(t, "three refused reconnects", 5*time.Second, func() bool { return fwd.Refused() >= 3 })
 	if r, s := rec.counts(); r != before || s != 1 {
 		t.Fatalf("during the outage: %d Replace (want %d, none new) and %d Stale (want 1)", r, before, s)
@@ -210,16 +208,16 @@ func TestLostDaemonIsStaleOnceAndConvergesAfterReconnect(t *testing.T) {
 }
 
 func TestHealthCheckDecidesWhichContainersAreBackends(t *testing.T) {
-	e := needEngine(t)
-	host := uniq("health") + ".example.com"
+	e := enginetest.NeedDocker(t)
+	host := enginetest.Uniq("health") + ".example.com"
 	labels := map[string]string{"gate.hosts": host}
-	rec := startSource(t, e.host, "", &mctest.Logs{})
+	rec := startSource(t, e.Host, "", &mctest.Logs{})
 	// mcload's setup mode exits 0 once it has made its connection; an unknown
 	// mode exits 2.
-	good := e.run(t, spec{name: uniq("health-good"), labels: labels, health: []string{"/mcload", "setup", "-addr", "127.0.0.1:25565", "-n", "1", "-warmup", "0", "-sources", "1"}})
-	bad := e.run(t, spec{name: uniq("health-bad"), labels: labels, health: []string{"/mcload", "unwell"}})
-	goodAddr := net.JoinHostPort(e.ip(t, good, "bridge"), "25565")
-	badAddr := net.JoinHostPort(e.ip(t, bad, "bridge"), "25565")
+	good := e.Run(t, enginetest.Container{Name: enginetest.Uniq("health-good"), Labels: labels, Health: []string{"/mcload", "setup", "-addr", "127.0.0.1:25565", "-n", "1", "-warmup", "0", "-sources", "1"}})
+	bad := e.Run(t, enginetest.Container{Name: enginetest.Uniq("health-bad"), Labels: labels, Health: []string{"/mcload", "unwell"}})
+	goodAddr := net.JoinHostPort(e.IP(t, good, "bridge"), "25565")
+	badAddr := net.JoinHostPort(e.IP(t, bad, "bridge"), "25565")
 
 	waitRoute(t, rec, host, 10*time.Second, goodAddr)
 	rec.mu.Lock()

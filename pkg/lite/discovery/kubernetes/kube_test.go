@@ -3,10 +3,8 @@ package kubernetes
 import (
 	"fmt"
 	"net/netip"
-	"os"
 	"reflect"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -14,14 +12,12 @@ import (
 	discoveryv1 "k8s.io/api/discovery/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/utils/ptr"
 
 	"go.minekube.com/gate/pkg/edition/java/lite/config"
 	"go.minekube.com/gate/pkg/lite/discovery"
 
-	"go.minekube.com/gate/internal/conntrack"
+	"go.minekube.com/gate/internal/enginetest"
 )
 
 // The tests in this file run against a real kube-apiserver. No controllers
@@ -30,6 +26,7 @@ import (
 
 // kubeEnv is a test's view of the API server.
 type kubeEnv struct {
+	kube       *enginetest.Kube
 	kubeconfig string
 	client     kubernetes.Interface
 	addrs      []string // addresses endpoints may carry (not loopback: the API server rejects it)
@@ -37,55 +34,13 @@ type kubeEnv struct {
 
 func newKubeEnv(t *testing.T) *kubeEnv {
 	t.Helper()
-	kc := os.Getenv("GATETEST_KUBECONFIG")
-	if kc == "" {
-		t.Skip("needs a kube-apiserver: run scripts/test.sh")
-	}
-	var addrs []string
-	for a := range strings.SplitSeq(os.Getenv("GATETEST_LO_ADDRS"), ",") {
-		// 10.9.0.11 to 10.9.0.25 are the Kubernetes tests' share.
-		ip, err := netip.ParseAddr(strings.TrimSpace(a))
-		if err == nil && ip.Is4() && ip.As4()[0] == 10 && ip.As4()[3] >= 11 && ip.As4()[3] <= 25 {
-			addrs = append(addrs, ip.String())
-		}
-	}
-	if len(addrs) < 5 {
-		t.Fatalf("GATETEST_LO_ADDRS has %d addresses in 10.9.0.11-10.9.0.25, want at least 5: run scripts/test.sh", len(addrs))
-	}
-	rc, err := clientcmd.BuildConfigFromFlags("", kc)
-	if err != nil {
-		t.Fatalf("load GATETEST_KUBECONFIG: %v", err)
-	}
-	// The test's own connections must be gone when the test ends (goleak):
-	// its client dials through the same tracker a source uses.
-	conns := &conntrack.Tracker{}
-	rc.Dial = conns.DialContext
-	hc, err := rest.HTTPClientFor(rc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		hc.CloseIdleConnections()
-		conns.CloseAll()
-	})
-	client, err := kubernetes.NewForConfigAndClient(rc, hc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &kubeEnv{kubeconfig: kc, client: client, addrs: addrs}
+	k := enginetest.NeedKube(t)
+	addrs := enginetest.Addrs(t, enginetest.KubeFirst, enginetest.KubeLast, 5)
+	return &kubeEnv{kube: k, kubeconfig: k.Kubeconfig, client: k.Admin, addrs: addrs}
 }
 
 // namespace creates a fresh namespace for one test.
-func (e *kubeEnv) namespace(t *testing.T) string {
-	t.Helper()
-	ns, err := e.client.CoreV1().Namespaces().Create(t.Context(), &corev1.Namespace{
-		ObjectMeta: metav1.ObjectMeta{GenerateName: "gate-test-"},
-	}, metav1.CreateOptions{})
-	if err != nil {
-		t.Fatalf("create namespace: %v", err)
-	}
-	return ns.Name
-}
+func (e *kubeEnv) namespace(t *testing.T) string { return e.kube.Namespace(t) }
 
 func (e *kubeEnv) createService(t *testing.T, ns, name string, ann, labels map[string]string, headless bool) {
 	t.Helper()

@@ -61,160 +61,165 @@ func backends(addrs ...string) []discovery.Backend {
 	return out
 }
 
+var (
+	routeMC = []discoveryv1.EndpointPort{port("minecraft", 25565)}
+	routeV4 = discoveryv1.AddressTypeIPv4
+)
+
+// buildRouteCases are TestBuildRoute's cases.
+var buildRouteCases = []struct {
+	name    string
+	svc     *corev1.Service
+	slices  []*discoveryv1.EndpointSlice
+	want    *discovery.Route
+	warning string // substring; "" means none
+}{
+	{
+		name: "no annotation is no route",
+		svc:  service("ns", "web", map[string]string{"app": "x"}),
+	},
+	{
+		name: "gate hosts trimmed, empty items dropped, settings raw",
+		svc: service("ns", "mc", map[string]string{
+			AnnotationHosts:                      " a.example.com, ,*.b.example.com ,",
+			KeyPrefix + "strategy":               "least-connections",
+			KeyPrefix + "fallback":               "{motd: down}",
+			KeyPrefix + "wake":                   "true",
+			"mc-router.itzg.me/autoScaleUp":      "x",
+			"kubectl.kubernetes.io/last-applied": "{}",
+		}),
+		slices: []*discoveryv1.EndpointSlice{slice("ns", "mc", "mc-1", routeV4, routeMC, ready("10.0.0.2"), ready("10.0.0.10"), ready("10.0.0.2"))},
+		want: &discovery.Route{
+			Origin: "kubernetes ns/mc", Namespace: "ns",
+			Hosts:     []string{"a.example.com", "*.b.example.com"},
+			Backends:  backends("10.0.0.2:25565", "10.0.0.10:25565"),
+			Settings:  map[string]string{"strategy": "least-connections", "fallback": "{motd: down}", "wake": "true"},
+			KeyPrefix: KeyPrefix,
+		},
+	},
+	{
+		name: "wake keys pass through raw",
+		svc: service("games", "survival", map[string]string{
+			AnnotationHosts:          "survival.example.com",
+			KeyPrefix + "wake":       "statefulset/survival",
+			KeyPrefix + "holdFor":    "25s",
+			KeyPrefix + "idleAfter":  "10m",
+			KeyPrefix + "asleepMotd": "§7survival is asleep: join to wake it",
+		}),
+		want: &discovery.Route{
+			Origin: "kubernetes games/survival", Namespace: "games", Hosts: []string{"survival.example.com"}, Backends: backends(),
+			Settings: map[string]string{
+				"wake": "statefulset/survival", "holdFor": "25s", "idleAfter": "10m",
+				"asleepMotd": "§7survival is asleep: join to wake it",
+			},
+			KeyPrefix: KeyPrefix,
+		},
+	},
+	{
+		// Scaled to zero, the controller keeps the slice and empties it:
+		// the route stays (its host is known, it can be woken) with no
+		// backends.
+		name:   "scaled to zero: an empty slice",
+		svc:    service("ns", "mc", map[string]string{AnnotationHosts: "a", KeyPrefix + "wake": "deployment/mc"}),
+		slices: []*discoveryv1.EndpointSlice{slice("ns", "mc", "mc-1", routeV4, routeMC)},
+		want: &discovery.Route{Origin: "kubernetes ns/mc", Namespace: "ns", Hosts: []string{"a"}, Backends: backends(),
+			Settings: map[string]string{"wake": "deployment/mc"}, KeyPrefix: KeyPrefix},
+	},
+	{
+		name: "gate hosts win over mc-router's",
+		svc: service("ns", "mc", map[string]string{
+			AnnotationHosts:         "gate.example.com",
+			annotationMCRouterHosts: "router.example.com",
+		}),
+		want: &discovery.Route{Origin: "kubernetes ns/mc", Namespace: "ns", Hosts: []string{"gate.example.com"}, Backends: backends(), KeyPrefix: KeyPrefix},
+	},
+	{
+		name: "mc-router externalServerName, no slices yet",
+		svc:  service("ns", "mc", map[string]string{annotationMCRouterHosts: "a.example.com,b.example.com"}),
+		want: &discovery.Route{Origin: "kubernetes ns/mc", Namespace: "ns", Hosts: []string{"a.example.com", "b.example.com"}, Backends: backends(), KeyPrefix: KeyPrefix},
+	},
+	{
+		name: "mc-router defaultServer is a catch-all",
+		svc:  service("ns", "lobby", map[string]string{annotationMCRouterDefault: "true"}),
+		want: &discovery.Route{Origin: "kubernetes ns/lobby", Namespace: "ns", Hosts: []string{"*"}, Default: true, Backends: backends(), KeyPrefix: KeyPrefix},
+	},
+	{
+		name: "defaultServer false is no route",
+		svc:  service("ns", "lobby", map[string]string{annotationMCRouterDefault: "false"}),
+	},
+	{
+		name:    "hosts annotation with no host",
+		svc:     service("ns", "mc", map[string]string{AnnotationHosts: " , "}),
+		warning: "lists no host",
+	},
+	{
+		name: "not ready, terminating and serving, ready unset",
+		svc:  service("ns", "mc", map[string]string{AnnotationHosts: "a"}),
+		slices: []*discoveryv1.EndpointSlice{slice("ns", "mc", "mc-1", routeV4, routeMC,
+			ready("10.0.0.1"),
+			endpoint{addr: "10.0.0.2", ready: ptr.To(false)},
+			endpoint{addr: "10.0.0.3", ready: ptr.To(true), serving: ptr.To(true), terminating: ptr.To(true)},
+			endpoint{addr: "10.0.0.4"},
+		)},
+		want: &discovery.Route{Origin: "kubernetes ns/mc", Namespace: "ns", Hosts: []string{"a"}, Backends: backends("10.0.0.1:25565", "10.0.0.4:25565"), KeyPrefix: KeyPrefix},
+	},
+	{
+		name: "IPv6 in brackets, FQDN slices ignored, several slices merged",
+		svc:  service("ns", "mc", map[string]string{AnnotationHosts: "a"}),
+		slices: []*discoveryv1.EndpointSlice{
+			slice("ns", "mc", "mc-6", discoveryv1.AddressTypeIPv6, routeMC, ready("fd00::2")),
+			slice("ns", "mc", "mc-4", routeV4, routeMC, ready("10.0.0.1")),
+			slice("ns", "mc", "mc-f", discoveryv1.AddressTypeFQDN, routeMC, ready("mc.example.com")),
+		},
+		want: &discovery.Route{Origin: "kubernetes ns/mc", Namespace: "ns", Hosts: []string{"a"}, Backends: backends("10.0.0.1:25565", "[fd00::2]:25565"), KeyPrefix: KeyPrefix},
+	},
+	{
+		name: "port annotation by name",
+		svc:  service("ns", "mc", map[string]string{AnnotationHosts: "a", AnnotationPort: "game"}),
+		slices: []*discoveryv1.EndpointSlice{slice("ns", "mc", "mc-1", routeV4,
+			[]discoveryv1.EndpointPort{port("minecraft", 25565), port("game", 25566)}, ready("10.0.0.1"))},
+		want: &discovery.Route{Origin: "kubernetes ns/mc", Namespace: "ns", Hosts: []string{"a"}, Backends: backends("10.0.0.1:25566"), KeyPrefix: KeyPrefix},
+	},
+	{
+		name: "port annotation by number",
+		svc:  service("ns", "mc", map[string]string{AnnotationHosts: "a", AnnotationPort: "30000"}),
+		slices: []*discoveryv1.EndpointSlice{slice("ns", "mc", "mc-1", routeV4,
+			[]discoveryv1.EndpointPort{port("a", 1), port("b", 2)}, ready("10.0.0.1"))},
+		want: &discovery.Route{Origin: "kubernetes ns/mc", Namespace: "ns", Hosts: []string{"a"}, Backends: backends("10.0.0.1:30000"), KeyPrefix: KeyPrefix},
+	},
+	{
+		name: "the port named minecraft among several",
+		svc:  service("ns", "mc", map[string]string{AnnotationHosts: "a"}),
+		slices: []*discoveryv1.EndpointSlice{slice("ns", "mc", "mc-1", routeV4,
+			[]discoveryv1.EndpointPort{port("rcon", 25575), port("minecraft", 25565)}, ready("10.0.0.1"))},
+		want: &discovery.Route{Origin: "kubernetes ns/mc", Namespace: "ns", Hosts: []string{"a"}, Backends: backends("10.0.0.1:25565"), KeyPrefix: KeyPrefix},
+	},
+	{
+		name: "the only TCP port, a UDP one beside it",
+		svc:  service("ns", "mc", map[string]string{AnnotationHosts: "a"}),
+		slices: []*discoveryv1.EndpointSlice{slice("ns", "mc", "mc-1", routeV4,
+			[]discoveryv1.EndpointPort{{Name: ptr.To("voice"), Port: ptr.To(int32(24454)), Protocol: ptr.To(corev1.ProtocolUDP)}, port("", 25565)}, ready("10.0.0.1"))},
+		want: &discovery.Route{Origin: "kubernetes ns/mc", Namespace: "ns", Hosts: []string{"a"}, Backends: backends("10.0.0.1:25565"), KeyPrefix: KeyPrefix},
+	},
+	{
+		name: "ambiguous ports: no backends and a warning",
+		svc:  service("ns", "mc", map[string]string{AnnotationHosts: "a"}),
+		slices: []*discoveryv1.EndpointSlice{slice("ns", "mc", "mc-1", routeV4,
+			[]discoveryv1.EndpointPort{port("a", 1), port("b", 2)}, ready("10.0.0.1"))},
+		want:    &discovery.Route{Origin: "kubernetes ns/mc", Namespace: "ns", Hosts: []string{"a"}, Backends: backends(), KeyPrefix: KeyPrefix},
+		warning: "2 TCP ports",
+	},
+	{
+		name:    "port annotation names a missing port",
+		svc:     service("ns", "mc", map[string]string{AnnotationHosts: "a", AnnotationPort: "nope"}),
+		slices:  []*discoveryv1.EndpointSlice{slice("ns", "mc", "mc-1", routeV4, routeMC, ready("10.0.0.1"))},
+		want:    &discovery.Route{Origin: "kubernetes ns/mc", Namespace: "ns", Hosts: []string{"a"}, Backends: backends(), KeyPrefix: KeyPrefix},
+		warning: `names port "nope"`,
+	},
+}
+
 func TestBuildRoute(t *testing.T) {
-	mc := []discoveryv1.EndpointPort{port("minecraft", 25565)}
-	v4 := discoveryv1.AddressTypeIPv4
-	tests := []struct {
-		name    string
-		svc     *corev1.Service
-		slices  []*discoveryv1.EndpointSlice
-		want    *discovery.Route
-		warning string // substring; "" means none
-	}{
-		{
-			name: "no annotation is no route",
-			svc:  service("ns", "web", map[string]string{"app": "x"}),
-		},
-		{
-			name: "gate hosts trimmed, empty items dropped, settings raw",
-			svc: service("ns", "mc", map[string]string{
-				AnnotationHosts:                      " a.example.com, ,*.b.example.com ,",
-				KeyPrefix + "strategy":               "least-connections",
-				KeyPrefix + "fallback":               "{motd: down}",
-				KeyPrefix + "wake":                   "true",
-				"mc-router.itzg.me/autoScaleUp":      "x",
-				"kubectl.kubernetes.io/last-applied": "{}",
-			}),
-			slices: []*discoveryv1.EndpointSlice{slice("ns", "mc", "mc-1", v4, mc, ready("10.0.0.2"), ready("10.0.0.10"), ready("10.0.0.2"))},
-			want: &discovery.Route{
-				Origin: "kubernetes ns/mc", Namespace: "ns",
-				Hosts:     []string{"a.example.com", "*.b.example.com"},
-				Backends:  backends("10.0.0.2:25565", "10.0.0.10:25565"),
-				Settings:  map[string]string{"strategy": "least-connections", "fallback": "{motd: down}", "wake": "true"},
-				KeyPrefix: KeyPrefix,
-			},
-		},
-		{
-			name: "wake keys pass through raw",
-			svc: service("games", "survival", map[string]string{
-				AnnotationHosts:          "survival.example.com",
-				KeyPrefix + "wake":       "statefulset/survival",
-				KeyPrefix + "holdFor":    "25s",
-				KeyPrefix + "idleAfter":  "10m",
-				KeyPrefix + "asleepMotd": "§7survival is asleep: join to wake it",
-			}),
-			want: &discovery.Route{
-				Origin: "kubernetes games/survival", Namespace: "games", Hosts: []string{"survival.example.com"}, Backends: backends(),
-				Settings: map[string]string{
-					"wake": "statefulset/survival", "holdFor": "25s", "idleAfter": "10m",
-					"asleepMotd": "§7survival is asleep: join to wake it",
-				},
-				KeyPrefix: KeyPrefix,
-			},
-		},
-		{
-			// Scaled to zero, the controller keeps the slice and empties it:
-			// the route stays (its host is known, it can be woken) with no
-			// backends.
-			name:   "scaled to zero: an empty slice",
-			svc:    service("ns", "mc", map[string]string{AnnotationHosts: "a", KeyPrefix + "wake": "deployment/mc"}),
-			slices: []*discoveryv1.EndpointSlice{slice("ns", "mc", "mc-1", v4, mc)},
-			want: &discovery.Route{Origin: "kubernetes ns/mc", Namespace: "ns", Hosts: []string{"a"}, Backends: backends(),
-				Settings: map[string]string{"wake": "deployment/mc"}, KeyPrefix: KeyPrefix},
-		},
-		{
-			name: "gate hosts win over mc-router's",
-			svc: service("ns", "mc", map[string]string{
-				AnnotationHosts:         "gate.example.com",
-				annotationMCRouterHosts: "router.example.com",
-			}),
-			want: &discovery.Route{Origin: "kubernetes ns/mc", Namespace: "ns", Hosts: []string{"gate.example.com"}, Backends: backends(), KeyPrefix: KeyPrefix},
-		},
-		{
-			name: "mc-router externalServerName, no slices yet",
-			svc:  service("ns", "mc", map[string]string{annotationMCRouterHosts: "a.example.com,b.example.com"}),
-			want: &discovery.Route{Origin: "kubernetes ns/mc", Namespace: "ns", Hosts: []string{"a.example.com", "b.example.com"}, Backends: backends(), KeyPrefix: KeyPrefix},
-		},
-		{
-			name: "mc-router defaultServer is a catch-all",
-			svc:  service("ns", "lobby", map[string]string{annotationMCRouterDefault: "true"}),
-			want: &discovery.Route{Origin: "kubernetes ns/lobby", Namespace: "ns", Hosts: []string{"*"}, Default: true, Backends: backends(), KeyPrefix: KeyPrefix},
-		},
-		{
-			name: "defaultServer false is no route",
-			svc:  service("ns", "lobby", map[string]string{annotationMCRouterDefault: "false"}),
-		},
-		{
-			name:    "hosts annotation with no host",
-			svc:     service("ns", "mc", map[string]string{AnnotationHosts: " , "}),
-			warning: "lists no host",
-		},
-		{
-			name: "not ready, terminating and serving, ready unset",
-			svc:  service("ns", "mc", map[string]string{AnnotationHosts: "a"}),
-			slices: []*discoveryv1.EndpointSlice{slice("ns", "mc", "mc-1", v4, mc,
-				ready("10.0.0.1"),
-				endpoint{addr: "10.0.0.2", ready: ptr.To(false)},
-				endpoint{addr: "10.0.0.3", ready: ptr.To(true), serving: ptr.To(true), terminating: ptr.To(true)},
-				endpoint{addr: "10.0.0.4"},
-			)},
-			want: &discovery.Route{Origin: "kubernetes ns/mc", Namespace: "ns", Hosts: []string{"a"}, Backends: backends("10.0.0.1:25565", "10.0.0.4:25565"), KeyPrefix: KeyPrefix},
-		},
-		{
-			name: "IPv6 in brackets, FQDN slices ignored, several slices merged",
-			svc:  service("ns", "mc", map[string]string{AnnotationHosts: "a"}),
-			slices: []*discoveryv1.EndpointSlice{
-				slice("ns", "mc", "mc-6", discoveryv1.AddressTypeIPv6, mc, ready("fd00::2")),
-				slice("ns", "mc", "mc-4", v4, mc, ready("10.0.0.1")),
-				slice("ns", "mc", "mc-f", discoveryv1.AddressTypeFQDN, mc, ready("mc.example.com")),
-			},
-			want: &discovery.Route{Origin: "kubernetes ns/mc", Namespace: "ns", Hosts: []string{"a"}, Backends: backends("10.0.0.1:25565", "[fd00::2]:25565"), KeyPrefix: KeyPrefix},
-		},
-		{
-			name: "port annotation by name",
-			svc:  service("ns", "mc", map[string]string{AnnotationHosts: "a", AnnotationPort: "game"}),
-			slices: []*discoveryv1.EndpointSlice{slice("ns", "mc", "mc-1", v4,
-				[]discoveryv1.EndpointPort{port("minecraft", 25565), port("game", 25566)}, ready("10.0.0.1"))},
-			want: &discovery.Route{Origin: "kubernetes ns/mc", Namespace: "ns", Hosts: []string{"a"}, Backends: backends("10.0.0.1:25566"), KeyPrefix: KeyPrefix},
-		},
-		{
-			name: "port annotation by number",
-			svc:  service("ns", "mc", map[string]string{AnnotationHosts: "a", AnnotationPort: "30000"}),
-			slices: []*discoveryv1.EndpointSlice{slice("ns", "mc", "mc-1", v4,
-				[]discoveryv1.EndpointPort{port("a", 1), port("b", 2)}, ready("10.0.0.1"))},
-			want: &discovery.Route{Origin: "kubernetes ns/mc", Namespace: "ns", Hosts: []string{"a"}, Backends: backends("10.0.0.1:30000"), KeyPrefix: KeyPrefix},
-		},
-		{
-			name: "the port named minecraft among several",
-			svc:  service("ns", "mc", map[string]string{AnnotationHosts: "a"}),
-			slices: []*discoveryv1.EndpointSlice{slice("ns", "mc", "mc-1", v4,
-				[]discoveryv1.EndpointPort{port("rcon", 25575), port("minecraft", 25565)}, ready("10.0.0.1"))},
-			want: &discovery.Route{Origin: "kubernetes ns/mc", Namespace: "ns", Hosts: []string{"a"}, Backends: backends("10.0.0.1:25565"), KeyPrefix: KeyPrefix},
-		},
-		{
-			name: "the only TCP port, a UDP one beside it",
-			svc:  service("ns", "mc", map[string]string{AnnotationHosts: "a"}),
-			slices: []*discoveryv1.EndpointSlice{slice("ns", "mc", "mc-1", v4,
-				[]discoveryv1.EndpointPort{{Name: ptr.To("voice"), Port: ptr.To(int32(24454)), Protocol: ptr.To(corev1.ProtocolUDP)}, port("", 25565)}, ready("10.0.0.1"))},
-			want: &discovery.Route{Origin: "kubernetes ns/mc", Namespace: "ns", Hosts: []string{"a"}, Backends: backends("10.0.0.1:25565"), KeyPrefix: KeyPrefix},
-		},
-		{
-			name: "ambiguous ports: no backends and a warning",
-			svc:  service("ns", "mc", map[string]string{AnnotationHosts: "a"}),
-			slices: []*discoveryv1.EndpointSlice{slice("ns", "mc", "mc-1", v4,
-				[]discoveryv1.EndpointPort{port("a", 1), port("b", 2)}, ready("10.0.0.1"))},
-			want:    &discovery.Route{Origin: "kubernetes ns/mc", Namespace: "ns", Hosts: []string{"a"}, Backends: backends(), KeyPrefix: KeyPrefix},
-			warning: "2 TCP ports",
-		},
-		{
-			name:    "port annotation names a missing port",
-			svc:     service("ns", "mc", map[string]string{AnnotationHosts: "a", AnnotationPort: "nope"}),
-			slices:  []*discoveryv1.EndpointSlice{slice("ns", "mc", "mc-1", v4, mc, ready("10.0.0.1"))},
-			want:    &discovery.Route{Origin: "kubernetes ns/mc", Namespace: "ns", Hosts: []string{"a"}, Backends: backends(), KeyPrefix: KeyPrefix},
-			warning: `names port "nope"`,
-		},
-	}
-	for _, tt := range tests {
+	for _, tt := range buildRouteCases {
 		t.Run(tt.name, func(t *testing.T) {
 			got := buildRoute(tt.svc, tt.slices)
 			if !reflect.DeepEqual(got.route, tt.want) {

@@ -17,19 +17,13 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/runtime/serializer"
-	utilnet "k8s.io/apimachinery/pkg/util/net"
-	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/klog/v2"
 
 	"go.minekube.com/gate/pkg/edition/java/lite/config"
 	"go.minekube.com/gate/pkg/lite/discovery"
-
-	"go.minekube.com/gate/internal/conntrack"
+	"go.minekube.com/gate/pkg/lite/engine/kube"
 )
 
 // Name is the source's name in logs, the Sink and the admin API.
@@ -128,16 +122,22 @@ func (s *Source) Run(ctx context.Context, sink discovery.Sink) error {
 	}
 	p := &publisher{log: s.log, sink: sink}
 	p.publish(w.routes(), true)
+	s.debounce(runCtx, kicks, func() { p.publish(w.routes(), refresh.Swap(false)) })
+	return nil
+}
 
+// debounce calls publish once per burst of kicks, Debounce after the burst's
+// first, until ctx ends.
+func (s *Source) debounce(ctx context.Context, kicks <-chan struct{}, publish func()) {
 	var timer *time.Timer
 	var fire <-chan time.Time
 	for {
 		select {
-		case <-runCtx.Done():
+		case <-ctx.Done():
 			if timer != nil {
 				timer.Stop()
 			}
-			return nil
+			return
 		case <-kicks:
 			if fire == nil {
 				timer = time.NewTimer(s.opt.Debounce)
@@ -145,41 +145,34 @@ func (s *Source) Run(ctx context.Context, sink discovery.Sink) error {
 			}
 		case <-fire:
 			fire = nil
-			p.publish(w.routes(), refresh.Swap(false))
+			publish()
 		}
 	}
 }
 
-// client builds the lists and watches, their transport watched by h. It uses
-// REST clients whose scheme holds only Services and EndpointSlices: client-go's
-// clientset registers every API group's types, which would more than double
-// the proxy's binary.
+// client builds the lists and watches, their transport watched by h, on REST
+// clients whose scheme holds only Services and EndpointSlices.
 func (s *Source) client(h *health) (ListWatchFunc, func(), error) {
 	if s.opt.ListWatch != nil {
 		return s.opt.ListWatch, func() {}, nil
 	}
-	rc, err := restConfig(s.cfg)
+	rc, err := kube.RESTConfig(s.cfg)
 	if err != nil {
 		return nil, nil, err
 	}
 	rc = rest.CopyConfig(rc)
 	rc.UserAgent = "gate-lite"
-	rc.ContentType = "application/vnd.kubernetes.protobuf"
-	rc.AcceptContentTypes = "application/vnd.kubernetes.protobuf,application/json"
-	rc.Wrap(func(rt http.RoundTripper) http.RoundTripper {
+	conn, err := kube.Connect(rc, kube.Options{Scheme: watchedScheme, Wrap: func(rt http.RoundTripper) http.RoundTripper {
 		return &transport{next: rt, health: h, backoff: s.opt.Backoff}
-	})
-	conns := &conntrack.Tracker{}
-	rc.Dial = conns.DialContext
-	hc, err := rest.HTTPClientFor(rc)
-	if err != nil {
-		return nil, nil, fmt.Errorf("kubernetes client: %w", err)
-	}
-	core, err := restClient(rc, hc, "/api", corev1.SchemeGroupVersion)
+	}})
 	if err != nil {
 		return nil, nil, err
 	}
-	disc, err := restClient(rc, hc, "/apis", discoveryv1.SchemeGroupVersion)
+	core, err := conn.REST("/api", corev1.SchemeGroupVersion)
+	if err != nil {
+		return nil, nil, err
+	}
+	disc, err := conn.REST("/apis", discoveryv1.SchemeGroupVersion)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -190,34 +183,12 @@ func (s *Source) client(h *health) (ListWatchFunc, func(), error) {
 		}
 		return cache.NewFilteredListWatchFromClient(c, resource, namespace, tweak)
 	}
-	// Keep-alive connections hold goroutines; a stopped source leaves none. A
-	// watch's stream may still be closing when Run returns, so its connection
-	// is not idle yet: every connection the source dialled is closed.
-	return lw, func() {
-		utilnet.CloseIdleConnectionsFor(hc.Transport)
-		conns.CloseAll()
-	}, nil
+	// Keep-alive connections hold goroutines; a stopped source leaves none.
+	return lw, conn.Close, nil
 }
 
 // watchedScheme knows the types the source lists and watches, and nothing else.
-var watchedScheme = func() *runtime.Scheme {
-	s := runtime.NewScheme()
-	utilruntime.Must(corev1.AddToScheme(s))
-	utilruntime.Must(discoveryv1.AddToScheme(s))
-	return s
-}()
-
-// restClient is a client of one API group version over hc.
-func restClient(base *rest.Config, hc *http.Client, apiPath string, gv schema.GroupVersion) (*rest.RESTClient, error) {
-	rc := rest.CopyConfig(base)
-	rc.APIPath, rc.GroupVersion = apiPath, &gv
-	rc.NegotiatedSerializer = serializer.NewCodecFactory(watchedScheme).WithoutConversion()
-	c, err := rest.RESTClientForConfigAndClient(rc, hc)
-	if err != nil {
-		return nil, fmt.Errorf("kubernetes client for %s: %w", gv, err)
-	}
-	return c, nil
-}
+var watchedScheme = kube.NewScheme(corev1.AddToScheme, discoveryv1.AddToScheme)
 
 // watchers are the two informers and what the source needs of them.
 type watchers struct {

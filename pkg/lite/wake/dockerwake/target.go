@@ -4,10 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"regexp"
 	"time"
 
-	"go.minekube.com/gate/pkg/lite/discovery/docker"
+	"go.minekube.com/gate/pkg/lite/engine/docker"
 	"go.minekube.com/gate/pkg/lite/wake"
 )
 
@@ -21,16 +20,12 @@ const DefaultStopGrace = 30 * time.Second
 // its grace (the daemon answers a stop only once the container is gone).
 const callTimeout = 30 * time.Second
 
-// nameRE is what the daemon accepts as a container name (an ID matches too);
-// anything else could not name a container and must not reach a URL path.
-var nameRE = regexp.MustCompile(`^[a-zA-Z0-9][a-zA-Z0-9_.-]*$`)
-
 // Target starts and stops one named container. It is safe for concurrent
 // use: every call is one stateless Engine API request, and the daemon makes a
 // start of a running container a no-op (304), so concurrent wakes start it
 // once.
 type Target struct {
-	c     *docker.Containers
+	c     *docker.Client
 	key   string
 	name  string
 	grace time.Duration
@@ -41,18 +36,22 @@ var (
 	_ wake.Observer = (*Target)(nil)
 )
 
+// Check reports what makes s no target of this engine, without a daemon: the
+// kind, and a name the daemon would accept (anything else could not name a
+// container and must not reach a URL path).
+func Check(s wake.Spec) error {
+	if s.Kind != wake.KindDocker {
+		return fmt.Errorf("docker wake target: spec of kind %q", s.Kind)
+	}
+	return s.Validate()
+}
+
 // New returns the target of s (Kind docker, Name the container), calling
 // through c, which the caller owns and closes. s.Timeout is the stop grace
 // (default DefaultStopGrace).
-func New(c *docker.Containers, s wake.Spec) (*Target, error) {
-	if s.Kind != wake.KindDocker {
-		return nil, fmt.Errorf("docker wake target: spec of kind %q", s.Kind)
-	}
-	if !nameRE.MatchString(s.Name) {
-		return nil, fmt.Errorf("docker wake target: container name %q: want letters, digits, '_', '.' or '-', starting with a letter or digit", s.Name)
-	}
-	if s.Timeout < 0 {
-		return nil, fmt.Errorf("docker wake target %s: negative stop grace %s", s.Name, s.Timeout)
+func New(c *docker.Client, s wake.Spec) (*Target, error) {
+	if err := Check(s); err != nil {
+		return nil, err
 	}
 	grace := s.Timeout
 	if grace == 0 {

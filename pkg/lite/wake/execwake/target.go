@@ -55,27 +55,36 @@ type Target struct {
 
 var _ wake.Target = (*Target)(nil)
 
-// New returns the target of s (Kind exec; Command required; SleepCommand
-// optional; Timeout bounds each run, default DefaultTimeout). It checks that
-// the programs exist now, so that a typo fails at load rather than at the
-// first join.
-func New(s wake.Spec, o Options) (*Target, error) {
+// Check reports what makes s no target of this engine, without running
+// anything: the kind, a command, and programs that exist now, so that a typo
+// fails at load rather than at the first join.
+func Check(s wake.Spec) error {
 	if s.Kind != wake.KindExec {
-		return nil, fmt.Errorf("exec wake target: spec of kind %q", s.Kind)
+		return fmt.Errorf("exec wake target: spec of kind %q", s.Kind)
 	}
 	if len(s.Command) == 0 || s.Command[0] == "" {
-		return nil, errors.New("exec wake target: no command")
+		return errors.New("exec wake target: no command")
 	}
-	if s.Timeout < 0 {
-		return nil, fmt.Errorf("%s: negative timeout %s", s.Key(), s.Timeout)
+	if err := s.Validate(); err != nil {
+		return err
 	}
 	for _, argv := range [][]string{s.Command, s.SleepCommand} {
 		if len(argv) == 0 {
 			continue
 		}
 		if _, err := exec.LookPath(argv[0]); err != nil {
-			return nil, fmt.Errorf("%s: %w", s.Key(), err)
+			return fmt.Errorf("%s: %w", s.Key(), err)
 		}
+	}
+	return nil
+}
+
+// New returns the target of s (Kind exec; Command required; SleepCommand
+// optional; Timeout bounds each run, default DefaultTimeout), once Check
+// accepts it.
+func New(s wake.Spec, o Options) (*Target, error) {
+	if err := Check(s); err != nil {
+		return nil, err
 	}
 	t := &Target{key: s.Key(), wake: s.Command, sleep: s.SleepCommand, timeout: s.Timeout, opts: o}
 	if t.timeout == 0 {

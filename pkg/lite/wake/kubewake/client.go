@@ -2,92 +2,51 @@ package kubewake
 
 import (
 	"context"
-	"fmt"
-	"net/http"
 
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/runtime/serializer"
-	utilnet "k8s.io/apimachinery/pkg/util/net"
-	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
 	"k8s.io/client-go/rest"
 
-	"go.minekube.com/gate/internal/conntrack"
+	"go.minekube.com/gate/pkg/lite/engine/kube"
 )
 
 // Client talks to the two API groups waking uses: apps/v1 (the scale
 // subresource of Deployments and StatefulSets) and coordination.k8s.io/v1
-// (Leases). Its scheme holds autoscaling/v1 Scale and coordination/v1 Lease
-// and nothing else: client-go's clientset registers every API group's types,
-// which would more than double the proxy's binary. Safe for concurrent use.
+// (Leases). Safe for concurrent use.
 type Client struct {
 	apps  *rest.RESTClient
 	coord *rest.RESTClient
-	hc    *http.Client
-	conns *conntrack.Tracker
+	conn  *kube.Conn
 }
 
 // wakeScheme knows the types waking reads and writes, and nothing else. The
 // scale subresource of an apps/v1 object speaks autoscaling/v1 Scale.
-var wakeScheme = func() *runtime.Scheme {
-	s := runtime.NewScheme()
-	utilruntime.Must(autoscalingv1.AddToScheme(s))
-	utilruntime.Must(coordinationv1.AddToScheme(s))
-	return s
-}()
+var wakeScheme = kube.NewScheme(autoscalingv1.AddToScheme, coordinationv1.AddToScheme)
 
-// NewClient builds a client on rc (for example from the discovery
-// package's RESTConfig). Nothing is contacted before the first call.
+// NewClient builds a client on rc (for example kube.RESTConfig's). Nothing
+// is contacted before the first call.
 func NewClient(rc *rest.Config) (*Client, error) {
-	rc = rest.CopyConfig(rc)
-	if rc.UserAgent == "" {
-		rc.UserAgent = "gate-lite-wake"
-	}
 	// client-go's default pace (5 requests a second) would queue the Hold
 	// renewals of many targets behind each other.
-	if rc.QPS == 0 {
-		rc.QPS, rc.Burst = 50, 100
-	}
-	rc.ContentType = "application/vnd.kubernetes.protobuf"
-	rc.AcceptContentTypes = "application/vnd.kubernetes.protobuf,application/json"
-	conns := &conntrack.Tracker{}
-	if rc.Dial == nil {
-		rc.Dial = conns.DialContext
-	}
-	hc, err := rest.HTTPClientFor(rc)
-	if err != nil {
-		return nil, fmt.Errorf("kubernetes wake client: %w", err)
-	}
-	apps, err := restClient(rc, hc, schema.GroupVersion{Group: "apps", Version: "v1"})
+	conn, err := kube.Connect(rc, kube.Options{UserAgent: "gate-lite-wake", Scheme: wakeScheme, QPS: 50, Burst: 100})
 	if err != nil {
 		return nil, err
 	}
-	coord, err := restClient(rc, hc, coordinationv1.SchemeGroupVersion)
+	apps, err := conn.REST("/apis", schema.GroupVersion{Group: "apps", Version: "v1"})
 	if err != nil {
 		return nil, err
 	}
-	return &Client{apps: apps, coord: coord, hc: hc, conns: conns}, nil
+	coord, err := conn.REST("/apis", coordinationv1.SchemeGroupVersion)
+	if err != nil {
+		return nil, err
+	}
+	return &Client{apps: apps, coord: coord, conn: conn}, nil
 }
 
 // Close drops the client's connections to the API server. Calls made after
 // Close dial again.
-func (c *Client) Close() {
-	utilnet.CloseIdleConnectionsFor(c.hc.Transport)
-	c.conns.CloseAll()
-}
-
-func restClient(base *rest.Config, hc *http.Client, gv schema.GroupVersion) (*rest.RESTClient, error) {
-	rc := rest.CopyConfig(base)
-	rc.APIPath, rc.GroupVersion = "/apis", &gv
-	rc.NegotiatedSerializer = serializer.NewCodecFactory(wakeScheme).WithoutConversion()
-	c, err := rest.RESTClientForConfigAndClient(rc, hc)
-	if err != nil {
-		return nil, fmt.Errorf("kubernetes client for %s: %w", gv, err)
-	}
-	return c, nil
-}
+func (c *Client) Close() { c.conn.Close() }
 
 // getScale reads the scale subresource of resource ("deployments" or
 // "statefulsets").

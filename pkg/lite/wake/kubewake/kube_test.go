@@ -1,7 +1,6 @@
 package kubewake
 
 import (
-	"os"
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
@@ -9,12 +8,11 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/utils/ptr"
 
 	"go.minekube.com/gate/pkg/lite/wake"
 
-	"go.minekube.com/gate/internal/conntrack"
+	"go.minekube.com/gate/internal/enginetest"
 )
 
 // The tests in this file run against a real kube-apiserver. No controllers
@@ -23,45 +21,15 @@ import (
 // its own.
 
 type kubeEnv struct {
+	kube  *enginetest.Kube
 	cfg   *rest.Config
 	admin kubernetes.Interface
 }
 
 func newKubeEnv(t *testing.T) *kubeEnv {
 	t.Helper()
-	kc := os.Getenv("GATETEST_KUBECONFIG")
-	if kc == "" {
-		t.Skip("needs a kube-apiserver: set GATETEST_KUBECONFIG (run scripts/test.sh, or eval \"$(scripts/engines/kube.sh start)\")")
-	}
-	cfg, err := clientcmd.BuildConfigFromFlags("", kc)
-	if err != nil {
-		t.Fatalf("load GATETEST_KUBECONFIG: %v", err)
-	}
-	cfg.QPS, cfg.Burst = 500, 1000
-	return &kubeEnv{cfg: cfg, admin: clientset(t, cfg)}
-}
-
-// clientset is a full client-go clientset on cfg (tests only: the proxy's
-// binary has none). Its keep-alive connections must be gone when the test
-// ends (goleak): it dials through a tracker like the Client's.
-func clientset(t *testing.T, cfg *rest.Config) kubernetes.Interface {
-	t.Helper()
-	conns := &conntrack.Tracker{}
-	cfg = rest.CopyConfig(cfg)
-	cfg.Dial = conns.DialContext
-	hc, err := rest.HTTPClientFor(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		hc.CloseIdleConnections()
-		conns.CloseAll()
-	})
-	c, err := kubernetes.NewForConfigAndClient(cfg, hc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
+	k := enginetest.NeedKube(t)
+	return &kubeEnv{kube: k, cfg: k.Config, admin: k.Admin}
 }
 
 // client is a wake Client on cfg, closed when the test ends.
@@ -75,16 +43,7 @@ func (e *kubeEnv) client(t *testing.T, cfg *rest.Config) *Client {
 	return c
 }
 
-func (e *kubeEnv) namespace(t *testing.T) string {
-	t.Helper()
-	ns, err := e.admin.CoreV1().Namespaces().Create(t.Context(), &corev1.Namespace{
-		ObjectMeta: metav1.ObjectMeta{GenerateName: "gate-wake-"},
-	}, metav1.CreateOptions{})
-	if err != nil {
-		t.Fatalf("create namespace: %v", err)
-	}
-	return ns.Name
-}
+func (e *kubeEnv) namespace(t *testing.T) string { return e.kube.Namespace(t) }
 
 // workload creates a Deployment or StatefulSet with replicas and returns
 // the Spec that names it.

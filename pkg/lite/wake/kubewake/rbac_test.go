@@ -14,8 +14,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
-	"k8s.io/client-go/tools/clientcmd"
 
+	"go.minekube.com/gate/internal/enginetest"
 	"go.minekube.com/gate/internal/mctest"
 	"go.minekube.com/gate/pkg/lite/wake"
 )
@@ -65,19 +65,29 @@ func loadWakeRBAC(t *testing.T) ([]*rbacv1.Role, []*rbacv1.RoleBinding) {
 	return roles, bindings
 }
 
+// bindWakeRBAC creates the shipped wake Roles in ns and binds them to user.
+func (e *kubeEnv) bindWakeRBAC(t *testing.T, ns, user string) {
+	t.Helper()
+	roles, bindings := loadWakeRBAC(t)
+	for _, r := range roles {
+		if _, err := e.admin.RbacV1().Roles(ns).Create(t.Context(), r, metav1.CreateOptions{}); err != nil {
+			t.Fatalf("create role %s: %v", r.Name, err)
+		}
+	}
+	for _, b := range bindings {
+		b.Subjects = []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: user}}
+		if _, err := e.admin.RbacV1().RoleBindings(ns).Create(t.Context(), b, metav1.CreateOptions{}); err != nil {
+			t.Fatalf("create role binding %s: %v", b.Name, err)
+		}
+	}
+}
+
 // The engine's second kubeconfig (user gate-tester, no bindings of its own)
 // bound by the shipped wake Roles is enough for everything this package
 // does, and not for changing a workload any other way.
 func TestLimitedKubeconfigWakesWithShippedRBAC(t *testing.T) {
 	e := newKubeEnv(t)
-	kc := os.Getenv("GATETEST_KUBECONFIG_LIMITED")
-	if kc == "" {
-		t.Fatal("GATETEST_KUBECONFIG is set but GATETEST_KUBECONFIG_LIMITED is not: start the engine with scripts/engines/kube.sh")
-	}
-	limitedCfg, err := clientcmd.BuildConfigFromFlags("", kc)
-	if err != nil {
-		t.Fatalf("load GATETEST_KUBECONFIG_LIMITED: %v", err)
-	}
+	limitedCfg := e.kube.Limited(t)
 	ns := e.namespace(t)
 	spec := e.workload(t, ns, "statefulset", "survival", 0)
 
@@ -86,18 +96,7 @@ func TestLimitedKubeconfigWakesWithShippedRBAC(t *testing.T) {
 	if _, err := tg.Running(t.Context()); !apierrors.IsForbidden(err) {
 		t.Fatalf("before any binding: err = %v, want Forbidden", err)
 	}
-	roles, bindings := loadWakeRBAC(t)
-	for _, r := range roles {
-		if _, err := e.admin.RbacV1().Roles(ns).Create(t.Context(), r, metav1.CreateOptions{}); err != nil {
-			t.Fatalf("create role %s: %v", r.Name, err)
-		}
-	}
-	for _, b := range bindings {
-		b.Subjects = []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: "gate-tester"}}
-		if _, err := e.admin.RbacV1().RoleBindings(ns).Create(t.Context(), b, metav1.CreateOptions{}); err != nil {
-			t.Fatalf("create role binding %s: %v", b.Name, err)
-		}
-	}
+	e.bindWakeRBAC(t, ns, "gate-tester")
 	// Bindings reach the authorizer a little after their create returns.
 	mctest.WaitFor(t, "the bindings to take effect", 10*time.Second, func() bool {
 		_, err := tg.Running(t.Context())
@@ -128,8 +127,8 @@ func TestLimitedKubeconfigWakesWithShippedRBAC(t *testing.T) {
 		t.Fatalf("replicas %d after sleep, want 0", got)
 	}
 
-	limited := clientset(t, limitedCfg)
-	_, err = limited.AppsV1().StatefulSets(ns).Patch(t.Context(), "survival", types.MergePatchType,
+	limited := enginetest.Clientset(t, limitedCfg)
+	_, err := limited.AppsV1().StatefulSets(ns).Patch(t.Context(), "survival", types.MergePatchType,
 		[]byte(`{"spec":{"replicas":5}}`), metav1.PatchOptions{})
 	if !apierrors.IsForbidden(err) {
 		t.Errorf("patch the statefulset's replicas: err = %v, want Forbidden", err)

@@ -60,25 +60,23 @@ type Calls struct {
 
 type callCounts struct{ gets, updates, conflicts atomic.Uint64 }
 
+// Check reports what makes s no target of this engine, without the API
+// server: the kind, the resource, and Kubernetes names.
+func Check(s wake.Spec) error {
+	if s.Kind != wake.KindKubernetes {
+		return fmt.Errorf("kubernetes wake target: kind %q is not %q", s.Kind, wake.KindKubernetes)
+	}
+	return s.Validate()
+}
+
 // NewTarget returns the target spec names (Kind "kubernetes", Resource
 // "deployment" or "statefulset", Namespace and Name set). Nothing is
 // contacted before the first call.
 func NewTarget(client *Client, spec wake.Spec) (*Target, error) {
-	if spec.Kind != wake.KindKubernetes {
-		return nil, fmt.Errorf("kubernetes wake target: kind %q is not %q", spec.Kind, wake.KindKubernetes)
+	if err := Check(spec); err != nil {
+		return nil, err
 	}
-	var resource string
-	switch spec.Resource {
-	case "deployment":
-		resource = "deployments"
-	case "statefulset":
-		resource = "statefulsets"
-	default:
-		return nil, fmt.Errorf("kubernetes wake target: resource %q (want deployment or statefulset)", spec.Resource)
-	}
-	if spec.Namespace == "" || spec.Name == "" {
-		return nil, fmt.Errorf("kubernetes wake target %s/%s: namespace and name are required", spec.Resource, spec.Name)
-	}
+	resource := spec.Resource + "s"
 	timeout := spec.Timeout
 	if timeout <= 0 {
 		timeout = DefaultTimeout

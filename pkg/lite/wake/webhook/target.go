@@ -12,7 +12,6 @@ import (
 	"io"
 	"math/rand/v2"
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -70,19 +69,21 @@ type Target struct {
 
 var _ wake.Target = (*Target)(nil)
 
+// Check reports what makes s no target of this engine, without a call: the
+// kind, and wake's URL rule.
+func Check(s wake.Spec) error {
+	if s.Kind != wake.KindWebhook {
+		return fmt.Errorf("webhook wake target: spec of kind %q", s.Kind)
+	}
+	return s.Validate()
+}
+
 // New returns the target of s (Kind webhook; URL http or https; Secret
 // optional; Timeout bounds each call with all its attempts, default
 // DefaultTimeout).
 func New(s wake.Spec, o Options) (*Target, error) {
-	if s.Kind != wake.KindWebhook {
-		return nil, fmt.Errorf("webhook wake target: spec of kind %q", s.Kind)
-	}
-	u, err := url.Parse(s.URL)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("webhook wake target: url %q: want http:// or https:// with a host", s.URL)
-	}
-	if s.Timeout < 0 {
-		return nil, fmt.Errorf("webhook wake target %s: negative timeout %s", s.URL, s.Timeout)
+	if err := Check(s); err != nil {
+		return nil, err
 	}
 	t := &Target{key: s.Key(), url: s.URL, timeout: s.Timeout, client: o.Client, minB: o.MinBackoff, maxB: o.MaxBackoff, now: o.Now, rnd: o.Rand}
 	if s.Secret != "" {

@@ -2,9 +2,7 @@ package config
 
 import (
 	"encoding/json"
-	"fmt"
-	"net/url"
-	"strings"
+	"errors"
 	"time"
 
 	"go.yaml.in/yaml/v3"
@@ -144,103 +142,48 @@ func (d *decoder) wakeSpec(e entry) *wake.Spec {
 	return nil
 }
 
-// wakeEngines are the keys of the mapping form that name an engine.
-var wakeEngines = []string{"kubernetes", "docker", "webhook", "exec"}
-
-// wakeMapping decodes the mapping form of `wake`:
-//
-//	{kubernetes: deployment/<name>, namespace: <ns>, timeout: 30s}
-//	{docker: <container>, timeout: 30s}
-//	{webhook: https://..., secret: <key>, timeout: 10s}
-//	{exec: [argv...], sleep: [argv...], timeout: 30s}
+// wakeMapping decodes the mapping form of `wake` (wake.Mapping lists its
+// keys) and leaves its meaning to wake.ParseMapping. A key whose value did
+// not decode is reported once, by its decoder.
 func (d *decoder) wakeMapping(e entry) *wake.Spec {
-	var (
-		spec                                  wake.Spec
-		engine                                []string
-		kube, namespace, docker, hook, secret string
-		hasNS, hasSecret, hasSleep            bool
-	)
+	var m wake.Mapping
+	lines := map[string]int{}   // key -> its line
+	failed := map[string]bool{} // keys whose value did not decode
+	on := func(key string, decode func(f entry)) handler {
+		return func(f entry) {
+			m.Keys, lines[key] = append(m.Keys, key), f.key.Line
+			before := len(d.errs)
+			decode(f)
+			failed[key] = len(d.errs) > before
+		}
+	}
 	ok := d.mapping(e, map[string]handler{
-		"kubernetes": func(f entry) { engine = append(engine, "kubernetes"); d.str(f, &kube) },
-		"docker":     func(f entry) { engine = append(engine, "docker"); d.str(f, &docker) },
-		"webhook":    func(f entry) { engine = append(engine, "webhook"); d.str(f, &hook) },
-		"exec":       func(f entry) { engine = append(engine, "exec"); spec.Command = d.argv(f) },
-		"sleep":      func(f entry) { hasSleep = true; spec.SleepCommand = d.argv(f) },
-		"namespace":  func(f entry) { hasNS = true; d.str(f, &namespace) },
-		"secret":     func(f entry) { hasSecret = true; d.str(f, &secret) },
-		"timeout":    func(f entry) { d.positive(f, &spec.Timeout) },
+		"kubernetes": on("kubernetes", func(f entry) { d.str(f, &m.Kubernetes) }),
+		"docker":     on("docker", func(f entry) { d.str(f, &m.Docker) }),
+		"webhook":    on("webhook", func(f entry) { d.str(f, &m.Webhook) }),
+		"exec":       on("exec", func(f entry) { m.Exec = d.argv(f) }),
+		"sleep":      on("sleep", func(f entry) { m.Sleep = d.argv(f) }),
+		"namespace":  on("namespace", func(f entry) { d.str(f, &m.Namespace) }),
+		"secret":     on("secret", func(f entry) { d.str(f, &m.Secret) }),
+		"timeout":    on("timeout", func(f entry) { d.positive(f, &m.Timeout) }),
 	}, nil)
 	if !ok {
 		return nil
 	}
-	line := resolve(e.val).Line
-	if len(engine) != 1 {
-		d.errorf(line, e.path, ErrInvalid, "want exactly one of %s, got %d", strings.Join(wakeEngines, ", "), len(engine))
-		return nil
+	spec, err := wake.ParseMapping(m, d.scope.namespace, d.scope.container)
+	if err == nil {
+		return &spec
 	}
-	misplaced := func(key string, set bool, want string) bool {
-		if set {
-			d.errorf(line, child(e.path, key), ErrInvalid, "only valid with %s", want)
+	for _, err := range err.(interface{ Unwrap() []error }).Unwrap() {
+		var ke *wake.KeyError
+		if !errors.As(err, &ke) || failed[ke.Key] {
+			continue
 		}
-		return set
-	}
-	bad := len(d.errs)
-	switch engine[0] {
-	case "kubernetes":
-		misplaced("secret", hasSecret, "webhook")
-		misplaced("sleep", hasSleep, "exec")
-		if !hasNS {
-			namespace = d.scope.namespace
+		line, path := resolve(e.val).Line, e.path
+		if ke.Key != "" {
+			line, path = lines[ke.Key], child(e.path, ke.Key)
 		}
-		s, err := wake.ParseSpec(kube, namespace, d.scope.container)
-		if err != nil || s.Kind != wake.KindKubernetes {
-			d.errorf(line, child(e.path, "kubernetes"), ErrInvalid, "want deployment/<name> or statefulset/<name>, got %q", truncate(kube))
-			return nil
-		}
-		s.Timeout = spec.Timeout
-		spec = s
-	case "docker":
-		misplaced("secret", hasSecret, "webhook")
-		misplaced("sleep", hasSleep, "exec")
-		misplaced("namespace", hasNS, "kubernetes")
-		if docker == "" {
-			docker = d.scope.container
-		}
-		if docker == "" {
-			d.errorf(line, child(e.path, "docker"), ErrInvalid, "want a container name")
-			return nil
-		}
-		spec.Kind, spec.Name = wake.KindDocker, docker
-	case "webhook":
-		misplaced("sleep", hasSleep, "exec")
-		misplaced("namespace", hasNS, "kubernetes")
-		if err := checkWebhook(hook); err != nil {
-			d.errorf(line, child(e.path, "webhook"), ErrInvalid, "%v", err)
-			return nil
-		}
-		spec.Kind, spec.URL, spec.Secret = wake.KindWebhook, hook, secret
-	case "exec":
-		misplaced("secret", hasSecret, "webhook")
-		misplaced("namespace", hasNS, "kubernetes")
-		if len(spec.Command) == 0 {
-			return nil // reported by argv
-		}
-		spec.Kind = wake.KindExec
-	}
-	if len(d.errs) > bad {
-		return nil
-	}
-	return &spec
-}
-
-// checkWebhook accepts an absolute http or https URL with a host.
-func checkWebhook(s string) error {
-	u, err := url.Parse(s)
-	if err != nil {
-		return fmt.Errorf("invalid webhook URL %q: %w", truncate(s), err)
-	}
-	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return fmt.Errorf("invalid webhook URL %q: want an http:// or https:// URL with a host", truncate(s))
+		d.errorf(line, path, ErrInvalid, "%v", ke.Err)
 	}
 	return nil
 }

@@ -142,3 +142,27 @@ func TestDiscoveredWakeDefaultsToTheObjectsScope(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// The mapping form ends in the same validation as the text form: a name the
+// text form refuses is refused written as a mapping, at the engine's key.
+func TestWakeMappingIsValidatedLikeTheText(t *testing.T) {
+	for _, tt := range []struct{ wake, want string }{
+		{`{docker: "bad name"}`, `config.yml:7: config.lite.routes[0].wake.docker: wake: container name "bad name" is not a Docker container name`},
+		{`"container/bad name"`, `config.yml:7: config.lite.routes[0].wake: wake: container name "bad name" is not a Docker container name`},
+		{`{kubernetes: deployment/Bad_Name}`, `config.yml:7: config.lite.routes[0].wake.kubernetes: wake: deployment name "Bad_Name" is not a Kubernetes object name`},
+		{`{kubernetes: deployment/mc, namespace: "Bad.NS"}`, `config.yml:7: config.lite.routes[0].wake.kubernetes: wake: namespace "Bad.NS" is not a Kubernetes namespace name`},
+		{`{webhook: "ftp://x"}`, `config.yml:7: config.lite.routes[0].wake.webhook: webhook URL "ftp://x" needs http:// or https:// and a host`},
+	} {
+		_, _, err := config.Parse([]byte(`config:
+  lite:
+    enabled: true
+    routes:
+      - host: a
+        backend: 127.0.0.1:1
+        wake: `+tt.wake+`
+`), "config.yml")
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("wake: %s: %v\nwant %q", tt.wake, err, tt.want)
+		}
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"go.minekube.com/gate/pkg/edition/java/lite/config"
+	"go.minekube.com/gate/pkg/lite/engine/kube"
 )
 
 // kubeconfigText is a kubeconfig naming a server nobody contacts: Check never
@@ -49,7 +50,7 @@ func TestCheckResolvesKubeconfig(t *testing.T) {
 		{name: "configured file missing", cfg: config.KubernetesDiscovery{Kubeconfig: missing}, wantErr: "load kubeconfig " + missing},
 		{name: "$KUBECONFIG", env: file},
 		{name: "$KUBECONFIG missing", env: missing, wantErr: "$KUBECONFIG"},
-		{name: "nothing at all", wantErr: errNoKubeconfig.Error()},
+		{name: "nothing at all", wantErr: kube.ErrNoKubeconfig.Error()},
 		{name: "bad selector", cfg: config.KubernetesDiscovery{Kubeconfig: file, LabelSelector: "a in (b"}, wantErr: "labelSelector"},
 		{name: "selector", cfg: config.KubernetesDiscovery{Kubeconfig: file, LabelSelector: "app=mc,tier!=test"}},
 	}
@@ -71,7 +72,7 @@ func TestRunFailsAtStartWithoutKubeconfig(t *testing.T) {
 	t.Setenv("KUBERNETES_SERVICE_HOST", "")
 	t.Setenv("KUBECONFIG", "")
 	err := New(config.KubernetesDiscovery{}, testLogger(t), Options{}).Run(t.Context(), &recordingSink{})
-	if !errors.Is(err, errNoKubeconfig) {
-		t.Fatalf("Run: %v, want %v", err, errNoKubeconfig)
+	if !errors.Is(err, kube.ErrNoKubeconfig) {
+		t.Fatalf("Run: %v, want %v", err, kube.ErrNoKubeconfig)
 	}
 }

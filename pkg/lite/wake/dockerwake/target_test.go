@@ -1,23 +1,79 @@
-package docker_test
+package dockerwake_test
 
 import (
 	"context"
 	"net"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"go.minekube.com/gate/internal/enginetest"
 	"go.minekube.com/gate/internal/mctest"
+	"go.minekube.com/gate/pkg/edition/java/lite/config"
 	"go.minekube.com/gate/pkg/lite/discovery"
-	"go.minekube.com/gate/pkg/lite/discovery/docker"
+	dockersource "go.minekube.com/gate/pkg/lite/discovery/docker"
+	"go.minekube.com/gate/pkg/lite/engine/docker"
 	"go.minekube.com/gate/pkg/lite/wake"
 	"go.minekube.com/gate/pkg/lite/wake/dockerwake"
 )
 
+// protocol is the protocol version the tests write into status pings.
+const protocol = 767
+
+// The tests watch routes as the gate binary does, through the Docker
+// discovery source: a stopped container labelled gate.wake keeps its route.
+
+// latest is a discovery.Sink that keeps the newest route set.
+type latest struct {
+	mu     sync.Mutex
+	routes []discovery.Route
+}
+
+func (l *latest) Replace(_ string, routes []discovery.Route) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.routes = slices.Clone(routes)
+}
+
+func (l *latest) Stale(string, error) {}
+
+// route is the newest route with a host starting with prefix.
+func (l *latest) route(prefix string) (discovery.Route, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, rt := range l.routes {
+		for _, h := range rt.Hosts {
+			if strings.HasPrefix(h, prefix) {
+				return rt, true
+			}
+		}
+	}
+	return discovery.Route{}, false
+}
+
+// watchRoutes runs a source against the daemon at host until the test ends
+// and returns the newest route of a host starting with prefix.
+func watchRoutes(t *testing.T, host string) func(prefix string) (discovery.Route, bool) {
+	t.Helper()
+	src, err := dockersource.New(dockersource.Options{
+		Config:     config.DockerDiscovery{Enabled: true, Host: host},
+		Log:        (&mctest.Logs{}).Logger(1),
+		MinBackoff: 20 * time.Millisecond,
+		MaxBackoff: 200 * time.Millisecond,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := &latest{}
+	mctest.Run(t, "docker source", func(ctx context.Context) error { return src.Run(ctx, l) })
+	return l.route
+}
+
 func newTarget(t *testing.T, host, name string, grace time.Duration) *dockerwake.Target {
 	t.Helper()
-	c, err := docker.NewContainers(host)
+	c, err := docker.Dial(host, docker.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,18 +117,18 @@ func joinAddrs(a []string) string {
 }
 
 func TestStoppedWakeContainerKeepsItsRouteAndWakesOnceFor50ConcurrentWakes(t *testing.T) {
-	e := docker.NeedTestEngine(t)
-	name := docker.Uniq("sleepy")
-	host := docker.Uniq("sleepy") + ".example.com"
+	e := enginetest.NeedDocker(t)
+	name := enginetest.Uniq("sleepy")
+	host := enginetest.Uniq("sleepy") + ".example.com"
 	// The source runs first, so the route comes from the create event.
-	route := e.WatchRoutes(t)
-	id := e.Create(t, name, map[string]string{"gate.hosts": host, "gate.wake": "container", "gate.idleAfter": "10m"})
+	route := watchRoutes(t, e.Host)
+	id := e.Create(t, enginetest.Container{Name: name, Labels: map[string]string{"gate.hosts": host, "gate.wake": "container", "gate.idleAfter": "10m"}})
 
 	rt := waitBackends(t, route, host, 10*time.Second)
 	if rt.Container != name || rt.Settings["wake"] != "container" || rt.Settings["idleAfter"] != "10m" {
 		t.Fatalf("stopped wake container's route: %+v", rt)
 	}
-	tg := newTarget(t, e.Host(), name, 5*time.Second)
+	tg := newTarget(t, e.Host, name, 5*time.Second)
 	if tg.Key() != "docker "+name {
 		t.Errorf("key %q", tg.Key())
 	}
@@ -84,41 +140,52 @@ func TestStoppedWakeContainerKeepsItsRouteAndWakesOnceFor50ConcurrentWakes(t *te
 	// 50 concurrent wakes: the daemon starts the container once and answers
 	// the others "already started", which is success.
 	since := time.Now()
-	var wg sync.WaitGroup
-	errs := make(chan error, 50)
-	for range 50 {
-		wg.Go(func() {
-			if _, err := tg.Wake(ctx, wake.Request{ServerAddress: host}); err != nil {
-				errs <- err
-			}
-		})
-	}
-	wg.Wait()
+	wakeAtOnce(t, tg, 50, host)
 	woke := time.Since(since)
-	close(errs)
-	for err := range errs {
-		t.Errorf("wake: %v", err)
-	}
-	if n := e.Starts(t, id, since.Add(-time.Second), time.Now()); n != 1 {
+	if n := e.Events(t, id, "start", since.Add(-time.Second), time.Now()); n != 1 {
 		t.Errorf("50 concurrent wakes started the container %d times, want 1", n)
 	}
 	if on, err := tg.Running(ctx); err != nil || !on {
 		t.Fatalf("Running after the wake: %v, %v", on, err)
 	}
 
-	addr := net.JoinHostPort(e.IP(t, id), "25565")
+	addr := net.JoinHostPort(e.IP(t, id, "bridge"), "25565")
 	t0 := time.Now()
 	waitBackends(t, route, host, 5*time.Second, addr)
 	routed := time.Since(t0)
 	var err error
 	mctest.WaitFor(t, "status ping to the woken container", 5*time.Second, func() bool {
-		_, err = mctest.Ping(addr, docker.Protocol, host)
+		_, err = mctest.Ping(addr, protocol, host)
 		return err == nil
 	})
 	t.Logf("50 wakes returned after %s; the route had the address %s later", woke.Round(time.Millisecond), routed.Round(time.Millisecond))
 
-	// Sleep: mcload saves nothing but exits on SIGTERM, well inside the grace.
-	t0 = time.Now()
+	sleepAndCheck(t, tg, route, name, host)
+}
+
+// wakeAtOnce calls Wake n times at once and fails on any error.
+func wakeAtOnce(t *testing.T, tg *dockerwake.Target, n int, host string) {
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	for range n {
+		wg.Go(func() {
+			if _, err := tg.Wake(context.Background(), wake.Request{ServerAddress: host}); err != nil {
+				errs <- err
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Errorf("wake: %v", err)
+	}
+}
+
+// sleepAndCheck: mcload saves nothing but exits on SIGTERM, well inside the
+// grace; the route stays, and sleeping a stopped container is no error.
+func sleepAndCheck(t *testing.T, tg *dockerwake.Target, route func(string) (discovery.Route, bool), name, host string) {
+	ctx := context.Background()
+	t0 := time.Now()
 	if err := tg.Sleep(ctx, wake.Request{ServerAddress: host}); err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +196,7 @@ func TestStoppedWakeContainerKeepsItsRouteAndWakesOnceFor50ConcurrentWakes(t *te
 	if on, err := tg.Running(ctx); err != nil || on {
 		t.Fatalf("Running after the sleep: %v, %v", on, err)
 	}
-	rt = waitBackends(t, route, host, 5*time.Second)
+	rt := waitBackends(t, route, host, 5*time.Second)
 	if rt.Container != name {
 		t.Errorf("route after the sleep: %+v", rt)
 	}
@@ -140,9 +207,9 @@ func TestStoppedWakeContainerKeepsItsRouteAndWakesOnceFor50ConcurrentWakes(t *te
 }
 
 func TestWakeOfMissingContainerNamesTheTarget(t *testing.T) {
-	e := docker.NeedTestEngine(t)
-	name := docker.Uniq("missing")
-	tg := newTarget(t, e.Host(), name, 0)
+	e := enginetest.NeedDocker(t)
+	name := enginetest.Uniq("missing")
+	tg := newTarget(t, e.Host, name, 0)
 	_, err := tg.Wake(context.Background(), wake.Request{})
 	if err == nil || !docker.IsNotFound(err) || !containsAll(err.Error(), "docker "+name, "wake", "404") {
 		t.Fatalf("wake of a missing container: %v", err)

@@ -1,4 +1,4 @@
-package docker_test
+package dockerwake_test
 
 import (
 	"bytes"
@@ -18,11 +18,13 @@ import (
 	"github.com/go-logr/logr"
 	"github.com/go-logr/logr/testr"
 
+	"go.minekube.com/gate/internal/enginetest"
 	"go.minekube.com/gate/internal/mctest"
 	"go.minekube.com/gate/pkg/edition/java/lite"
 	"go.minekube.com/gate/pkg/edition/java/lite/config"
 	"go.minekube.com/gate/pkg/lite/discovery"
-	"go.minekube.com/gate/pkg/lite/discovery/docker"
+	dockersource "go.minekube.com/gate/pkg/lite/discovery/docker"
+	"go.minekube.com/gate/pkg/lite/engine/docker"
 	"go.minekube.com/gate/pkg/lite/wake"
 	"go.minekube.com/gate/pkg/lite/wake/dockerwake"
 )
@@ -34,10 +36,9 @@ type wakeProxy struct {
 	addr string
 }
 
-func startWakeProxy(t *testing.T, dockerHost string) *wakeProxy {
-	t.Helper()
-	// Quotas off: 20 players from one address in a burst is the point here.
-	cfg, _, err := config.ParseEnv([]byte(fmt.Sprintf(`
+// wakeProxyYAML is the proxy's config, with the daemon's address to fill in.
+// Quotas off: 20 players from one address in a burst is the point here.
+const wakeProxyYAML = `
 config:
   quota:
     connections: {enabled: false}
@@ -49,7 +50,11 @@ config:
     shutdownGrace: 0s
     discovery:
       docker: {enabled: true, host: %q}
-`, dockerHost)), "config.yml", nil)
+`
+
+func startWakeProxy(t *testing.T, dockerHost string) *wakeProxy {
+	t.Helper()
+	cfg, _, err := config.ParseEnv([]byte(fmt.Sprintf(wakeProxyYAML, dockerHost)), "config.yml", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +62,7 @@ config:
 	if testing.Verbose() {
 		log = testr.New(t)
 	}
-	containers, err := docker.NewContainers(cfg.Lite.Discovery.Docker.Host)
+	containers, err := docker.Dial(cfg.Lite.Discovery.Docker.Host, docker.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +70,7 @@ config:
 	targets := func(s wake.Spec) (wake.Target, error) {
 		tg, err := dockerwake.New(containers, s)
 		if err != nil {
-			return nil, err
+			return nil, err // not a nil *Target in a non-nil interface
 		}
 		return tg, nil
 	}
@@ -78,7 +83,7 @@ config:
 	if err := m.SetFile(cfg); err != nil {
 		t.Fatal(err)
 	}
-	src, err := docker.New(docker.Options{Config: cfg.Lite.Discovery.Docker, Log: log, MinBackoff: 20 * time.Millisecond})
+	src, err := dockersource.New(dockersource.Options{Config: cfg.Lite.Discovery.Docker, Log: log, MinBackoff: 20 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,93 +167,79 @@ func heldLogin(addr string, sent []byte, within time.Duration) (net.Conn, error)
 // concurrent logins start it once and join with their held bytes replayed,
 // and once they leave the proxy stops it after idleAfter and keeps the route.
 func TestProxyWakesStoppedContainerOnLoginAndSleepsItWhenIdle(t *testing.T) {
-	e := docker.NeedTestEngine(t)
-	name := docker.Uniq("e2e-sleepy")
-	host := name + ".example.com"
-	const motd = "e2e: asleep, join to wake"
-	const idleAfter = 3 * time.Second
+	e := enginetest.NeedDocker(t)
+	name := enginetest.Uniq("e2e-sleepy")
+	x := &e2e{t: t, e: e, host: name + ".example.com", key: "docker " + name}
 	created := time.Now()
-	id := e.Create(t, name, map[string]string{"gate.hosts": host, "gate.wake": "container",
-		"gate.idleAfter": idleAfter.String(), "gate.asleepMotd": motd})
-	p := startWakeProxy(t, e.Host())
-	key := "docker " + name
+	x.id = e.Create(t, enginetest.Container{Name: name, Labels: map[string]string{"gate.hosts": x.host, "gate.wake": "container",
+		"gate.idleAfter": e2eIdleAfter.String(), "gate.asleepMotd": e2eMOTD}})
+	x.p = startWakeProxy(t, e.Host)
 
 	// The route comes from the listing with no backend, and the target's
 	// inspect finds it stopped.
 	mctest.WaitFor(t, "route of the stopped container, target asleep", 15*time.Second, func() bool {
-		rt, ok := p.route(host)
-		return ok && len(rt.Backend) == 0 && p.state(key).Phase == wake.PhaseAsleep
+		rt, ok := x.p.route(x.host)
+		return ok && len(rt.Backend) == 0 && x.p.state(x.key).Phase == wake.PhaseAsleep
 	})
+	x.pingsNeverWake(created)
+	conns := x.loginsWakeOnce()
+	x.sleepsWhenIdle(conns)
+	x.asleepAnswerIsTheLastStatus()
+}
 
-	// (1) Pings never wake it; each is answered asleep (no last good status
-	// yet: the MOTD alone).
+const (
+	e2eMOTD      = "e2e: asleep, join to wake"
+	e2eIdleAfter = 3 * time.Second
+	e2ePlayers   = 20
+)
+
+// e2e is the state of TestProxyWakesStoppedContainerOnLoginAndSleepsItWhenIdle
+// between its phases.
+type e2e struct {
+	t             *testing.T
+	e             *enginetest.Docker
+	p             *wakeProxy
+	id, host, key string
+}
+
+// pingsNeverWake: (1) pings never wake it; each is answered asleep (no last
+// good status yet: the MOTD alone).
+func (x *e2e) pingsNeverWake(created time.Time) {
+	t := x.t
 	const pings = 200
 	for i := range pings {
-		body, err := mctest.Ping(p.addr, docker.Protocol, host)
+		body, err := mctest.Ping(x.p.addr, protocol, x.host)
 		if err != nil {
 			t.Fatalf("ping %d: %v", i, err)
 		}
-		if _, _, err := asleepAnswer(body, motd); err != nil {
+		if _, _, err := asleepAnswer(body, e2eMOTD); err != nil {
 			t.Fatalf("ping %d: %v", i, err)
 		}
 	}
-	pingStarts := e.Starts(t, id, created, time.Now())
-	if st := p.state(key); pingStarts != 0 || st.Wakes != 0 || st.Phase != wake.PhaseAsleep {
+	pingStarts := x.e.Events(t, x.id, "start", created, time.Now())
+	if st := x.p.state(x.key); pingStarts != 0 || st.Wakes != 0 || st.Phase != wake.PhaseAsleep {
 		t.Fatalf("after %d pings: %d starts, state %+v; want 0 starts, asleep", pings, pingStarts, st)
 	}
 	t.Logf("figure: %d pings to the sleeping container's route: %d container starts, %d of %d answered with the asleep MOTD", pings, pingStarts, pings, pings)
+}
 
-	// (2) 20 concurrent logins with the container stopped, each sending
-	// bytes after its Login Start while held.
-	const players = 20
-	rng := rand.New(rand.NewPCG(21, 1))
-	sent := make([][]byte, players)
-	for i := range sent {
-		tail := make([]byte, 64+rng.IntN(192))
-		for j := range tail {
-			tail[j] = byte(rng.Uint32())
-		}
-		sent[i] = append(mctest.LoginPreamble(docker.Protocol, host, fmt.Sprintf("player%02d", i)), tail...)
-	}
-	type joined struct {
-		c    net.Conn
-		took time.Duration
-		err  error
-	}
-	results := make([]joined, players)
+// joined is one held login's outcome.
+type joined struct {
+	c    net.Conn
+	took time.Duration
+	err  error
+}
+
+// loginsWakeOnce: (2) 20 concurrent logins with the container stopped, each
+// sending bytes after its Login Start while held.
+func (x *e2e) loginsWakeOnce() []net.Conn {
+	t := x.t
 	loginsAt := time.Now()
 	// When the route got the container's address: the rest of a join's wait
 	// is the readiness poll's backoff.
-	var routed time.Duration
-	joinsDone := make(chan struct{})
-	var watch sync.WaitGroup
-	watch.Go(func() {
-		tick := time.NewTicker(2 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			if rt, ok := p.route(host); ok && len(rt.Backend) > 0 {
-				routed = time.Since(loginsAt)
-				return
-			}
-			select {
-			case <-joinsDone:
-				return
-			case <-tick.C:
-			}
-		}
-	})
-	var wg sync.WaitGroup
-	for i := range players {
-		wg.Go(func() {
-			// holdFor is 25 s: a login not joined by then gets a Disconnect,
-			// which the echo check reports.
-			c, err := heldLogin(p.addr, sent[i], 30*time.Second)
-			results[i] = joined{c: c, took: time.Since(loginsAt), err: err}
-		})
-	}
-	wg.Wait()
-	close(joinsDone)
-	watch.Wait()
+	routed, stop := x.watchRouted(loginsAt)
+	results := x.heldLogins(loginsAt)
+	stop()
 	var conns []net.Conn
 	var slowest time.Duration
 	for i, r := range results {
@@ -264,55 +255,113 @@ func TestProxyWakesStoppedContainerOnLoginAndSleepsItWhenIdle(t *testing.T) {
 			_ = c.Close()
 		}
 	})
-	loginStarts := e.Starts(t, id, loginsAt, time.Now())
-	st := p.state(key)
+	loginStarts := x.e.Events(t, x.id, "start", loginsAt, time.Now())
+	st := x.p.state(x.key)
 	t.Logf("figure: %d concurrent logins to the stopped container: %d container starts (%d wake calls), %d of %d joined with their held bytes echoed byte-exact",
-		players, loginStarts, st.Wakes, len(conns), players)
+		e2ePlayers, loginStarts, st.Wakes, len(conns), e2ePlayers)
 	t.Logf("figure: time to join: the last of %d players %s after the logins began (wake call to ready: %s; the route had the container's address after %s)",
-		players, slowest.Round(time.Millisecond), st.LastWake.Round(time.Millisecond), routed.Round(time.Millisecond))
-	if loginStarts != 1 || st.Wakes != 1 || len(conns) != players {
-		t.Fatalf("logins: %d starts, %d wake calls, %d of %d joined; want 1, 1, all", loginStarts, st.Wakes, len(conns), players)
+		e2ePlayers, slowest.Round(time.Millisecond), st.LastWake.Round(time.Millisecond), routed().Round(time.Millisecond))
+	if loginStarts != 1 || st.Wakes != 1 || len(conns) != e2ePlayers {
+		t.Fatalf("logins: %d starts, %d wake calls, %d of %d joined; want 1, 1, all", loginStarts, st.Wakes, len(conns), e2ePlayers)
 	}
 	mctest.WaitFor(t, "the target awake with 20 sessions", 5*time.Second, func() bool {
-		st := p.state(key)
-		return st.Phase == wake.PhaseAwake && st.Sessions == players
+		st := x.p.state(x.key)
+		return st.Phase == wake.PhaseAwake && st.Sessions == e2ePlayers
 	})
+	return conns
+}
 
-	// (3) Everyone leaves: after idleAfter the proxy stops the container once;
-	// its route stays, without a backend, and the target is asleep.
+// heldLogins logs the players in at once, each with random bytes after its
+// Login Start, and waits for every outcome.
+func (x *e2e) heldLogins(loginsAt time.Time) []joined {
+	rng := rand.New(rand.NewPCG(21, 1))
+	sent := make([][]byte, e2ePlayers)
+	for i := range sent {
+		tail := make([]byte, 64+rng.IntN(192))
+		for j := range tail {
+			tail[j] = byte(rng.Uint32())
+		}
+		sent[i] = append(mctest.LoginPreamble(protocol, x.host, fmt.Sprintf("player%02d", i)), tail...)
+	}
+	results := make([]joined, e2ePlayers)
+	var wg sync.WaitGroup
+	for i := range e2ePlayers {
+		wg.Go(func() {
+			// holdFor is 25 s: a login not joined by then gets a Disconnect,
+			// which the echo check reports.
+			c, err := heldLogin(x.p.addr, sent[i], 30*time.Second)
+			results[i] = joined{c: c, took: time.Since(loginsAt), err: err}
+		})
+	}
+	wg.Wait()
+	return results
+}
+
+// watchRouted notes when the route first has a backend. stop ends the watch;
+// routed, after stop, is how long after since that was (0: never).
+func (x *e2e) watchRouted(since time.Time) (routed func() time.Duration, stop func()) {
+	var at time.Duration
+	done := make(chan struct{})
+	var watch sync.WaitGroup
+	watch.Go(func() {
+		tick := time.NewTicker(2 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			if rt, ok := x.p.route(x.host); ok && len(rt.Backend) > 0 {
+				at = time.Since(since)
+				return
+			}
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+			}
+		}
+	})
+	return func() time.Duration { return at }, func() { close(done); watch.Wait() }
+}
+
+// sleepsWhenIdle: (3) everyone leaves: after idleAfter the proxy stops the
+// container once; its route stays, without a backend, and the target is
+// asleep.
+func (x *e2e) sleepsWhenIdle(conns []net.Conn) {
+	t := x.t
 	for _, c := range conns {
 		_ = c.Close()
 	}
 	left := time.Now()
-	mctest.WaitFor(t, "the container put to sleep and its route without backends", idleAfter+20*time.Second, func() bool {
-		rt, ok := p.route(host)
-		st := p.state(key)
+	mctest.WaitFor(t, "the container put to sleep and its route without backends", e2eIdleAfter+20*time.Second, func() bool {
+		rt, ok := x.p.route(x.host)
+		st := x.p.state(x.key)
 		return ok && len(rt.Backend) == 0 && st.Phase == wake.PhaseAsleep && st.Sleeps == 1
 	})
 	slept := time.Since(left)
-	stops := e.Stops(t, id, left, time.Now())
+	stops := x.e.Events(t, x.id, "stop", left, time.Now())
 	t.Logf("figure: time from the last player leaving to the container stopped (route without backends, target asleep): %s with idleAfter %s; %d stop",
-		slept.Round(time.Millisecond), idleAfter, stops)
+		slept.Round(time.Millisecond), e2eIdleAfter, stops)
 	if stops != 1 {
 		t.Errorf("the container was stopped %d times, want 1", stops)
 	}
-	if slept < idleAfter {
-		t.Errorf("stopped %s after the last player left, before idleAfter %s", slept, idleAfter)
+	if slept < e2eIdleAfter {
+		t.Errorf("stopped %s after the last player left, before idleAfter %s", slept, e2eIdleAfter)
 	}
+}
 
-	// The asleep answer now carries the status the server last gave (mcload's
-	// version and max players), learnt while it was awake, and still wakes
-	// nothing.
+// asleepAnswerIsTheLastStatus: the asleep answer now carries the status the
+// server last gave (mcload's version and max players), learnt while it was
+// awake, and still wakes nothing.
+func (x *e2e) asleepAnswerIsTheLastStatus() {
+	t := x.t
 	since := time.Now()
-	body, err := mctest.Ping(p.addr, docker.Protocol, host)
+	body, err := mctest.Ping(x.p.addr, protocol, x.host)
 	if err != nil {
 		t.Fatal(err)
 	}
-	version, maxPlayers, err := asleepAnswer(body, motd)
+	version, maxPlayers, err := asleepAnswer(body, e2eMOTD)
 	if err != nil || version != "1.20.4" || maxPlayers != 1000 {
 		t.Errorf("ping after the sleep: %s (version %q, max %d): %v", body, version, maxPlayers, err)
 	}
-	if n := e.Starts(t, id, since, time.Now()); n != 0 {
+	if n := x.e.Events(t, x.id, "start", since, time.Now()); n != 0 {
 		t.Errorf("a ping of the slept route started the container %d times", n)
 	}
 }

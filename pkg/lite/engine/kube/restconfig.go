@@ -1,4 +1,4 @@
-package kubernetes
+package kube
 
 import (
 	"errors"
@@ -6,31 +6,21 @@ import (
 	"os"
 	"path/filepath"
 
-	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 
 	"go.minekube.com/gate/pkg/edition/java/lite/config"
 )
 
-// errNoKubeconfig is what a proxy outside a cluster without any kubeconfig
+// ErrNoKubeconfig is what a proxy outside a cluster without any kubeconfig
 // gets.
-var errNoKubeconfig = errors.New("no Kubernetes API server to watch: config.lite.discovery.kubernetes.kubeconfig is empty, " +
+var ErrNoKubeconfig = errors.New("no Kubernetes API server to watch: config.lite.discovery.kubernetes.kubeconfig is empty, " +
 	"the proxy is not running in a cluster (KUBERNETES_SERVICE_HOST is unset), and $KUBECONFIG is unset")
 
-// Check loads the REST config and parses the label selector, as Run would,
-// without talking to the API server (for `gate validate`).
-func Check(cfg config.KubernetesDiscovery) error {
-	if _, err := restConfig(cfg); err != nil {
-		return err
-	}
-	_, err := parseSelector(cfg.LabelSelector)
-	return err
-}
-
-// restConfig resolves where the API server is: the configured kubeconfig
-// file, else the in-cluster service account, else $KUBECONFIG.
-func restConfig(cfg config.KubernetesDiscovery) (*rest.Config, error) {
+// RESTConfig resolves where the API server is: the configured kubeconfig
+// file, else the in-cluster service account, else $KUBECONFIG. It reads
+// files but contacts nothing.
+func RESTConfig(cfg config.KubernetesDiscovery) (*rest.Config, error) {
 	if cfg.Kubeconfig != "" {
 		rc, err := kubeconfigFile([]string{cfg.Kubeconfig})
 		if err != nil {
@@ -47,7 +37,7 @@ func restConfig(cfg config.KubernetesDiscovery) (*rest.Config, error) {
 	}
 	env := os.Getenv("KUBECONFIG")
 	if env == "" {
-		return nil, errNoKubeconfig
+		return nil, ErrNoKubeconfig
 	}
 	rc, err = kubeconfigFile(filepath.SplitList(env))
 	if err != nil {
@@ -68,20 +58,4 @@ func kubeconfigFile(paths []string) (*rest.Config, error) {
 	rules := &clientcmd.ClientConfigLoadingRules{Precedence: paths}
 	cc := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{})
 	return cc.ClientConfig()
-}
-
-// parseSelector parses config.lite.discovery.kubernetes.labelSelector.
-func parseSelector(s string) (labels.Selector, error) {
-	sel, err := labels.Parse(s)
-	if err != nil {
-		return nil, fmt.Errorf("config.lite.discovery.kubernetes.labelSelector %q: %w", s, err)
-	}
-	return sel, nil
-}
-
-// RESTConfig resolves the API server as Run does (the configured
-// kubeconfig, else in-cluster, else $KUBECONFIG), for other clients of the
-// same server such as waking's.
-func RESTConfig(cfg config.KubernetesDiscovery) (*rest.Config, error) {
-	return restConfig(cfg)
 }
