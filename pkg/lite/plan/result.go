@@ -119,14 +119,19 @@ func (r *Result) WriteTable(w io.Writer) error {
 	}
 	fmt.Fprintln(tw, strings.Join(head, "\t"))
 	for _, bk := range r.Timeline {
-		row := []string{fmt.Sprintf("%d-%d", bk.From, bk.To)}
-		for _, n := range bk.Players {
-			row = append(row, strconv.Itoa(n))
-		}
-		fmt.Fprintln(tw, strings.Join(row, "\t"))
+		countRow(tw, fmt.Sprintf("%d-%d", bk.From, bk.To), bk.Players)
 	}
 	if err := tw.Flush(); err != nil {
 		return fmt.Errorf("write plan table: %w", err)
 	}
 	return nil
+}
+
+// countRow writes one tab-separated row: label, then a count per backend.
+func countRow(w io.Writer, label string, counts []int) {
+	row := []string{label}
+	for _, n := range counts {
+		row = append(row, strconv.Itoa(n))
+	}
+	fmt.Fprintln(w, strings.Join(row, "\t"))
 }

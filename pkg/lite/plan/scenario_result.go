@@ -74,11 +74,7 @@ func (r *ScenarioResult) WriteTable(w io.Writer) error {
 	fmt.Fprintln(tw)
 	fmt.Fprintln(tw, "PLAYERS\t"+strings.Join(r.Backends, "\t"))
 	for _, run := range r.Runs {
-		cells := []string{string(run.Strategy)}
-		for _, n := range run.Players {
-			cells = append(cells, strconv.Itoa(n))
-		}
-		fmt.Fprintln(tw, strings.Join(cells, "\t"))
+		countRow(tw, string(run.Strategy), run.Players)
 	}
 	if err := tw.Flush(); err != nil {
 		return fmt.Errorf("write scenario table: %w", err)
