@@ -3,8 +3,6 @@ package admin
 import (
 	"context"
 	"io"
-	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -57,17 +55,6 @@ func newTestServer(t *testing.T, o Options) (*Server, *fakeSource) {
 	src.ready.Store(true)
 	o.Source = src
 	return New(o), src
-}
-
-func do(t *testing.T, h http.Handler, method, path, auth string) (int, string) {
-	t.Helper()
-	req := httptest.NewRequest(method, "http://localhost"+path, nil)
-	if auth != "" {
-		req.Header.Set("Authorization", auth)
-	}
-	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, req)
-	return rec.Code, rec.Body.String()
 }
 
 // serve runs the server on a loopback port until the test ends.

@@ -12,6 +12,17 @@ import (
 	"go.minekube.com/gate/internal/mctest"
 )
 
+func do(t *testing.T, h http.Handler, method, path, auth string) (int, string) {
+	t.Helper()
+	req := httptest.NewRequest(method, "http://localhost"+path, nil)
+	if auth != "" {
+		req.Header.Set("Authorization", auth)
+	}
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	return rec.Code, rec.Body.String()
+}
+
 func TestAuth(t *testing.T) {
 	metrics := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "m 1\n") })
 	tests := []struct {
