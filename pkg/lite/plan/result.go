@@ -15,12 +15,8 @@ import (
 // Result is where the simulated players went.
 type Result struct {
 	Strategy strategy.Name `json:"strategy"`
-	Seed     uint64        `json:"seed"`
-	Count    int           `json:"count"`
-	Replicas int           `json:"replicas"`
-	Arrival  Duration      `json:"arrival"`
-	Session  Duration      `json:"session"`
-	Events   []Event       `json:"events,omitempty"`
+	Setup
+	Events []Event `json:"events,omitempty"`
 	// Backends are in config order.
 	Backends []BackendResult `json:"backends"`
 	// Placed players got a session; TurnedAway landed on a full backend;
@@ -39,6 +35,20 @@ type Result struct {
 	Metrics Metrics `json:"metrics"`
 	// Timeline splits the run into ten equal spans of connections.
 	Timeline []Bucket `json:"timeline"`
+}
+
+// Setup is what a run was given, as every output repeats it: the seed, the
+// players and their pace, the replicas.
+type Setup struct {
+	Seed     uint64   `json:"seed"`
+	Count    int      `json:"count"`
+	Replicas int      `json:"replicas"`
+	Arrival  Duration `json:"arrival"`
+	Session  Duration `json:"session"`
+}
+
+func setupOf(o Options) Setup {
+	return Setup{Seed: o.Seed, Count: o.Count, Replicas: o.Replicas, Arrival: Duration(o.Arrival), Session: Duration(o.Session)}
 }
 
 // BackendResult is one backend's share of the plan.

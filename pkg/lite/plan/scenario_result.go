@@ -13,14 +13,10 @@ import (
 
 // ScenarioResult compares the strategies on one scenario.
 type ScenarioResult struct {
-	Scenario string        `json:"scenario"`
-	Summary  string        `json:"summary"`
-	Target   string        `json:"target,omitempty"`
-	Seed     uint64        `json:"seed"`
-	Count    int           `json:"count"`
-	Replicas int           `json:"replicas"`
-	Arrival  Duration      `json:"arrival"`
-	Session  Duration      `json:"session"`
+	Scenario string `json:"scenario"`
+	Summary  string `json:"summary"`
+	Target   string `json:"target,omitempty"`
+	Setup
 	Backends []string      `json:"backends"`
 	Runs     []StrategyRun `json:"runs"`
 }

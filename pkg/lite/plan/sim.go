@@ -117,8 +117,7 @@ func newSim(o Options) *sim {
 		events: slices.Clone(o.Events),
 	}
 	slices.SortStableFunc(s.events, func(a, b Event) int { return int(a.At - b.At) })
-	s.res = &Result{Strategy: o.Strategy, Seed: o.Seed, Count: o.Count, Replicas: o.Replicas,
-		Arrival: Duration(o.Arrival), Session: Duration(o.Session), Events: o.Events}
+	s.res = &Result{Strategy: o.Strategy, Setup: setupOf(o), Events: o.Events}
 	for k, addr := range o.Backends {
 		s.idx[addr] = k
 		s.lat[k], s.caps[k], s.listed[k] = s.baseLatency(addr), o.Capacity[addr], true
