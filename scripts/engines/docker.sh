@@ -18,8 +18,9 @@
 # Nothing is ever pulled: images are built FROM scratch. GATETEST_DOCKER_FLAGS adds
 # dockerd flags.
 #
-# stop kills only the dockerd this script started (the PID it recorded) and removes the
-# socket and exec root; the data root stays so images survive a restart.
+# stop kills only the dockerd this script started (the PID it recorded), unmounts the
+# namespace handles dockerd leaves (nothing stays pinned) and removes the socket and
+# exec root; the data root stays so images survive a restart.
 set -euo pipefail
 
 ENGINES_DIR=${GATETEST_ENGINES_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/gate-engines}
@@ -167,9 +168,23 @@ start() {
 	print_env
 }
 
+# release_netns unmounts the handle on this network namespace that dockerd leaves
+# under the exec root. A --network host container (image-check.sh runs one) makes
+# dockerd bind-mount its own network namespace at exec/netns/default, and dockerd
+# leaves that mount on exit: it would keep the test run's namespace alive after the
+# run. The handle is only that (nsfs), never data. Containers' own handles beside
+# it are dockerd's to remove (it does when they end; --live-restore keeps them).
+release_netns() {
+	local handle=$STATE/exec/netns/default
+	if grep -q " $handle nsfs " /proc/self/mounts; then
+		umount "$handle" || log "cannot unmount the namespace handle $handle"
+	fi
+}
+
 stop() {
 	local pid
 	if ! pid=$(running_pid); then
+		release_netns # left by a daemon that ended without this script
 		rm -f "$PIDFILE" "$SOCK"
 		return
 	fi
@@ -183,8 +198,9 @@ stop() {
 		fi
 		sleep 0.1
 	done
-	# dockerd unmounts what it mounted under the exec root on a clean exit; after a
-	# SIGKILL some may remain, and rm must not cross into them.
+	release_netns
+	# dockerd unmounts what else it mounted under the exec root on a clean exit;
+	# after a SIGKILL some may remain, and rm must not cross into them.
 	if ! grep -q " $STATE/exec" /proc/self/mounts; then
 		rm -rf "$STATE/exec"
 	else
