@@ -161,114 +161,142 @@ func TestInstallScript(t *testing.T) {
 	if len(fetchers) == 0 {
 		t.Fatal("install.sh downloads with curl or wget and neither is on PATH: apt-get install curl wget")
 	}
-	here := runtime.GOOS + "/" + runtime.GOARCH
-	supported := strings.Contains(" "+strings.Join(releasePlatforms, " ")+" ", " "+here+" ")
-
 	for _, fetcher := range fetchers {
 		t.Run(fetcher, func(t *testing.T) {
-			srv := newReleaseServer(t, false)
-			base := srv.base()
-
-			// install runs a case that must succeed and checks what landed in dir.
-			install := func(t *testing.T, platform, version string, env []string, args ...string) {
-				t.Helper()
-				dir := t.TempDir()
-				stdout, stderr, code := runInstall(t, fetcher, env, append(args, "--base-url", base, "--dir", dir)...)
-				if code != 0 || stderr != "" {
-					t.Fatalf("exit %d, stderr %q, stdout %q", code, stderr, stdout)
-				}
-				name := "gate"
-				if strings.HasPrefix(platform, "windows/") {
-					name = "gate.exe"
-				}
-				path := filepath.Join(dir, name)
-				want := "installed gate " + version + " (" + platform + ") as " + path + "\n" +
-					"note: " + dir + " is not on your PATH\n"
-				if stdout != want {
-					t.Errorf("stdout:\n%s\nwant:\n%s", stdout, want)
-				}
-				got, err := os.ReadFile(path)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if !bytes.Equal(got, binary(version, platform)) {
-					t.Errorf("installed %q, want the release's %s binary %q", got, platform, binary(version, platform))
-				}
-				if fi, _ := os.Stat(path); fi.Mode().Perm()&0o111 == 0 {
-					t.Errorf("%s is %v: not executable", path, fi.Mode())
-				}
-				if e := entries(t, dir); len(e) != 1 {
-					t.Errorf("%s holds %v, want only %s", dir, e, name)
-				}
-				if platform == here {
-					out, err := exec.Command(path).Output()
-					if want := "gate " + version + " " + platform + "\n"; err != nil || string(out) != want {
-						t.Errorf("running %s: %q, %v; want %q", path, out, err, want)
-					}
-				}
-			}
-			// refuse runs a case that must fail with exactly one line and install nothing.
-			refuse := func(t *testing.T, wantErr string, env []string, args ...string) {
-				t.Helper()
-				dir := t.TempDir()
-				stdout, stderr, code := runInstall(t, fetcher, env, append(args, "--dir", dir)...)
-				if code != 1 || stderr != wantErr+"\n" || stdout != "" {
-					t.Errorf("exit %d, stdout %q, stderr:\n%q\nwant exit 1, stderr:\n%q", code, stdout, stderr, wantErr+"\n")
-				}
-				if e := entries(t, dir); len(e) != 0 {
-					t.Errorf("%s holds %v after a refusal, want nothing", dir, e)
-				}
-			}
-
-			t.Run("this platform, pinned version", func(t *testing.T) {
-				if !supported {
-					t.Skipf("releases have no %s binary", here)
-				}
-				install(t, here, "v9.9.9", nil, "--version", "v9.9.9")
-			})
-			t.Run("latest follows the redirect to its tag", func(t *testing.T) {
-				if !supported {
-					t.Skipf("releases have no %s binary", here)
-				}
-				srv.mu.Lock()
-				srv.asked = nil
-				srv.mu.Unlock()
-				install(t, here, "v9.9.9", nil)
-				srv.mu.Lock()
-				defer srv.mu.Unlock()
-				if len(srv.asked) == 0 || srv.asked[0] != "/releases/latest" {
-					t.Errorf("asked %v, want /releases/latest first", srv.asked)
-				}
-			})
-			t.Run("version without v", func(t *testing.T) {
-				install(t, "linux/arm64", "v9.9.9", nil, "--version", "9.9.9", "--os", "linux", "--arch", "arm64")
-			})
-			t.Run("windows gets gate.exe", func(t *testing.T) {
-				install(t, "windows/amd64", "v9.9.9", []string{"GATE_INSTALL_OS=windows", "GATE_INSTALL_ARCH=amd64"}, "--version", "v9.9.9")
-			})
-			t.Run("corrupted checksum", func(t *testing.T) {
-				name := asset("v6.6.6", "darwin/arm64")
-				refuse(t, "install.sh: checksum mismatch for "+name+": its sha256 is "+sum(binary("v6.6.6", "darwin/arm64"))+
-					", "+name+".sha256 says "+sum([]byte("tampered")),
-					nil, "--base-url", base, "--version", "v6.6.6", "--os", "darwin", "--arch", "arm64")
-			})
-			t.Run("unknown platform from the environment", func(t *testing.T) {
-				refuse(t, "install.sh: unsupported platform plan9/mips: releases have "+strings.Join(releasePlatforms, " "),
-					[]string{"GATE_INSTALL_OS=plan9", "GATE_INSTALL_ARCH=mips"}, "--base-url", base, "--version", "v9.9.9")
-			})
-			t.Run("unknown platform from flags", func(t *testing.T) {
-				refuse(t, "install.sh: unsupported platform windows/arm64: releases have "+strings.Join(releasePlatforms, " "),
-					nil, "--base-url", base, "--version", "v9.9.9", "--os", "windows", "--arch", "arm64")
-			})
-			t.Run("no such release", func(t *testing.T) {
-				refuse(t, "install.sh: cannot download "+base+"/download/v0.0.1/gate_v0.0.1_linux_amd64: HTTP 404",
-					nil, "--base-url", base, "--version", "v0.0.1", "--os", "linux", "--arch", "amd64")
-			})
-			t.Run("no latest release", func(t *testing.T) {
-				empty := newReleaseServer(t, true).base()
-				refuse(t, "install.sh: cannot find the latest release: "+empty+"/latest does not redirect to "+empty+"/tag/<version>",
-					nil, "--base-url", empty, "--os", "linux", "--arch", "amd64")
-			})
+			r := &installRun{fetcher: fetcher, srv: newReleaseServer(t, false), here: runtime.GOOS + "/" + runtime.GOARCH}
+			r.base = r.srv.base()
+			testInstalls(t, r)
+			testRefusals(t, r)
 		})
 	}
+}
+
+// installRun is one fetcher's runs of install.sh against one release server.
+type installRun struct {
+	fetcher string
+	srv     *releaseServer
+	base    string // the server's releases URL
+	here    string // this machine's platform, GOOS/GOARCH
+}
+
+// supported says whether releases have a binary for this machine.
+func (r *installRun) supported() bool {
+	return strings.Contains(" "+strings.Join(releasePlatforms, " ")+" ", " "+r.here+" ")
+}
+
+// install runs a case that must succeed and checks what landed in dir.
+func (r *installRun) install(t *testing.T, platform, version string, env []string, args ...string) {
+	t.Helper()
+	dir := t.TempDir()
+	stdout, stderr, code := runInstall(t, r.fetcher, env, append(args, "--base-url", r.base, "--dir", dir)...)
+	if code != 0 || stderr != "" {
+		t.Fatalf("exit %d, stderr %q, stdout %q", code, stderr, stdout)
+	}
+	name := "gate"
+	if strings.HasPrefix(platform, "windows/") {
+		name = "gate.exe"
+	}
+	path := filepath.Join(dir, name)
+	want := "installed gate " + version + " (" + platform + ") as " + path + "\n" +
+		"note: " + dir + " is not on your PATH\n"
+	if stdout != want {
+		t.Errorf("stdout:\n%s\nwant:\n%s", stdout, want)
+	}
+	checkInstalled(t, dir, name, version, platform)
+	if platform == r.here {
+		out, err := exec.Command(path).Output()
+		if want := "gate " + version + " " + platform + "\n"; err != nil || string(out) != want {
+			t.Errorf("running %s: %q, %v; want %q", path, out, err, want)
+		}
+	}
+}
+
+// checkInstalled checks that dir holds only name, the release's executable binary.
+func checkInstalled(t *testing.T, dir, name, version, platform string) {
+	t.Helper()
+	path := filepath.Join(dir, name)
+	got, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, binary(version, platform)) {
+		t.Errorf("installed %q, want the release's %s binary %q", got, platform, binary(version, platform))
+	}
+	if fi, _ := os.Stat(path); fi.Mode().Perm()&0o111 == 0 {
+		t.Errorf("%s is %v: not executable", path, fi.Mode())
+	}
+	if e := entries(t, dir); len(e) != 1 {
+		t.Errorf("%s holds %v, want only %s", dir, e, name)
+	}
+}
+
+// refuse runs a case that must fail with exactly one line and install nothing.
+func (r *installRun) refuse(t *testing.T, wantErr string, env []string, args ...string) {
+	t.Helper()
+	dir := t.TempDir()
+	stdout, stderr, code := runInstall(t, r.fetcher, env, append(args, "--dir", dir)...)
+	if code != 1 || stderr != wantErr+"\n" || stdout != "" {
+		t.Errorf("exit %d, stdout %q, stderr:\n%q\nwant exit 1, stderr:\n%q", code, stdout, stderr, wantErr+"\n")
+	}
+	if e := entries(t, dir); len(e) != 0 {
+		t.Errorf("%s holds %v after a refusal, want nothing", dir, e)
+	}
+}
+
+// testInstalls runs the cases that must install a binary.
+func testInstalls(t *testing.T, r *installRun) {
+	t.Run("this platform, pinned version", func(t *testing.T) {
+		if !r.supported() {
+			t.Skipf("releases have no %s binary", r.here)
+		}
+		r.install(t, r.here, "v9.9.9", nil, "--version", "v9.9.9")
+	})
+	t.Run("latest follows the redirect to its tag", func(t *testing.T) {
+		if !r.supported() {
+			t.Skipf("releases have no %s binary", r.here)
+		}
+		r.srv.mu.Lock()
+		r.srv.asked = nil
+		r.srv.mu.Unlock()
+		r.install(t, r.here, "v9.9.9", nil)
+		r.srv.mu.Lock()
+		defer r.srv.mu.Unlock()
+		if len(r.srv.asked) == 0 || r.srv.asked[0] != "/releases/latest" {
+			t.Errorf("asked %v, want /releases/latest first", r.srv.asked)
+		}
+	})
+	t.Run("version without v", func(t *testing.T) {
+		r.install(t, "linux/arm64", "v9.9.9", nil, "--version", "9.9.9", "--os", "linux", "--arch", "arm64")
+	})
+	t.Run("windows gets gate.exe", func(t *testing.T) {
+		r.install(t, "windows/amd64", "v9.9.9", []string{"GATE_INSTALL_OS=windows", "GATE_INSTALL_ARCH=amd64"}, "--version", "v9.9.9")
+	})
+}
+
+// testRefusals runs the cases that must fail and install nothing.
+func testRefusals(t *testing.T, r *installRun) {
+	base := r.base
+	t.Run("corrupted checksum", func(t *testing.T) {
+		name := asset("v6.6.6", "darwin/arm64")
+		r.refuse(t, "install.sh: checksum mismatch for "+name+": its sha256 is "+sum(binary("v6.6.6", "darwin/arm64"))+
+			", "+name+".sha256 says "+sum([]byte("tampered")),
+			nil, "--base-url", base, "--version", "v6.6.6", "--os", "darwin", "--arch", "arm64")
+	})
+	t.Run("unknown platform from the environment", func(t *testing.T) {
+		r.refuse(t, "install.sh: unsupported platform plan9/mips: releases have "+strings.Join(releasePlatforms, " "),
+			[]string{"GATE_INSTALL_OS=plan9", "GATE_INSTALL_ARCH=mips"}, "--base-url", base, "--version", "v9.9.9")
+	})
+	t.Run("unknown platform from flags", func(t *testing.T) {
+		r.refuse(t, "install.sh: unsupported platform windows/arm64: releases have "+strings.Join(releasePlatforms, " "),
+			nil, "--base-url", base, "--version", "v9.9.9", "--os", "windows", "--arch", "arm64")
+	})
+	t.Run("no such release", func(t *testing.T) {
+		r.refuse(t, "install.sh: cannot download "+base+"/download/v0.0.1/gate_v0.0.1_linux_amd64: HTTP 404",
+			nil, "--base-url", base, "--version", "v0.0.1", "--os", "linux", "--arch", "amd64")
+	})
+	t.Run("no latest release", func(t *testing.T) {
+		empty := newReleaseServer(t, true).base()
+		r.refuse(t, "install.sh: cannot find the latest release: "+empty+"/latest does not redirect to "+empty+"/tag/<version>",
+			nil, "--base-url", empty, "--os", "linux", "--arch", "amd64")
+	})
 }

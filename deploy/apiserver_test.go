@@ -154,114 +154,110 @@ func refused(t *testing.T, what string, err error) {
 	}
 }
 
+// apiServer is the test API server as its admin, for one test.
+type apiServer struct {
+	ctx     context.Context // at most a minute of requests
+	cfg     *rest.Config
+	admin   *kubernetes.Clientset
+	account *corev1.ServiceAccount // the proxy's, from kubernetes/serviceaccount.yaml
+}
+
+// onAPIServer connects as the admin, or skips without an API server.
+func onAPIServer(t *testing.T) *apiServer {
+	t.Helper()
+	cfg := kubeconfig(t, "GATETEST_KUBECONFIG")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	t.Cleanup(cancel)
+	return &apiServer{ctx: ctx, cfg: cfg, admin: client(t, cfg),
+		account: loadManifests(t, "kubernetes/serviceaccount.yaml").serviceAccounts[0]}
+}
+
+// namespaces makes two fresh namespaces: the proxy's and another one.
+func (a *apiServer) namespaces(t *testing.T) (ns, other string) {
+	t.Helper()
+	return freshNamespace(a.ctx, t, a.admin), freshNamespace(a.ctx, t, a.admin)
+}
+
+// as creates the ServiceAccount sa in ns and returns a client acting as it
+// (the API server adds its groups).
+func (a *apiServer) as(t *testing.T, ns string, sa *corev1.ServiceAccount) *kubernetes.Clientset {
+	t.Helper()
+	if _, err := a.admin.CoreV1().ServiceAccounts(ns).Create(a.ctx, sa, metav1.CreateOptions{}); err != nil {
+		t.Fatalf("create service account: %v", err)
+	}
+	imp := rest.CopyConfig(a.cfg)
+	imp.Impersonate = rest.ImpersonationConfig{UserName: "system:serviceaccount:" + ns + ":" + sa.Name}
+	return client(t, imp)
+}
+
 // TestRBACShapesOnAPIServer applies each RBAC shape from deploy/kubernetes/rbac
 // to a real API server and acts as the proxy's ServiceAccount: discovery's
 // reads work where the shape says, and nothing else does.
 func TestRBACShapesOnAPIServer(t *testing.T) {
-	cfg := kubeconfig(t, "GATETEST_KUBECONFIG")
-	admin := client(t, cfg)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	account := loadManifests(t, "kubernetes/serviceaccount.yaml").serviceAccounts[0]
-
-	// asAccount creates the ServiceAccount in ns and returns a client acting as
-	// it (the API server adds its groups).
-	asAccount := func(t *testing.T, ns string) *kubernetes.Clientset {
-		sa := account.DeepCopy()
-		if _, err := admin.CoreV1().ServiceAccounts(ns).Create(ctx, sa, metav1.CreateOptions{}); err != nil {
-			t.Fatalf("create service account: %v", err)
-		}
-		imp := rest.CopyConfig(cfg)
-		imp.Impersonate = rest.ImpersonationConfig{UserName: "system:serviceaccount:" + ns + ":" + sa.Name}
-		return client(t, imp)
-	}
-
-	t.Run("namespace", func(t *testing.T) {
-		ns, other := freshNamespace(ctx, t, admin), freshNamespace(ctx, t, admin)
-		o := loadManifests(t, "kubernetes/rbac/namespace.yaml")
-		if _, err := admin.RbacV1().Roles(ns).Create(ctx, o.roles[0], metav1.CreateOptions{}); err != nil {
-			t.Fatalf("create role: %v", err)
-		}
-		if _, err := admin.RbacV1().RoleBindings(ns).Create(ctx, o.roleBindings[0], metav1.CreateOptions{}); err != nil {
-			t.Fatalf("create role binding: %v", err)
-		}
-		c := asAccount(t, ns)
-		expectAccess(ctx, t, c, namespacedAccess(ns, other))
-		readsDiscovery(ctx, t, c, ns)
-		_, err := c.CoreV1().Services(other).List(ctx, metav1.ListOptions{})
-		refused(t, "list services in another namespace", err)
-		_, err = c.CoreV1().Services("").Watch(ctx, metav1.ListOptions{})
-		refused(t, "watch services in every namespace", err)
-		_, err = c.CoreV1().Secrets(ns).Get(ctx, "gate-api", metav1.GetOptions{})
-		refused(t, "get a secret", err)
-	})
-
+	a := onAPIServer(t)
+	t.Run("namespace", a.namespaceShape)
 	// The chart's namespaced shape, rendered for the namespace it lands in.
-	t.Run("chart namespace", func(t *testing.T) {
-		ns, other := freshNamespace(ctx, t, admin), freshNamespace(ctx, t, admin)
-		o := renderChart(t, discoveryValues("namespace"), ns)
-		sa := o.serviceAccounts[0]
-		if _, err := admin.CoreV1().ServiceAccounts(ns).Create(ctx, sa, metav1.CreateOptions{}); err != nil {
-			t.Fatalf("create service account: %v", err)
-		}
-		if _, err := admin.RbacV1().Roles(ns).Create(ctx, o.roles[0], metav1.CreateOptions{}); err != nil {
-			t.Fatalf("create role: %v", err)
-		}
-		if _, err := admin.RbacV1().RoleBindings(ns).Create(ctx, o.roleBindings[0], metav1.CreateOptions{}); err != nil {
-			t.Fatalf("create role binding: %v", err)
-		}
-		imp := rest.CopyConfig(cfg)
-		imp.Impersonate = rest.ImpersonationConfig{UserName: "system:serviceaccount:" + ns + ":" + sa.Name}
-		c := client(t, imp)
-		expectAccess(ctx, t, c, namespacedAccess(ns, other))
-		readsDiscovery(ctx, t, c, ns)
-	})
+	t.Run("chart namespace", a.chartNamespaceShape)
+	t.Run("cluster", a.clusterShape)
+}
 
-	t.Run("cluster", func(t *testing.T) {
-		ns, other := freshNamespace(ctx, t, admin), freshNamespace(ctx, t, admin)
-		o := loadManifests(t, "kubernetes/rbac/cluster.yaml")
-		// Cluster-wide names are shared by every run against this server, so
-		// the test's copies carry the namespace; the subject moves with it.
-		role, binding := o.clusterRoles[0], o.clusterRoleBindings[0]
-		role.Name += "-" + ns
-		binding.Name, binding.RoleRef.Name, binding.Subjects[0].Namespace = role.Name, role.Name, ns
-		if _, err := admin.RbacV1().ClusterRoles().Create(ctx, role, metav1.CreateOptions{}); err != nil {
-			t.Fatalf("create cluster role: %v", err)
+func (a *apiServer) namespaceShape(t *testing.T) {
+	ns, other := a.namespaces(t)
+	applyRBAC(a.ctx, t, a.admin, loadManifests(t, "kubernetes/rbac/namespace.yaml"), ns)
+	c := a.as(t, ns, a.account.DeepCopy())
+	expectAccess(a.ctx, t, c, namespacedAccess(ns, other))
+	readsDiscovery(a.ctx, t, c, ns)
+	_, err := c.CoreV1().Services(other).List(a.ctx, metav1.ListOptions{})
+	refused(t, "list services in another namespace", err)
+	_, err = c.CoreV1().Services("").Watch(a.ctx, metav1.ListOptions{})
+	refused(t, "watch services in every namespace", err)
+	_, err = c.CoreV1().Secrets(ns).Get(a.ctx, "gate-api", metav1.GetOptions{})
+	refused(t, "get a secret", err)
+}
+
+func (a *apiServer) chartNamespaceShape(t *testing.T) {
+	ns, other := a.namespaces(t)
+	o := renderChart(t, discoveryValues("namespace"), ns)
+	c := a.as(t, ns, o.serviceAccounts[0])
+	applyRBAC(a.ctx, t, a.admin, o.named("-discovery"), ns)
+	expectAccess(a.ctx, t, c, namespacedAccess(ns, other))
+	readsDiscovery(a.ctx, t, c, ns)
+}
+
+func (a *apiServer) clusterShape(t *testing.T) {
+	ns, other := a.namespaces(t)
+	applyRBAC(a.ctx, t, a.admin, loadManifests(t, "kubernetes/rbac/cluster.yaml"), ns)
+	c := a.as(t, ns, a.account.DeepCopy())
+	expectAccess(a.ctx, t, c, clusterAccess(ns, other))
+	readsDiscovery(a.ctx, t, c, "")
+	readsDiscovery(a.ctx, t, c, other)
+	_, err := c.CoreV1().Secrets(ns).List(a.ctx, metav1.ListOptions{})
+	refused(t, "list secrets", err)
+}
+
+// discoveryReads is discovery's reads (get, list, watch of Services and
+// EndpointSlices) in ns, other and every namespace (""), allowed as allowed
+// says in that order, and the writes in writeNS that every shape refuses.
+func discoveryReads(ns, other string, allowed [3]bool, writeNS string) []access {
+	var want []access
+	for _, r := range []struct{ group, resource string }{{"", "services"}, {"discovery.k8s.io", "endpointslices"}} {
+		for _, verb := range []string{"get", "list", "watch"} {
+			want = append(want,
+				access{verb, r.group, r.resource, ns, allowed[0]},
+				access{verb, r.group, r.resource, other, allowed[1]},
+				access{verb, r.group, r.resource, "", allowed[2]})
 		}
-		t.Cleanup(func() {
-			_ = admin.RbacV1().ClusterRoles().Delete(context.Background(), role.Name, metav1.DeleteOptions{})
-		})
-		if _, err := admin.RbacV1().ClusterRoleBindings().Create(ctx, binding, metav1.CreateOptions{}); err != nil {
-			t.Fatalf("create cluster role binding: %v", err)
+		for _, verb := range []string{"create", "update", "patch", "delete"} {
+			want = append(want, access{verb, r.group, r.resource, writeNS, false})
 		}
-		t.Cleanup(func() {
-			_ = admin.RbacV1().ClusterRoleBindings().Delete(context.Background(), binding.Name, metav1.DeleteOptions{})
-		})
-		c := asAccount(t, ns)
-		expectAccess(ctx, t, c, clusterAccess(ns, other))
-		readsDiscovery(ctx, t, c, "")
-		readsDiscovery(ctx, t, c, other)
-		_, err := c.CoreV1().Secrets(ns).List(ctx, metav1.ListOptions{})
-		refused(t, "list secrets", err)
-	})
+	}
+	return want
 }
 
 // namespacedAccess is what the namespaced shape must allow in ns and refuse
 // everywhere else.
 func namespacedAccess(ns, other string) []access {
-	var want []access
-	for _, r := range []struct{ group, resource string }{{"", "services"}, {"discovery.k8s.io", "endpointslices"}} {
-		for _, verb := range []string{"get", "list", "watch"} {
-			want = append(want,
-				access{verb, r.group, r.resource, ns, true},
-				access{verb, r.group, r.resource, other, false},
-				access{verb, r.group, r.resource, "", false})
-		}
-		for _, verb := range []string{"create", "update", "patch", "delete"} {
-			want = append(want, access{verb, r.group, r.resource, ns, false})
-		}
-	}
-	return append(want,
+	return append(discoveryReads(ns, other, [3]bool{true, false, false}, ns),
 		access{"get", "", "secrets", ns, false},
 		access{"list", "", "pods", ns, false},
 		access{"get", "", "configmaps", ns, false})
@@ -270,19 +266,7 @@ func namespacedAccess(ns, other string) []access {
 // clusterAccess is what the cluster-wide shape must allow in every namespace,
 // and what it must still refuse.
 func clusterAccess(ns, other string) []access {
-	var want []access
-	for _, r := range []struct{ group, resource string }{{"", "services"}, {"discovery.k8s.io", "endpointslices"}} {
-		for _, verb := range []string{"get", "list", "watch"} {
-			want = append(want,
-				access{verb, r.group, r.resource, ns, true},
-				access{verb, r.group, r.resource, other, true},
-				access{verb, r.group, r.resource, "", true})
-		}
-		for _, verb := range []string{"create", "update", "patch", "delete"} {
-			want = append(want, access{verb, r.group, r.resource, other, false})
-		}
-	}
-	return append(want,
+	return append(discoveryReads(ns, other, [3]bool{true, true, true}, other),
 		access{"get", "", "secrets", ns, false},
 		access{"list", "", "secrets", "", false},
 		access{"list", "", "pods", "", false})
@@ -292,25 +276,16 @@ func clusterAccess(ns, other string) []access {
 // gate-tester, no bindings of its own): the namespaced Role bound to that user
 // gives it discovery's reads in that namespace only.
 func TestLimitedKubeconfigBoundByRole(t *testing.T) {
-	admin := client(t, kubeconfig(t, "GATETEST_KUBECONFIG"))
-	limitedCfg := kubeconfig(t, "GATETEST_KUBECONFIG_LIMITED")
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	c := client(t, limitedCfg)
-	ns, other := freshNamespace(ctx, t, admin), freshNamespace(ctx, t, admin)
+	a := onAPIServer(t)
+	c := client(t, kubeconfig(t, "GATETEST_KUBECONFIG_LIMITED"))
+	ns, other := a.namespaces(t)
 
-	_, err := c.CoreV1().Services(ns).List(ctx, metav1.ListOptions{})
+	_, err := c.CoreV1().Services(ns).List(a.ctx, metav1.ListOptions{})
 	refused(t, "list services before any binding", err)
 
 	o := loadManifests(t, "kubernetes/rbac/namespace.yaml")
-	binding := o.roleBindings[0]
-	binding.Subjects = []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: "gate-tester"}}
-	if _, err := admin.RbacV1().Roles(ns).Create(ctx, o.roles[0], metav1.CreateOptions{}); err != nil {
-		t.Fatalf("create role: %v", err)
-	}
-	if _, err := admin.RbacV1().RoleBindings(ns).Create(ctx, binding, metav1.CreateOptions{}); err != nil {
-		t.Fatalf("create role binding: %v", err)
-	}
-	expectAccess(ctx, t, c, namespacedAccess(ns, other))
-	readsDiscovery(ctx, t, c, ns)
+	o.roleBindings[0].Subjects = []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: "gate-tester"}}
+	applyRBAC(a.ctx, t, a.admin, o, ns)
+	expectAccess(a.ctx, t, c, namespacedAccess(ns, other))
+	readsDiscovery(a.ctx, t, c, ns)
 }

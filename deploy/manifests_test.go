@@ -90,6 +90,26 @@ type unknownKindError string
 
 func (e unknownKindError) Error() string { return "no check for kind " + string(e) }
 
+// decoders make, per "apiVersion kind", a new object of that type in its list.
+var decoders = map[string]func(o *objects) any{
+	"apps/v1 Deployment":                              func(o *objects) any { return add(&o.deployments) },
+	"v1 Service":                                      func(o *objects) any { return add(&o.services) },
+	"v1 ConfigMap":                                    func(o *objects) any { return add(&o.configMaps) },
+	"policy/v1 PodDisruptionBudget":                   func(o *objects) any { return add(&o.pdbs) },
+	"v1 ServiceAccount":                               func(o *objects) any { return add(&o.serviceAccounts) },
+	"rbac.authorization.k8s.io/v1 Role":               func(o *objects) any { return add(&o.roles) },
+	"rbac.authorization.k8s.io/v1 RoleBinding":        func(o *objects) any { return add(&o.roleBindings) },
+	"rbac.authorization.k8s.io/v1 ClusterRole":        func(o *objects) any { return add(&o.clusterRoles) },
+	"rbac.authorization.k8s.io/v1 ClusterRoleBinding": func(o *objects) any { return add(&o.clusterRoleBindings) },
+}
+
+// add appends a new zero object to list and returns it.
+func add[T any](list *[]*T) *T {
+	v := new(T)
+	*list = append(*list, v)
+	return v
+}
+
 // decode reads the kind and decodes the document strictly into its type.
 func (o *objects) decode(doc []byte) error {
 	var meta struct {
@@ -99,39 +119,12 @@ func (o *objects) decode(doc []byte) error {
 	if err := yaml.Unmarshal(doc, &meta); err != nil {
 		return err
 	}
-	var target any
-	switch meta.APIVersion + " " + meta.Kind {
-	case "apps/v1 Deployment":
-		d := &appsv1.Deployment{}
-		o.deployments, target = append(o.deployments, d), d
-	case "v1 Service":
-		s := &corev1.Service{}
-		o.services, target = append(o.services, s), s
-	case "v1 ConfigMap":
-		c := &corev1.ConfigMap{}
-		o.configMaps, target = append(o.configMaps, c), c
-	case "policy/v1 PodDisruptionBudget":
-		p := &policyv1.PodDisruptionBudget{}
-		o.pdbs, target = append(o.pdbs, p), p
-	case "v1 ServiceAccount":
-		a := &corev1.ServiceAccount{}
-		o.serviceAccounts, target = append(o.serviceAccounts, a), a
-	case "rbac.authorization.k8s.io/v1 Role":
-		r := &rbacv1.Role{}
-		o.roles, target = append(o.roles, r), r
-	case "rbac.authorization.k8s.io/v1 RoleBinding":
-		b := &rbacv1.RoleBinding{}
-		o.roleBindings, target = append(o.roleBindings, b), b
-	case "rbac.authorization.k8s.io/v1 ClusterRole":
-		r := &rbacv1.ClusterRole{}
-		o.clusterRoles, target = append(o.clusterRoles, r), r
-	case "rbac.authorization.k8s.io/v1 ClusterRoleBinding":
-		b := &rbacv1.ClusterRoleBinding{}
-		o.clusterRoleBindings, target = append(o.clusterRoleBindings, b), b
-	default:
-		return unknownKindError(meta.APIVersion + " " + meta.Kind)
+	kind := meta.APIVersion + " " + meta.Kind
+	mk, ok := decoders[kind]
+	if !ok {
+		return unknownKindError(kind)
 	}
-	return yaml.UnmarshalStrict(doc, target)
+	return yaml.UnmarshalStrict(doc, mk(o))
 }
 
 func TestStrictDecodeRejectsTypos(t *testing.T) {

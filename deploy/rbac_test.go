@@ -30,25 +30,20 @@ var wakeLeaseAccess = []string{
 // named keeps the RBAC objects whose name contains part (and drops every
 // other kind): the discovery and wake RBAC live side by side.
 func (o objects) named(part string) objects {
-	var out objects
-	for _, r := range o.clusterRoles {
-		if strings.Contains(r.Name, part) {
-			out.clusterRoles = append(out.clusterRoles, r)
-		}
+	return objects{
+		clusterRoles:        withName(o.clusterRoles, part),
+		clusterRoleBindings: withName(o.clusterRoleBindings, part),
+		roles:               withName(o.roles, part),
+		roleBindings:        withName(o.roleBindings, part),
 	}
-	for _, b := range o.clusterRoleBindings {
-		if strings.Contains(b.Name, part) {
-			out.clusterRoleBindings = append(out.clusterRoleBindings, b)
-		}
-	}
-	for _, r := range o.roles {
-		if strings.Contains(r.Name, part) {
-			out.roles = append(out.roles, r)
-		}
-	}
-	for _, b := range o.roleBindings {
-		if strings.Contains(b.Name, part) {
-			out.roleBindings = append(out.roleBindings, b)
+}
+
+// withName keeps the objects whose name contains part.
+func withName[T interface{ GetName() string }](list []T, part string) []T {
+	var out []T
+	for _, v := range list {
+		if strings.Contains(v.GetName(), part) {
+			out = append(out, v)
 		}
 	}
 	return out
@@ -106,17 +101,7 @@ func checkDiscoveryRBAC(t *testing.T, o objects, want rbacShape) {
 	t.Helper()
 	checkOnlyKnownRBAC(t, o)
 	o = o.named("-discovery")
-	counts := [4]int{len(o.clusterRoles), len(o.clusterRoleBindings), len(o.roles), len(o.roleBindings)}
-	var wantCounts [4]int
-	switch want.scope {
-	case "cluster":
-		wantCounts = [4]int{1, 1, 0, 0}
-	case "namespace":
-		wantCounts = [4]int{0, 0, 1, 1}
-	}
-	if counts != wantCounts {
-		t.Fatalf("ClusterRoles, ClusterRoleBindings, Roles, RoleBindings = %v, want %v for scope %q", counts, wantCounts, want.scope)
-	}
+	checkCounts(t, o, "", want.scope, [4]int{1, 1, 0, 0}, [4]int{0, 0, 1, 1})
 	var (
 		roleName, refKind string
 		rules             []rbacv1.PolicyRule
@@ -139,6 +124,24 @@ func checkDiscoveryRBAC(t *testing.T, o objects, want rbacShape) {
 	checkBinding(t, ref, subjects, refKind, roleName, want)
 }
 
+// checkCounts checks how many ClusterRoles, ClusterRoleBindings, Roles and
+// RoleBindings (in that order) o holds: cluster or namespace by scope, none
+// without one. what starts the failure.
+func checkCounts(t *testing.T, o objects, what, scope string, cluster, namespace [4]int) {
+	t.Helper()
+	counts := [4]int{len(o.clusterRoles), len(o.clusterRoleBindings), len(o.roles), len(o.roleBindings)}
+	var want [4]int
+	switch scope {
+	case "cluster":
+		want = cluster
+	case "namespace":
+		want = namespace
+	}
+	if counts != want {
+		t.Fatalf("%sClusterRoles, ClusterRoleBindings, Roles, RoleBindings = %v, want %v for scope %q", what, counts, want, scope)
+	}
+}
+
 func checkBinding(t *testing.T, ref rbacv1.RoleRef, subjects []rbacv1.Subject, refKind, roleName string, want rbacShape) {
 	t.Helper()
 	if ref != (rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: refKind, Name: roleName}) {
@@ -158,17 +161,7 @@ func checkWakeRBAC(t *testing.T, o objects, want rbacShape) {
 	t.Helper()
 	checkOnlyKnownRBAC(t, o)
 	o = o.named("-wake-")
-	counts := [4]int{len(o.clusterRoles), len(o.clusterRoleBindings), len(o.roles), len(o.roleBindings)}
-	var wantCounts [4]int
-	switch want.scope {
-	case "cluster":
-		wantCounts = [4]int{1, 1, 1, 1}
-	case "namespace":
-		wantCounts = [4]int{0, 0, 2, 2}
-	}
-	if counts != wantCounts {
-		t.Fatalf("wake ClusterRoles, ClusterRoleBindings, Roles, RoleBindings = %v, want %v for scope %q", counts, wantCounts, want.scope)
-	}
+	checkCounts(t, o, "wake ", want.scope, [4]int{1, 1, 1, 1}, [4]int{0, 0, 2, 2})
 	if want.scope == "" {
 		return
 	}

@@ -13,7 +13,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
-	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 )
 
@@ -110,28 +109,33 @@ func wakeAccess(scope, ns, other string) []access {
 		access{"create", "", "pods", ns, false})
 }
 
+// scaler is the scale subresource of a kind of workload.
+type scaler interface {
+	GetScale(ctx context.Context, name string, opts metav1.GetOptions) (*autoscalingv1.Scale, error)
+	UpdateScale(ctx context.Context, name string, scale *autoscalingv1.Scale, opts metav1.UpdateOptions) (*autoscalingv1.Scale, error)
+}
+
+// scaleUp wakes workload "mc" of kind through its scale: read it, set 1 replica.
+func scaleUp(ctx context.Context, t *testing.T, kind string, s scaler) {
+	t.Helper()
+	sc, err := s.GetScale(ctx, "mc", metav1.GetOptions{})
+	if err != nil {
+		t.Fatalf("get %s scale: %v", kind, err)
+	}
+	sc.Spec.Replicas = 1
+	if _, err := s.UpdateScale(ctx, "mc", sc, metav1.UpdateOptions{}); err != nil {
+		t.Errorf("update %s scale: %v", kind, err)
+	}
+}
+
 // wakes does what waking does (scale 0 -> 1 of both kinds in ns, a Lease
 // written and renewed in ns) and what it must not be able to do (patch a
 // Deployment's replicas, read the Deployment, write a Lease elsewhere).
 func wakes(ctx context.Context, t *testing.T, c *kubernetes.Clientset, ns, other string, scaleElsewhere bool) {
 	t.Helper()
-	s, err := c.AppsV1().Deployments(ns).GetScale(ctx, "mc", metav1.GetOptions{})
-	if err != nil {
-		t.Fatalf("get deployment scale: %v", err)
-	}
-	s.Spec.Replicas = 1
-	if _, err := c.AppsV1().Deployments(ns).UpdateScale(ctx, "mc", s, metav1.UpdateOptions{}); err != nil {
-		t.Errorf("update deployment scale: %v", err)
-	}
-	ss, err := c.AppsV1().StatefulSets(ns).GetScale(ctx, "mc", metav1.GetOptions{})
-	if err != nil {
-		t.Fatalf("get statefulset scale: %v", err)
-	}
-	ss.Spec.Replicas = 1
-	if _, err := c.AppsV1().StatefulSets(ns).UpdateScale(ctx, "mc", ss, metav1.UpdateOptions{}); err != nil {
-		t.Errorf("update statefulset scale: %v", err)
-	}
-	_, err = c.AppsV1().StatefulSets(other).UpdateScale(ctx, "mc", &autoscalingv1.Scale{
+	scaleUp(ctx, t, "deployment", c.AppsV1().Deployments(ns))
+	scaleUp(ctx, t, "statefulset", c.AppsV1().StatefulSets(ns))
+	_, err := c.AppsV1().StatefulSets(other).UpdateScale(ctx, "mc", &autoscalingv1.Scale{
 		ObjectMeta: metav1.ObjectMeta{Namespace: other, Name: "mc"}, Spec: autoscalingv1.ScaleSpec{Replicas: 1}}, metav1.UpdateOptions{})
 	if scaleElsewhere {
 		if err != nil {
@@ -172,11 +176,8 @@ func wakes(ctx context.Context, t *testing.T, c *kubernetes.Clientset, ns, other
 // waking's calls work, and patching a Deployment, reading it, or writing a
 // Lease outside the proxy's namespace is refused.
 func TestWakeRBACOnAPIServer(t *testing.T) {
-	cfg := kubeconfig(t, "GATETEST_KUBECONFIG")
-	admin := client(t, cfg)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	account := loadManifests(t, "kubernetes/serviceaccount.yaml").serviceAccounts[0]
+	a := onAPIServer(t)
+	ctx, admin, account := a.ctx, a.admin, a.account
 
 	for _, tt := range []struct {
 		name, scope string
@@ -198,17 +199,12 @@ func TestWakeRBACOnAPIServer(t *testing.T) {
 		}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			ns, other := freshNamespace(ctx, t, admin), freshNamespace(ctx, t, admin)
+			ns, other := a.namespaces(t)
 			o, sa := tt.objects(ns)
-			if _, err := admin.CoreV1().ServiceAccounts(ns).Create(ctx, sa, metav1.CreateOptions{}); err != nil {
-				t.Fatalf("create service account: %v", err)
-			}
+			c := a.as(t, ns, sa)
 			applyRBAC(ctx, t, admin, o.named("-wake-"), ns)
 			sleepingWorkloads(ctx, t, admin, ns)
 			sleepingWorkloads(ctx, t, admin, other)
-			imp := rest.CopyConfig(cfg)
-			imp.Impersonate = rest.ImpersonationConfig{UserName: "system:serviceaccount:" + ns + ":" + sa.Name}
-			c := client(t, imp)
 			expectAccess(ctx, t, c, wakeAccess(tt.scope, ns, other))
 			wakes(ctx, t, c, ns, other, tt.scope == "cluster")
 			d, err := admin.AppsV1().Deployments(ns).Get(ctx, "mc", metav1.GetOptions{})

@@ -5,7 +5,8 @@
 #   scripts/test.sh -run Kube  # extra arguments go to go test
 #
 # Outside: installs what the tests need (a C compiler for -race, iproute2, Debian's
-# docker.io), builds the Kubernetes API server and etcd once (cached under
+# docker.io, whose docker and containerd services docker.sh puts back as they were: the
+# tests use a daemon of their own), builds the Kubernetes API server and etcd once (cached under
 # $GATETEST_ENGINES_DIR, default ~/.cache/gate-engines; the first build takes minutes),
 # downloads the Go modules, then runs itself again inside a new network namespace.
 # Inside: lo comes up with the test addresses 10.9.0.1-10.9.0.40 (EndpointSlices
@@ -13,7 +14,7 @@
 # `go test -race -count=1 ./...` runs with the variables that point the tests at
 # them; then scripts/image-check.sh builds the container image without a pull, runs
 # it and pings it. Nothing inside can reach beyond the namespace, and the engines
-# stop when the run ends.
+# stop when the run ends, leaving nothing mounted that would keep the namespace alive.
 #
 # It needs root (network namespaces, dockerd). Without root it runs the plain
 # suite, where each engine test skips saying what it needs.

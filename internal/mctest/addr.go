@@ -5,6 +5,17 @@ import (
 	"net"
 )
 
+// Listen listens on a free loopback port until the test ends.
+func Listen(t TB) net.Listener {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatalf("listen: %v", err)
+	}
+	t.Cleanup(func() { _ = ln.Close() })
+	return ln
+}
+
 // RefusedAddr returns a loopback address nobody listens on: a port that was just
 // listened on and closed, so a dial is refused.
 func RefusedAddr(t TB) string {

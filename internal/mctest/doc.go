@@ -1,6 +1,6 @@
 // Package mctest holds the test fixtures every package of this module shares: a fake
 // Minecraft backend on loopback, raw protocol client helpers, addresses that refuse or
-// black-hole a dial, a deadline poll and a fake clock.
+// black-hole a dial, a deadline poll, a fake clock and a copy loop that never splices.
 //
 // The backend speaks real protocol bytes (package wire). By default it answers status
 // pings with a JSON body and, for a login, echoes every byte it receives, the handshake

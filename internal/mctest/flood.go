@@ -1,9 +1,28 @@
 package mctest
 
 import (
+	"io"
 	"net"
 	"sync/atomic"
 )
+
+// CopyPlain copies r to w through a buffer of size bytes until either fails. A
+// plain loop, not io.Copy: that would splice and hold a kernel pipe per session,
+// and a load test with thousands of sessions runs out of them.
+func CopyPlain(w io.Writer, r io.Reader, size int) {
+	buf := make([]byte, size)
+	for {
+		n, err := r.Read(buf)
+		if n > 0 {
+			if _, werr := w.Write(buf[:n]); werr != nil {
+				return
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
+}
 
 // Flood writes to c until a write fails, counting in written what the kernel
 // took; the channel closes when it stops. Tests use it as a player uploading

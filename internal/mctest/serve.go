@@ -144,19 +144,7 @@ func (b *Backend) serveLogin(c *net.TCPConn, cc counted, br *bufio.Reader, rec R
 		}
 		return
 	}
-	// A plain loop, not io.Copy: that would splice and hold a kernel pipe per session.
-	buf := make([]byte, 16<<10)
-	for {
-		n, err := br.Read(buf)
-		if n > 0 {
-			if _, werr := cc.Write(buf[:n]); werr != nil {
-				return
-			}
-		}
-		if err != nil {
-			return
-		}
-	}
+	CopyPlain(cc, br, 16<<10)
 }
 
 // serveStatus answers Status Requests and the closing Ping.

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # docker.sh - a private dockerd for gate's Docker discovery tests.
 #
-#   scripts/engines/docker.sh install   # apt-get install docker.io when dockerd is missing
+#   scripts/engines/docker.sh install   # apt-get install docker.io when dockerd is missing; the
+#                                       # services it enables and starts are put back as they were
 #   eval "$(scripts/engines/docker.sh start)"   # prints: export GATETEST_DOCKER_HOST=unix://...
 #   scripts/engines/docker.sh stop
 #
@@ -17,8 +18,9 @@
 # Nothing is ever pulled: images are built FROM scratch. GATETEST_DOCKER_FLAGS adds
 # dockerd flags.
 #
-# stop kills only the dockerd this script started (the PID it recorded) and removes the
-# socket and exec root; the data root stays so images survive a restart.
+# stop kills only the dockerd this script started (the PID it recorded), unmounts the
+# namespace handles dockerd leaves (nothing stays pinned) and removes the socket and
+# exec root; the data root stays so images survive a restart.
 set -euo pipefail
 
 ENGINES_DIR=${GATETEST_ENGINES_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/gate-engines}
@@ -34,15 +36,54 @@ read -r -a EXTRA_FLAGS <<<"${GATETEST_DOCKER_FLAGS:-}"
 
 log() { echo "docker.sh: $*" >&2; }
 
+# The machine's own services that installing docker.io (and containerd with it)
+# enables and, where an init system runs, starts. The tests never use them: start
+# runs a daemon of its own.
+SYSTEM_UNITS=(docker.service docker.socket containerd.service)
+
+# unit_on reports whether unit is in state ("enabled" via is-enabled, or "active"
+# via is-active); false without systemctl or without systemd running.
+unit_on() {
+	local state=$1 unit=$2
+	command -v systemctl >/dev/null 2>&1 || return 1
+	[[ $(systemctl "is-$state" "$unit" 2>/dev/null) == "$state" ]]
+}
+
+# sysv_docker_running reports whether Debian's init script (used without
+# systemd) has a daemon running.
+sysv_docker_running() {
+	[[ -x /etc/init.d/docker ]] && /etc/init.d/docker status >/dev/null 2>&1
+}
+
 install() {
 	if command -v dockerd >/dev/null 2>&1; then
 		log "dockerd present: $(dockerd --version)"
 		return
 	fi
+	local unit enabled=() active=() sysv=0
+	for unit in "${SYSTEM_UNITS[@]}"; do
+		unit_on enabled "$unit" && enabled+=("$unit")
+		unit_on active "$unit" && active+=("$unit")
+	done
+	sysv_docker_running && sysv=1
 	# One update, then the install; the lock timeout lets a parallel apt run finish.
 	apt-get -o DPkg::Lock::Timeout=600 update >&2
 	DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y docker.io >&2
 	log "installed: $(dockerd --version)"
+	# Leave the machine's services as they were before the install: what it
+	# started is stopped, what it enabled is disabled (socket before service, or
+	# the socket would start the service again).
+	for unit in docker.socket docker.service containerd.service; do
+		if unit_on active "$unit" && [[ " ${active[*]} " != *" $unit "* ]]; then
+			systemctl stop "$unit" >&2 && log "stopped $unit (the install started it)"
+		fi
+		if unit_on enabled "$unit" && [[ " ${enabled[*]} " != *" $unit "* ]]; then
+			systemctl disable "$unit" >&2 && log "disabled $unit (the install enabled it)"
+		fi
+	done
+	if ((!sysv)) && sysv_docker_running; then
+		/etc/init.d/docker stop >&2 && log "stopped the init script's dockerd (the install started it)"
+	fi
 }
 
 ping_ok() {
@@ -127,9 +168,23 @@ start() {
 	print_env
 }
 
+# release_netns unmounts the handle on this network namespace that dockerd leaves
+# under the exec root. A --network host container (image-check.sh runs one) makes
+# dockerd bind-mount its own network namespace at exec/netns/default, and dockerd
+# leaves that mount on exit: it would keep the test run's namespace alive after the
+# run. The handle is only that (nsfs), never data. Containers' own handles beside
+# it are dockerd's to remove (it does when they end; --live-restore keeps them).
+release_netns() {
+	local handle=$STATE/exec/netns/default
+	if grep -q " $handle nsfs " /proc/self/mounts; then
+		umount "$handle" || log "cannot unmount the namespace handle $handle"
+	fi
+}
+
 stop() {
 	local pid
 	if ! pid=$(running_pid); then
+		release_netns # left by a daemon that ended without this script
 		rm -f "$PIDFILE" "$SOCK"
 		return
 	fi
@@ -143,8 +198,9 @@ stop() {
 		fi
 		sleep 0.1
 	done
-	# dockerd unmounts what it mounted under the exec root on a clean exit; after a
-	# SIGKILL some may remain, and rm must not cross into them.
+	release_netns
+	# dockerd unmounts what else it mounted under the exec root on a clean exit;
+	# after a SIGKILL some may remain, and rm must not cross into them.
 	if ! grep -q " $STATE/exec" /proc/self/mounts; then
 		rm -rf "$STATE/exec"
 	else

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/binary"
-	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -55,7 +54,7 @@ type activeOptions struct {
 }
 
 func runActive(ctx context.Context, fs *flag.FlagSet, args []string) (*activeResult, error) {
-	tgt := targetFlags(fs)
+	parse := targetFlags(fs)
 	var o activeOptions
 	fs.IntVar(&o.players, "n", 1000, "players logged in and sending")
 	fs.Float64Var(&o.rate, "rate", 20, "frames per second each player sends (a game tick is 20/s)")
@@ -66,15 +65,12 @@ func runActive(ctx context.Context, fs *flag.FlagSet, args []string) (*activeRes
 	fs.DurationVar(&o.warm, "warmup", time.Second, "unmeasured warm-up before it")
 	fs.DurationVar(&o.grace, "grace", 2*time.Second, "how long echoes of the window's frames may still arrive after it")
 	fs.Uint64Var(&o.seed, "seed", 1, "seed of the players' send phases")
-	if err := fs.Parse(args); err != nil {
-		return nil, errors.Join(errUsage, err)
+	t, err := parse(args)
+	if err != nil {
+		return nil, err
 	}
 	if o.players < 1 || o.rate <= 0 || o.size < minActiveFrame || o.size > 16<<10 || o.drivers < 1 || o.conc < 1 {
 		return nil, fmt.Errorf("%w: -n, -rate, -drivers, -c positive; -size %d to %d", errUsage, minActiveFrame, 16<<10)
-	}
-	t, err := tgt()
-	if err != nil {
-		return nil, err
 	}
 	return active(ctx, t, o)
 }

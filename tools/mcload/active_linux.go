@@ -35,16 +35,55 @@ func active(ctx context.Context, t target, o activeOptions) (*activeResult, erro
 		return res, nil
 	}
 	period := time.Duration(float64(time.Second) / o.rate)
+	ds, err := newDrivers(o, period, activePlayers(fds, o, period))
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		for _, d := range ds {
+			_ = syscall.Close(d.epfd)
+		}
+	}()
+	proxy, self := t.sampler, newSampler([]int{selfPID})
+	base := time.Now()
+	var wg sync.WaitGroup
+	var sampleErr error
+	var pcpu, lcpu time.Duration
+	wg.Go(func() {
+		pcpu, lcpu, res.RSSKiB, sampleErr = sampleWindow(ctx, proxy, self, base.Add(o.warm), base.Add(o.warm+o.dur))
+	})
+	for _, d := range ds {
+		wg.Go(func() { d.run(ctx, base) })
+	}
+	wg.Wait()
+	if sampleErr != nil {
+		return nil, sampleErr
+	}
+	res.add(ds, errs)
+	res.CPUSeconds, res.LoadCPUSeconds = pcpu.Seconds(), lcpu.Seconds()
+	res.CoresBusy, res.LoadCoresBusy = pcpu.Seconds()/o.dur.Seconds(), lcpu.Seconds()/o.dur.Seconds()
+	if res.Delivered > 0 {
+		res.CPUUsPerPacket = float64(pcpu.Microseconds()) / float64(2*res.Delivered)
+	}
+	return res, ctx.Err()
+}
+
+// activePlayers gives each socket a player with a seeded random phase within period.
+func activePlayers(fds []int, o activeOptions, period time.Duration) []*activePlayer {
 	rng := rand.New(rand.NewPCG(o.seed, o.seed^0x9e3779b97f4a7c15))
 	ps := make([]*activePlayer, len(fds))
 	for i, fd := range fds {
 		ps[i] = &activePlayer{fd: fd, phase: time.Duration(rng.Int64N(int64(period))), in: make([]byte, 0, o.size)}
 	}
-	base := time.Now()
-	from, to := o.warm, o.warm+o.dur
+	return ps
+}
+
+// newDrivers makes o.drivers drivers (at most one a player) and deals the players
+// out to them in turn.
+func newDrivers(o activeOptions, period time.Duration, ps []*activePlayer) ([]*driver, error) {
 	ds := make([]*driver, min(o.drivers, len(ps)))
 	for i := range ds {
-		d, err := newDriver(o, period, from, to)
+		d, err := newDriver(o, period, o.warm, o.warm+o.dur)
 		if err != nil {
 			for _, d := range ds[:i] {
 				_ = syscall.Close(d.epfd)
@@ -56,41 +95,25 @@ func active(ctx context.Context, t target, o activeOptions) (*activeResult, erro
 	for i, p := range ps {
 		ds[i%len(ds)].add(p)
 	}
-	proxy, self := t.sampler, newSampler([]int{selfPID})
-	var wg sync.WaitGroup
-	var sampleErr error
-	var pcpu, lcpu time.Duration
-	wg.Go(func() {
-		pcpu, lcpu, res.RSSKiB, sampleErr = sampleWindow(ctx, proxy, self, base.Add(from), base.Add(to))
-	})
-	for _, d := range ds {
-		wg.Go(func() { d.run(ctx, base) })
-	}
-	wg.Wait()
-	if sampleErr != nil {
-		return nil, sampleErr
-	}
+	return ds, nil
+}
+
+// add sums what the drivers counted and measured into r.
+func (r *activeResult) add(ds []*driver, errs *errorCount) {
 	var rtts []time.Duration
 	for _, d := range ds {
-		_ = syscall.Close(d.epfd)
-		res.Sent += d.sent
-		res.Blocked += d.blocked
-		res.Delivered += d.delivered
-		res.Mismatched += d.mismatched
+		r.Sent += d.sent
+		r.Blocked += d.blocked
+		r.Delivered += d.delivered
+		r.Mismatched += d.mismatched
 		rtts = append(rtts, d.rtts...)
 		if d.err != nil {
 			errs.add(d.err)
 		}
 	}
-	res.Errors, res.FirstError = errs.count()
-	res.Lost = res.Sent + res.Blocked - res.Delivered
-	res.latencies = summarize(rtts)
-	res.CPUSeconds, res.LoadCPUSeconds = pcpu.Seconds(), lcpu.Seconds()
-	res.CoresBusy, res.LoadCoresBusy = pcpu.Seconds()/o.dur.Seconds(), lcpu.Seconds()/o.dur.Seconds()
-	if res.Delivered > 0 {
-		res.CPUUsPerPacket = float64(pcpu.Microseconds()) / float64(2*res.Delivered)
-	}
-	return res, ctx.Err()
+	r.Errors, r.FirstError = errs.count()
+	r.Lost = r.Sent + r.Blocked - r.Delivered
+	r.latencies = summarize(rtts)
 }
 
 // sampleWindow reads the proxy's and this process's CPU at from and at to, and the

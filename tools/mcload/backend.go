@@ -136,23 +136,12 @@ func (b *backend) handle(c net.Conn) {
 }
 
 // echo writes back what was read so far, then every byte that follows, through a
-// buffer of size bytes (a plain loop: io.Copy would splice and hold a pipe per conn).
+// buffer of size bytes.
 func echo(c net.Conn, read []byte, size int) {
 	if _, err := c.Write(read); err != nil {
 		return
 	}
-	buf := make([]byte, size)
-	for {
-		n, err := c.Read(buf)
-		if n > 0 {
-			if _, werr := c.Write(buf[:n]); werr != nil {
-				return
-			}
-		}
-		if err != nil {
-			return
-		}
-	}
+	mctest.CopyPlain(c, c, size)
 }
 
 // serveStatus answers one Status Request and one Ping, then returns (the caller closes).

@@ -35,15 +35,19 @@ type target struct {
 	next    *atomic.Uint64
 }
 
-// targetFlags registers the flags every client workload shares.
-func targetFlags(fs *flag.FlagSet) func() (target, error) {
+// targetFlags registers the flags every client workload shares; the function it
+// returns parses args (a usage error if they do not parse) and builds the target.
+func targetFlags(fs *flag.FlagSet) func(args []string) (target, error) {
 	addr := fs.String("addr", "127.0.0.1:25565", "proxy (or backend) address")
 	host := fs.String("host", "mcload.example.com", "virtual host written into the handshake")
 	protocol := fs.Int("protocol", 765, "protocol version written into the handshake")
 	pids := fs.String("pid", "", "comma-separated pids to sample CPU, RSS and fds of (the proxy)")
 	label := fs.String("label", "", "copied into the result (the script's target name)")
 	sources := fs.Int("sources", 32, "loopback source addresses to spread connections over (127.0.0.1 up); 1 for the default source")
-	return func() (target, error) {
+	return func(args []string) (target, error) {
+		if err := fs.Parse(args); err != nil {
+			return target{}, errors.Join(errUsage, err)
+		}
 		p, err := parsePIDs(*pids)
 		if err != nil {
 			return target{}, err
@@ -52,6 +56,13 @@ func targetFlags(fs *flag.FlagSet) func() (target, error) {
 		t.spread(*sources)
 		return t, nil
 	}
+}
+
+// windowFlags registers the measured duration and the unmeasured warm-up before it.
+func windowFlags(fs *flag.FlagSet) (warm, dur *time.Duration) {
+	dur = fs.Duration("d", 5*time.Second, "measured duration")
+	warm = fs.Duration("warmup", time.Second, "unmeasured warm-up before it")
+	return warm, dur
 }
 
 // spread sets up n loopback source addresses when the target is on loopback.

@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -49,15 +48,12 @@ func toJSON(u usage) usageJSON {
 }
 
 func runHold(ctx context.Context, fs *flag.FlagSet, args []string) (*holdResult, error) {
-	tgt := targetFlags(fs)
+	parse := targetFlags(fs)
 	n := fs.Int("n", 5000, "idle sessions to open and hold")
 	conc := fs.Int("c", 32, "sessions opened in parallel")
 	settle := fs.Duration("settle", 2*time.Second, "wait before each sample (GC, lazy frees)")
 	metrics := fs.String("metrics", "", "the proxy's Prometheus URL (http://127.0.0.1:8080/metrics): go_goroutines is sampled too")
-	if err := fs.Parse(args); err != nil {
-		return nil, errors.Join(errUsage, err)
-	}
-	t, err := tgt()
+	t, err := parse(args)
 	if err != nil {
 		return nil, err
 	}

@@ -49,28 +49,34 @@ func (s *sampler) sample() (usage, error) {
 }
 
 func (s *sampler) sampleOne(pid int) (usage, error) {
-	dir := fmt.Sprintf("%s/%d", s.root, pid)
-	stat, err := os.ReadFile(dir + "/stat")
+	u, err := s.read(fmt.Sprintf("%s/%d", s.root, pid))
 	if err != nil {
 		return usage{}, fmt.Errorf("sample pid %d: %w", pid, err)
 	}
-	ticks, err := parseStatCPU(stat)
+	return u, nil
+}
+
+// read reads one process's usage from its /proc directory.
+func (s *sampler) read(dir string) (usage, error) {
+	ticks, err := readProc(dir+"/stat", parseStatCPU)
 	if err != nil {
-		return usage{}, fmt.Errorf("sample pid %d: %w", pid, err)
+		return usage{}, err
 	}
-	status, err := os.ReadFile(dir + "/status")
+	rss, err := readProc(dir+"/status", parseStatusRSS)
 	if err != nil {
-		return usage{}, fmt.Errorf("sample pid %d: %w", pid, err)
-	}
-	rss, err := parseStatusRSS(status)
-	if err != nil {
-		return usage{}, fmt.Errorf("sample pid %d: %w", pid, err)
+		return usage{}, err
 	}
 	fds, err := os.ReadDir(dir + "/fd")
+	return usage{CPU: time.Duration(ticks) * s.tick, RSSKiB: rss, FDs: len(fds)}, err
+}
+
+// readProc reads a /proc file and parses it.
+func readProc(path string, parse func([]byte) (int64, error)) (int64, error) {
+	b, err := os.ReadFile(path)
 	if err != nil {
-		return usage{}, fmt.Errorf("sample pid %d: %w", pid, err)
+		return 0, err
 	}
-	return usage{CPU: time.Duration(ticks) * s.tick, RSSKiB: rss, FDs: len(fds)}, nil
+	return parse(b)
 }
 
 // parseStatCPU returns utime + stime (fields 14 and 15 of /proc/PID/stat) in ticks.

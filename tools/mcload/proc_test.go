@@ -8,48 +8,42 @@ import (
 	"time"
 )
 
-func TestParseStatCPU(t *testing.T) {
-	tests := []struct {
-		name    string
-		stat    string
-		want    int64
-		wantErr bool
-	}{
-		{"plain command", "42 (gate) S 1 42 42 0 -1 4194560 500 0 0 0 150 25 0 0 20 0 9 0 100 1000 200", 175, false},
-		{"command with spaces and parentheses", "7 (my (odd) proc) R 1 7 7 0 -1 0 0 0 0 0 3 4 0 0 20 0 1 0 1 1 1", 7, false},
-		{"no command name", "7 gate R 1", 0, true},
-		{"cut short", "7 (gate) R 1 7 7", 0, true},
-		{"not numbers", "7 (gate) R 1 7 7 0 -1 0 0 0 0 0 x y 0 0", 0, true},
-	}
-	for _, tt := range tests {
+// parseCase is one /proc text and the number a parser must read from it.
+type parseCase struct {
+	name, in string
+	want     int64
+	wantErr  bool
+}
+
+// testParser runs parse (named fn in failures) over cases.
+func testParser(t *testing.T, fn string, parse func([]byte) (int64, error), cases []parseCase) {
+	t.Helper()
+	for _, tt := range cases {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := parseStatCPU([]byte(tt.stat))
+			got, err := parse([]byte(tt.in))
 			if (err != nil) != tt.wantErr || got != tt.want {
-				t.Fatalf("parseStatCPU = %d, %v; want %d, error %v", got, err, tt.want, tt.wantErr)
+				t.Fatalf("%s = %d, %v; want %d, error %v", fn, got, err, tt.want, tt.wantErr)
 			}
 		})
 	}
 }
 
+func TestParseStatCPU(t *testing.T) {
+	testParser(t, "parseStatCPU", parseStatCPU, []parseCase{
+		{"plain command", "42 (gate) S 1 42 42 0 -1 4194560 500 0 0 0 150 25 0 0 20 0 9 0 100 1000 200", 175, false},
+		{"command with spaces and parentheses", "7 (my (odd) proc) R 1 7 7 0 -1 0 0 0 0 0 3 4 0 0 20 0 1 0 1 1 1", 7, false},
+		{"no command name", "7 gate R 1", 0, true},
+		{"cut short", "7 (gate) R 1 7 7", 0, true},
+		{"not numbers", "7 (gate) R 1 7 7 0 -1 0 0 0 0 0 x y 0 0", 0, true},
+	})
+}
+
 func TestParseStatusRSS(t *testing.T) {
-	tests := []struct {
-		name    string
-		status  string
-		want    int64
-		wantErr bool
-	}{
+	testParser(t, "parseStatusRSS", parseStatusRSS, []parseCase{
 		{"kernel format", "Name:\tgate\nVmPeak:\t  900 kB\nVmRSS:\t   11804 kB\nThreads:\t7\n", 11804, false},
 		{"zombie has none", "Name:\tgate\nState:\tZ (zombie)\n", 0, true},
 		{"odd unit", "VmRSS:\t12 MB\n", 0, true},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got, err := parseStatusRSS([]byte(tt.status))
-			if (err != nil) != tt.wantErr || got != tt.want {
-				t.Fatalf("parseStatusRSS = %d, %v; want %d, error %v", got, err, tt.want, tt.wantErr)
-			}
-		})
-	}
+	})
 }
 
 func TestClockTick(t *testing.T) {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"sync"
@@ -33,14 +32,10 @@ type op struct {
 }
 
 func runStatus(ctx context.Context, fs *flag.FlagSet, args []string) (*statusResult, error) {
-	tgt := targetFlags(fs)
+	parse := targetFlags(fs)
 	conc := fs.Int("c", 64, "concurrent clients")
-	dur := fs.Duration("d", 5*time.Second, "measured duration")
-	warm := fs.Duration("warmup", time.Second, "unmeasured warm-up before it")
-	if err := fs.Parse(args); err != nil {
-		return nil, errors.Join(errUsage, err)
-	}
-	t, err := tgt()
+	warm, dur := windowFlags(fs)
+	t, err := parse(args)
 	if err != nil {
 		return nil, err
 	}
@@ -146,14 +141,11 @@ type setupResult struct {
 }
 
 func runSetup(ctx context.Context, fs *flag.FlagSet, args []string) (*setupResult, error) {
-	tgt := targetFlags(fs)
+	parse := targetFlags(fs)
 	n := fs.Int("n", 1000, "measured connections")
 	warm := fs.Int("warmup", 50, "unmeasured connections first")
 	intent := fs.String("intent", "status", "status (first status byte) or login (first echoed byte)")
-	if err := fs.Parse(args); err != nil {
-		return nil, errors.Join(errUsage, err)
-	}
-	t, err := tgt()
+	t, err := parse(args)
 	if err != nil {
 		return nil, err
 	}

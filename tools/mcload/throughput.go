@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"net"
@@ -24,14 +23,10 @@ type throughputResult struct {
 }
 
 func runThroughput(ctx context.Context, fs *flag.FlagSet, args []string) (*throughputResult, error) {
-	tgt := targetFlags(fs)
+	parse := targetFlags(fs)
 	streams := fs.Int("streams", 8, "parallel sessions")
-	dur := fs.Duration("d", 5*time.Second, "measured duration")
-	warm := fs.Duration("warmup", time.Second, "unmeasured warm-up before it")
-	if err := fs.Parse(args); err != nil {
-		return nil, errors.Join(errUsage, err)
-	}
-	t, err := tgt()
+	warm, dur := windowFlags(fs)
+	t, err := parse(args)
 	if err != nil {
 		return nil, err
 	}

@@ -56,24 +56,38 @@ func untilClosed(c net.Conn, start time.Time) (time.Duration, bool, error) {
 
 func attacks() []attack {
 	return []attack{
-		{"garbage", garbage},
-		{"silent", silent},
-		{"slowloris", slowloris},
-		{"oversize", oversize},
-		{"untrusted-proxy-header", untrustedHeader},
-		{"login-flood-one-ip", loginFlood},
-		{"ping-spray", pingSpray},
+		{"garbage", dialed("127.0.0.1", fromFlood, garbage)},
+		{"silent", dialed("127.0.0.1", fromSpray, silent)},
+		{"slowloris", dialed("127.0.0.1", fromSpray, slowloris)},
+		{"oversize", dialed("127.0.0.1", fromFlood, oversize)},
+		{"untrusted-proxy-header", dialed("127.0.0.2", noSource, untrustedHeader)},
+		{"login-flood-one-ip", dialed("127.0.0.1", fromFlood, loginFlood)},
+		{"ping-spray", dialed("127.0.0.1", fromSpray, pingSpray)},
 	}
 }
 
-// garbage sends random bytes that never start a handshake, from the flood address.
-func garbage(d dialer, rng *rand.Rand) (time.Duration, bool, error) {
-	start := time.Now()
-	c, err := d.dial("127.0.0.1", fromFlood(rng), 10*time.Second)
-	if err != nil {
-		return 0, false, err
+// abuse is what an attack does on a connection opened at start.
+type abuse func(c net.Conn, rng *rand.Rand, start time.Time) (held time.Duration, answered bool, err error)
+
+// dialed makes an attack of body: one connection to the proxy at local, from
+// the address from draws, closed when body returns.
+func dialed(local string, from func(*rand.Rand) netip.AddrPort, body abuse) func(dialer, *rand.Rand) (time.Duration, bool, error) {
+	return func(d dialer, rng *rand.Rand) (time.Duration, bool, error) {
+		start := time.Now()
+		c, err := d.dial(local, from(rng), 10*time.Second)
+		if err != nil {
+			return 0, false, err
+		}
+		defer c.Close()
+		return body(c, rng, start)
 	}
-	defer c.Close()
+}
+
+// noSource leaves the source address to the system.
+func noSource(*rand.Rand) netip.AddrPort { return netip.AddrPort{} }
+
+// garbage sends random bytes that never start a handshake, from the flood address.
+func garbage(c net.Conn, rng *rand.Rand, start time.Time) (time.Duration, bool, error) {
 	junk := make([]byte, 1+rng.IntN(512))
 	for i := range junk {
 		junk[i] = byte(rng.Uint32())
@@ -84,24 +98,12 @@ func garbage(d dialer, rng *rand.Rand) (time.Duration, bool, error) {
 }
 
 // silent connects from a fresh address and says nothing.
-func silent(d dialer, rng *rand.Rand) (time.Duration, bool, error) {
-	start := time.Now()
-	c, err := d.dial("127.0.0.1", fromSpray(rng), 10*time.Second)
-	if err != nil {
-		return 0, false, err
-	}
-	defer c.Close()
+func silent(c net.Conn, _ *rand.Rand, start time.Time) (time.Duration, bool, error) {
 	return untilClosed(c, start)
 }
 
 // slowloris sends a real handshake one byte every 150ms, from a fresh address.
-func slowloris(d dialer, rng *rand.Rand) (time.Duration, bool, error) {
-	start := time.Now()
-	c, err := d.dial("127.0.0.1", fromSpray(rng), 10*time.Second)
-	if err != nil {
-		return 0, false, err
-	}
-	defer c.Close()
+func slowloris(c net.Conn, _ *rand.Rand, start time.Time) (time.Duration, bool, error) {
 	hs := handshake("play.example.com", wire.IntentLogin)
 	var wg sync.WaitGroup
 	wg.Go(func() {
@@ -121,53 +123,29 @@ func slowloris(d dialer, rng *rand.Rand) (time.Duration, bool, error) {
 }
 
 // oversize announces a 2 MiB frame and sends 64 KiB of it, from the flood address.
-func oversize(d dialer, rng *rand.Rand) (time.Duration, bool, error) {
-	start := time.Now()
-	c, err := d.dial("127.0.0.1", fromFlood(rng), 10*time.Second)
-	if err != nil {
-		return 0, false, err
-	}
-	defer c.Close()
+func oversize(c net.Conn, _ *rand.Rand, start time.Time) (time.Duration, bool, error) {
 	frame := wire.AppendVarInt(nil, 2<<20)
 	_, _ = c.Write(append(frame, make([]byte, 64<<10)...))
 	return untilClosed(c, start)
 }
 
 // untrustedHeader claims another address in a PROXY header from an untrusted peer.
-func untrustedHeader(d dialer, _ *rand.Rand) (time.Duration, bool, error) {
-	start := time.Now()
-	c, err := d.dial("127.0.0.2", netip.AddrPort{}, 10*time.Second)
-	if err != nil {
-		return 0, false, err
-	}
-	defer c.Close()
+func untrustedHeader(c net.Conn, _ *rand.Rand, start time.Time) (time.Duration, bool, error) {
 	hdr, _ := proxyHeader(netip.MustParseAddrPort("192.0.2.1:1"))
 	_, _ = c.Write(append(hdr, handshake("play.example.com", wire.IntentLogin)...))
 	return untilClosed(c, start)
 }
 
 // loginFlood logs in from the flood address as fast as it can.
-func loginFlood(d dialer, rng *rand.Rand) (time.Duration, bool, error) {
-	start := time.Now()
-	c, err := d.dial("127.0.0.1", fromFlood(rng), 10*time.Second)
-	if err != nil {
-		return 0, false, err
-	}
-	defer c.Close()
+func loginFlood(c net.Conn, _ *rand.Rand, start time.Time) (time.Duration, bool, error) {
 	_, _ = c.Write(append(handshake("play.example.com", wire.IntentLogin), loginStart("Bot")...))
 	_ = c.SetReadDeadline(time.Now().Add(10 * time.Second))
-	_, _, err = readFrame(bufio.NewReader(c), 1<<16)
+	_, _, err := readFrame(bufio.NewReader(c), 1<<16)
 	return time.Since(start), err == nil, nil
 }
 
 // pingSpray pings from a fresh IPv6 /64 each time.
-func pingSpray(d dialer, rng *rand.Rand) (time.Duration, bool, error) {
-	start := time.Now()
-	c, err := d.dial("127.0.0.1", fromSpray(rng), 10*time.Second)
-	if err != nil {
-		return 0, false, err
-	}
-	defer c.Close()
-	err = ping(c, "play.example.com")
+func pingSpray(c net.Conn, _ *rand.Rand, start time.Time) (time.Duration, bool, error) {
+	err := ping(c, "play.example.com")
 	return time.Since(start), err == nil, nil
 }

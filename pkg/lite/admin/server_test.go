@@ -1,65 +1,16 @@
 package admin
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync/atomic"
 	"testing"
-	"time"
 
-	"go.minekube.com/gate/pkg/edition/java/lite"
-	"go.minekube.com/gate/pkg/lite/strategy"
+	"go.minekube.com/gate/internal/mctest"
 )
-
-// fakeSource is a fixed view of a proxy.
-type fakeSource struct {
-	ready atomic.Bool
-}
-
-var reportAt = time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC)
-
-func (f *fakeSource) Ready() bool { return f.ready.Load() }
-
-func (f *fakeSource) Routes() []lite.RouteInfo {
-	return []lite.RouteInfo{
-		{Key: "play.example.com", Origin: "config.yml:12", Hosts: []string{"play.example.com"}, Strategy: "least-connections",
-			Backends: []string{"10.0.0.1:25565", "10.0.0.2:25565"}, Fallback: true},
-		{Key: "*.dev.example.com", Origin: "kubernetes games/dev", Hosts: []string{"*.dev.example.com"}, Strategy: "sequential",
-			Backends: []string{"$1.dev.svc:25565"}},
-	}
-}
-
-func (f *fakeSource) Backends() []lite.BackendInfo {
-	return []lite.BackendInfo{
-		{Route: "play.example.com", Backend: "10.0.0.1:25565", Origin: "config.yml:12", Known: true, Reason: "healthy", Eligible: true, Why: "eligible: healthy",
-			State: strategy.BackendState{Addr: "10.0.0.1:25565", Active: 3, Health: strategy.HealthHealthy,
-				Latency: 12500 * time.Microsecond, HasLatency: true, ReportAt: reportAt,
-				Report: &strategy.Report{Online: 40, Max: 100, HasPlayers: true, Version: "Paper 1.20.4"}}},
-		{Route: "play.example.com", Backend: "10.0.0.2:25565", Origin: "config.yml:12", Known: true, Reason: "ejected",
-			Why: "demoted: ejected after 3 dial failures in a row until 12:00:30",
-			State: strategy.BackendState{Addr: "10.0.0.2:25565", Health: strategy.HealthEjected,
-				EjectedUntil: reportAt.Add(30 * time.Second)}},
-		{Route: "*.dev.example.com", Backend: "$1.dev.svc:25565", Template: "$1.dev.svc:25565", Eligible: true,
-			Why: "template: each player's host fills in $n; state is kept per expanded address"},
-		{Route: "*.dev.example.com", Backend: "abc.dev.svc:25565", Template: "$1.dev.svc:25565", Known: true,
-			Reason: "unmeasured", Eligible: true, Why: "eligible: not measured yet, tried like a healthy one", HasScore: true, Score: 0.25,
-			State: strategy.BackendState{Addr: "abc.dev.svc:25565", Active: 1, Health: strategy.HealthUnknown}},
-	}
-}
-
-func newTestServer(t *testing.T, o Options) (*Server, *fakeSource) {
-	t.Helper()
-	src := &fakeSource{}
-	src.ready.Store(true)
-	o.Source = src
-	return New(o), src
-}
 
 func do(t *testing.T, h http.Handler, method, path, auth string) (int, string) {
 	t.Helper()
@@ -260,30 +211,6 @@ func TestBind(t *testing.T) {
 	}
 }
 
-// serve runs the server on a loopback port until the test ends.
-func serve(t *testing.T, s *Server) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- s.Serve(ctx, ln) }()
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Errorf("Serve: %v", err)
-			}
-		case <-time.After(5 * time.Second):
-			t.Error("Serve did not return after cancel")
-		}
-	})
-	return "http://" + ln.Addr().String()
-}
-
 func TestClientTable(t *testing.T) {
 	s, _ := newTestServer(t, Options{Token: "s3cret"})
 	url := serve(t, s)
@@ -304,21 +231,16 @@ func TestClientTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out bytes.Buffer
+	var out strings.Builder
 	if err := WriteTable(&out, bs); err != nil {
 		t.Fatal(err)
 	}
-	want := strings.Join([]string{
+	wantTable(t, out.String(),
 		"ROUTE              BACKEND            ORIGIN         STATE     ACTIVE  LATENCY  LOAD    SCORE  ELIGIBLE  WHY",
 		"play.example.com   10.0.0.1:25565     config.yml:12  healthy   3       12.5ms   40/100  -      yes       eligible: healthy",
 		"play.example.com   10.0.0.2:25565     config.yml:12  ejected   0       -        -       -      no        demoted: ejected after 3 dial failures in a row until 12:00:30",
 		"*.dev.example.com  $1.dev.svc:25565   -              template  0       -        -       -      yes       template: each player's host fills in $n; state is kept per expanded address",
-		"*.dev.example.com  abc.dev.svc:25565  -              unknown   1       -        -       0.25   yes       eligible: not measured yet, tried like a healthy one",
-		"",
-	}, "\n")
-	if out.String() != want {
-		t.Fatalf("table:\n%s\nwant:\n%s", out.String(), want)
-	}
+		"*.dev.example.com  abc.dev.svc:25565  -              unknown   1       -        -       0.25   yes       eligible: not measured yet, tried like a healthy one")
 }
 
 func TestClientErrors(t *testing.T) {
@@ -329,12 +251,7 @@ func TestClientErrors(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "503 Service Unavailable: not ready") {
 		t.Fatalf("readyz while not ready: %v", err)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dead := "http://" + ln.Addr().String()
-	_ = ln.Close()
+	dead := "http://" + mctest.RefusedAddr(t)
 	if err := (&Client{URL: dead}).Check(context.Background(), PathHealthz); err == nil {
 		t.Fatal("healthz of a closed port succeeded")
 	}
@@ -348,81 +265,5 @@ func BenchmarkBackendsJSON(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		h.ServeHTTP(httptest.NewRecorder(), req)
-	}
-}
-
-func TestWriteBalance(t *testing.T) {
-	at := time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC)
-	score := 32.5
-	routes := []Route{{Key: "play", Strategy: "lowest-latency", ScoreUnit: "ms",
-		Decision: &Decision{Best: "a", Challenger: "b", Confirmations: 1, Needed: 3, LastSwitch: &at,
-			Hold: "candidate-unstable", Changes: map[string]uint64{"confirmed": 2}}}}
-	bs := []Backend{
-		{Route: "play", Backend: "a", State: "healthy", Eligible: true, Score: &score, FailuresPermille: 31, PenaltyMs: 31,
-			Balance: &Balance{Load: 0.5, LoadSource: "report", Capacity: 200, CapacitySource: "reported", Replicas: 4, RampPercent: 40},
-			Why:     "eligible: healthy"},
-		{Route: "other", Backend: "x", State: "healthy"},
-	}
-	var buf bytes.Buffer
-	if err := WriteBalance(&buf, routes, bs); err != nil {
-		t.Fatal(err)
-	}
-	want := `route play: lowest-latency, score in ms
-best a, challenger b (1 of 3 confirmations), last switch 2024-05-01T12:00:00Z, not switching: candidate-unstable, changes: confirmed 2, incumbent-gone 0
-  BACKEND  STATE    ELIGIBLE  SCORE  LATENCY  FAILURES      LOAD  SOURCE  CAPACITY      REPLICAS  RAMP  WHY
-  a        healthy  yes       32.5   -        3.1% (+31ms)  0.50  report  200 reported  4         40%   eligible: healthy
-`
-	if got := buf.String(); got != want {
-		t.Fatalf("got\n%s\nwant\n%s", got, want)
-	}
-}
-
-// The API holds at most lite.AdminConns connections open: one more waits in the
-// listen backlog (it is not accepted, so it takes no descriptor) until one closes.
-func TestServeHoldsAtMostAdminConnsOpen(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	lim := limitConns(ln, 2)
-	defer lim.Close()
-	accepted := make(chan net.Conn, 3)
-	go func() {
-		for {
-			c, err := lim.Accept()
-			if err != nil {
-				close(accepted)
-				return
-			}
-			accepted <- c
-		}
-	}()
-	for range 3 {
-		c, err := net.Dial("tcp", ln.Addr().String())
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer c.Close()
-	}
-	first, second := <-accepted, <-accepted
-	select {
-	case <-accepted:
-		t.Fatal("a third connection was accepted while two were open")
-	case <-time.After(200 * time.Millisecond): // nothing must happen: a bounded look
-	}
-	_ = first.Close()
-	_ = first.Close() // a second Close gives back nothing more
-	select {
-	case c := <-accepted:
-		_ = c.Close()
-	case <-time.After(5 * time.Second):
-		t.Fatal("the third connection was not accepted after one closed")
-	}
-	_ = second.Close()
-	_ = lim.Close()
-	for range accepted { // the loop's last Accept held a slot until the close
-	}
-	if got := len(lim.slots); got != 0 {
-		t.Fatalf("%d slots held after every connection closed", got)
 	}
 }

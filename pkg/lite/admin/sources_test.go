@@ -1,10 +1,8 @@
 package admin
 
 import (
-	"bytes"
-	"context"
 	"errors"
-	"strings"
+	"io"
 	"testing"
 	"time"
 
@@ -21,26 +19,12 @@ func TestSourcesSayWhichIsStaleSinceWhenAndWhy(t *testing.T) {
 				Rejected: []discovery.Rejected{{Origin: "kubernetes games/bad", Err: `gate.minekube.com/strategy: unknown "fastest"`}}},
 		}
 	}})
-	url := serve(t, s)
-	if code, _ := do(t, s.Handler(), "GET", PathSources, ""); code != 401 {
-		t.Fatalf("without the token: %d, want 401", code)
-	}
-	ss, err := (&Client{URL: url, Token: "s3cret"}).Sources(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out bytes.Buffer
-	if err := WriteSources(&out, ss, reportAt); err != nil {
-		t.Fatal(err)
-	}
-	want := strings.Join([]string{
+	got := fetchTable(t, s, PathSources, "s3cret", (*Client).Sources, func(w io.Writer, ss []RouteSource) error {
+		return WriteSources(w, ss, reportAt)
+	})
+	wantTable(t, got,
 		"SOURCE      ROUTES  UPDATED    STATE",
 		"docker      2       5s ago     fresh",
 		"kubernetes  3       1m30s ago  stale since 2024-05-01T11:58:30Z (1m30s ago): dial tcp 127.0.0.1:6443: connect: connection refused",
-		`rejected kubernetes games/bad: gate.minekube.com/strategy: unknown "fastest"`,
-		"",
-	}, "\n")
-	if out.String() != want {
-		t.Fatalf("table:\n%s\nwant:\n%s", out.String(), want)
-	}
+		`rejected kubernetes games/bad: gate.minekube.com/strategy: unknown "fastest"`)
 }

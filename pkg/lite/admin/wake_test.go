@@ -1,8 +1,7 @@
 package admin
 
 import (
-	"bytes"
-	"context"
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -19,28 +18,14 @@ func TestWakeShowsEachTargetsPhaseAndCountdown(t *testing.T) {
 				PlayersOnline: 0, SleepAt: reportAt.Add(9*time.Minute + 30*time.Second), LastWake: 8412 * time.Millisecond, Wakes: 1},
 		}
 	}})
-	url := serve(t, s)
-	if code, _ := do(t, s.Handler(), "GET", PathWake, ""); code != 401 {
-		t.Fatalf("without the token: %d, want 401", code)
-	}
-	ss, err := (&Client{URL: url, Token: "s3cret"}).Wake(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out bytes.Buffer
-	if err := WriteWake(&out, ss, reportAt); err != nil {
-		t.Fatal(err)
-	}
-	want := strings.Join([]string{
+	got := fetchTable(t, s, PathWake, "s3cret", (*Client).Wake, func(w io.Writer, ss []wake.State) error {
+		return WriteWake(w, ss, reportAt)
+	})
+	wantTable(t, got,
 		"TARGET                             PHASE   SINCE       SESSIONS  ONLINE  SLEEPS IN  LAST WAKE  WAKES/SLEEPS",
 		"docker survival                    asleep  2h0m0s ago  0         ?       -          -          0/1",
 		"kubernetes games/deployment/lobby  idle    30s ago     0         0       9m30s      8.4s       1/0",
-		"failed docker survival: docker survival: start: no such container",
-		"",
-	}, "\n")
-	if out.String() != want {
-		t.Fatalf("table:\n%s\nwant:\n%s", out.String(), want)
-	}
+		"failed docker survival: docker survival: start: no such container")
 }
 
 func TestWakeIsAnEmptyListWithoutTargets(t *testing.T) {

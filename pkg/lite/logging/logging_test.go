@@ -57,86 +57,88 @@ func otherSite(log logr.Logger) {
 	log.Error(errRefused, "dial failed", "client", "x")
 }
 
-func TestRateLimit(t *testing.T) {
-	tests := []struct {
-		name string
-		run  func(log logr.Logger, c *mctest.Clock)
-		// want is, per written line, the client and the suppressed count (0 = none).
-		want []string
-	}{
-		{
-			name: "a burst of identical errors passes, the rest are dropped",
-			run: func(log logr.Logger, c *mctest.Clock) {
-				for _, cl := range []string{"a", "b", "c", "d", "e"} {
-					dialFailed(log, cl)
-				}
-			},
-			want: []string{"a", "b", "c"},
-		},
-		{
-			name: "the first error after a quiet window reports what was dropped",
-			run: func(log logr.Logger, c *mctest.Clock) {
-				for _, cl := range []string{"a", "b", "c", "d", "e"} {
-					dialFailed(log, cl)
-				}
-				c.Advance(time.Minute)
-				dialFailed(log, "f")
-				dialFailed(log, "g")
-			},
-			want: []string{"a", "b", "c", "f suppressed=2", "g"},
-		},
-		{
-			name: "different error texts are limited separately",
-			run: func(log logr.Logger, c *mctest.Clock) {
-				for i := 0; i < 4; i++ {
-					dialFailed(log, "a")
-					log.Error(errors.New("timeout"), "dial failed", "client", "t")
-				}
-			},
-			want: []string{"a", "t", "a", "t", "a", "t"},
-		},
-		{
-			name: "different call sites are limited separately",
-			run: func(log logr.Logger, c *mctest.Clock) {
-				for i := 0; i < 4; i++ {
-					dialFailed(log, "a")
-					otherSite(log)
-				}
-			},
-			want: []string{"a", "x", "a", "x", "a", "x"},
-		},
-		{
-			name: "different logger names are limited separately",
-			run: func(log logr.Logger, c *mctest.Clock) {
-				for i := 0; i < 4; i++ {
-					dialFailed(log.WithName("one"), "a")
-					dialFailed(log.WithName("two"), "b")
-				}
-			},
-			want: []string{"a", "b", "a", "b", "a", "b"},
-		},
-		{
-			name: "info lines are never limited",
-			run: func(log logr.Logger, c *mctest.Clock) {
-				for _, cl := range []string{"a", "b", "c", "d", "e"} {
-					log.Info("session ended", "client", cl)
-				}
-			},
-			want: []string{"a", "b", "c", "d", "e"},
-		},
-		{
-			name: "a window that is still open keeps dropping",
-			run: func(log logr.Logger, c *mctest.Clock) {
-				for _, cl := range []string{"a", "b", "c", "d"} {
-					dialFailed(log, cl)
-				}
-				c.Advance(59 * time.Second)
-				dialFailed(log, "e")
-			},
-			want: []string{"a", "b", "c"},
-		},
+// dialFailedFor logs one dialFailed line per client.
+func dialFailedFor(log logr.Logger, clients ...string) {
+	for _, cl := range clients {
+		dialFailed(log, cl)
 	}
-	for _, tt := range tests {
+}
+
+// interleave calls a then b, four times: each alone is over the burst.
+func interleave(a, b func()) {
+	for range 4 {
+		a()
+		b()
+	}
+}
+
+// rateLimitCases are runs of log calls and, per written line, the client and
+// the suppressed count (none when 0).
+var rateLimitCases = []struct {
+	name string
+	run  func(log logr.Logger, c *mctest.Clock)
+	want []string
+}{
+	{
+		name: "a burst of identical errors passes, the rest are dropped",
+		run: func(log logr.Logger, c *mctest.Clock) {
+			dialFailedFor(log, "a", "b", "c", "d", "e")
+		},
+		want: []string{"a", "b", "c"},
+	},
+	{
+		name: "the first error after a quiet window reports what was dropped",
+		run: func(log logr.Logger, c *mctest.Clock) {
+			dialFailedFor(log, "a", "b", "c", "d", "e")
+			c.Advance(time.Minute)
+			dialFailedFor(log, "f", "g")
+		},
+		want: []string{"a", "b", "c", "f suppressed=2", "g"},
+	},
+	{
+		name: "different error texts are limited separately",
+		run: func(log logr.Logger, c *mctest.Clock) {
+			interleave(func() { dialFailed(log, "a") },
+				func() { log.Error(errors.New("timeout"), "dial failed", "client", "t") })
+		},
+		want: []string{"a", "t", "a", "t", "a", "t"},
+	},
+	{
+		name: "different call sites are limited separately",
+		run: func(log logr.Logger, c *mctest.Clock) {
+			interleave(func() { dialFailed(log, "a") }, func() { otherSite(log) })
+		},
+		want: []string{"a", "x", "a", "x", "a", "x"},
+	},
+	{
+		name: "different logger names are limited separately",
+		run: func(log logr.Logger, c *mctest.Clock) {
+			interleave(func() { dialFailed(log.WithName("one"), "a") }, func() { dialFailed(log.WithName("two"), "b") })
+		},
+		want: []string{"a", "b", "a", "b", "a", "b"},
+	},
+	{
+		name: "info lines are never limited",
+		run: func(log logr.Logger, c *mctest.Clock) {
+			for _, cl := range []string{"a", "b", "c", "d", "e"} {
+				log.Info("session ended", "client", cl)
+			}
+		},
+		want: []string{"a", "b", "c", "d", "e"},
+	},
+	{
+		name: "a window that is still open keeps dropping",
+		run: func(log logr.Logger, c *mctest.Clock) {
+			dialFailedFor(log, "a", "b", "c", "d")
+			c.Advance(59 * time.Second)
+			dialFailed(log, "e")
+		},
+		want: []string{"a", "b", "c"},
+	},
+}
+
+func TestRateLimit(t *testing.T) {
+	for _, tt := range rateLimitCases {
 		t.Run(tt.name, func(t *testing.T) {
 			log, buf, c := newTestLogger(t, Options{})
 			tt.run(log, c)
@@ -176,9 +178,7 @@ func TestRateLimitBoundedKeys(t *testing.T) {
 
 func TestRateLimitOff(t *testing.T) {
 	log, buf, _ := newTestLogger(t, Options{Window: -1})
-	for _, cl := range []string{"a", "b", "c", "d", "e"} {
-		dialFailed(log, cl)
-	}
+	dialFailedFor(log, "a", "b", "c", "d", "e")
 	if n := len(lines(t, buf)); n != 5 {
 		t.Fatalf("%d lines, want 5", n)
 	}
@@ -245,23 +245,26 @@ func TestParseFormat(t *testing.T) {
 	}
 }
 
-func BenchmarkRepeatedError(b *testing.B) {
+// benchLogger is the default logger writing nowhere.
+func benchLogger(b *testing.B) logr.Logger {
+	b.Helper()
 	log, err := New(io.Discard, Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
+	return log
+}
+
+func BenchmarkRepeatedError(b *testing.B) {
+	log := benchLogger(b)
 	for b.Loop() {
 		dialFailed(log, "a")
 	}
 }
 
 func BenchmarkInfo(b *testing.B) {
-	log, err := New(io.Discard, Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.ReportAllocs()
+	log := benchLogger(b)
 	for b.Loop() {
 		log.Info("session ended", "client", "a")
 	}

@@ -24,34 +24,25 @@ var (
 	descHealth = prometheus.NewDesc(Namespace+"_backend_health",
 		"1 for the backend's current health state (healthy, unknown, ejected, down), 0 for the others.",
 		[]string{labelRoute, labelBackend, labelState}, nil)
-	descEligible = prometheus.NewDesc(Namespace+"_backend_eligible",
-		"1 when the route's strategy orders the backend among the usable ones (demoted backends are 0).",
-		[]string{labelRoute, labelBackend}, nil)
-	descEjections = prometheus.NewDesc(Namespace+"_backend_ejections_total",
-		"Passive ejections of the backend (consecutive dial failures) seen by the scrapes of this process.",
-		[]string{labelRoute, labelBackend}, nil)
-	descLatency = prometheus.NewDesc(Namespace+"_backend_latency_seconds",
-		"The backend's smoothed latency estimate (absent until measured).",
-		[]string{labelRoute, labelBackend}, nil)
-	descOnline = prometheus.NewDesc(Namespace+"_backend_players_online",
-		"players.online from the backend's last status response (absent without one).",
-		[]string{labelRoute, labelBackend}, nil)
-	descMax = prometheus.NewDesc(Namespace+"_backend_players_max",
-		"players.max from the backend's last status response (absent without one).",
-		[]string{labelRoute, labelBackend}, nil)
-	descScore = prometheus.NewDesc(Namespace+"_backend_score",
-		"The route's strategy's score for the backend, lower is better (absent for strategies that do not score).",
-		[]string{labelRoute, labelBackend}, nil)
-	descLeader = prometheus.NewDesc(Namespace+"_leader_changes_total",
+	descEligible  = backendDesc("_backend_eligible", "1 when the route's strategy orders the backend among the usable ones (demoted backends are 0).")
+	descEjections = backendDesc("_backend_ejections_total", "Passive ejections of the backend (consecutive dial failures) seen by the scrapes of this process.")
+	descLatency   = backendDesc("_backend_latency_seconds", "The backend's smoothed latency estimate (absent until measured).")
+	descOnline    = backendDesc("_backend_players_online", "players.online from the backend's last status response (absent without one).")
+	descMax       = backendDesc("_backend_players_max", "players.max from the backend's last status response (absent without one).")
+	descScore     = backendDesc("_backend_score", "The route's strategy's score for the backend, lower is better (absent for strategies that do not score).")
+	descLeader    = prometheus.NewDesc(Namespace+"_leader_changes_total",
 		"Changes of a lowest-latency route's best backend, by reason (confirmed, incumbent-gone), since the route's strategy started.",
 		[]string{labelRoute, labelReason}, nil)
 	descSpills = prometheus.NewDesc(Namespace+"_login_spills_total",
 		"Login orders of the route that found every healthy backend's attempts in flight at its limit (a login storm) and widened to the busy backends.",
 		[]string{labelRoute}, nil)
-	descExpanded = prometheus.NewDesc(Namespace+"_template_backends",
-		"Addresses a $n backend template currently expands to that the proxy tracks.",
-		[]string{labelRoute, labelBackend}, nil)
+	descExpanded = backendDesc("_template_backends", "Addresses a $n backend template currently expands to that the proxy tracks.")
 )
+
+// backendDesc describes a series of one route's backend.
+func backendDesc(name, help string) *prometheus.Desc {
+	return prometheus.NewDesc(Namespace+name, help, []string{labelRoute, labelBackend}, nil)
+}
 
 // backendCollector reads the backends at scrape time: the connection path never
 // does any of this work.

@@ -44,8 +44,7 @@ func exported(t *testing.T) map[string]bool {
 		{Route: wildcard, Backend: tpl, Template: tpl},
 	}})
 	evs := append(login(route, b1, b1, lite.ReasonClientClosed, 1, 1),
-		ev(lite.EventStatus, func(e *lite.Event) { e.Route, e.Source = route, "cache" }),
-		ev(lite.EventRejected, func(e *lite.Event) { e.Reason = lite.ReasonNoRoute }))
+		status("cache"), rejected("", lite.ReasonNoRoute))
 	for i := range evs {
 		m.Observe(&evs[i])
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net"
+	"sync"
 	"syscall"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -121,73 +122,60 @@ func indexOf(list []string, s string) int {
 	return -1
 }
 
+// cached returns m[k], making it with mk under the write lock the first time.
+// The read lock serves every later event, so the connection path never waits
+// on another connection's first event of the same key.
+func cached[K comparable, V any](mu *sync.RWMutex, m map[K]V, k K, mk func() V) V {
+	mu.RLock()
+	v, ok := m[k]
+	mu.RUnlock()
+	if ok {
+		return v
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if v, ok = m[k]; !ok {
+		v = mk()
+		m[k] = v
+	}
+	return v
+}
+
 func (m *Metrics) backend(route, backend string) *backendSeries {
-	k := backendKey{route, backend}
-	m.mu.RLock()
-	b := m.backends[k]
-	m.mu.RUnlock()
-	if b != nil {
+	return cached(&m.mu, m.backends, backendKey{route, backend}, func() *backendSeries {
+		b := &backendSeries{
+			active:   m.active.WithLabelValues(route, backend),
+			started:  m.started.WithLabelValues(route, backend),
+			dialTime: m.dialTime.WithLabelValues(route, backend),
+		}
+		for i, r := range endReasons {
+			b.ended[i] = m.ended.WithLabelValues(route, backend, r)
+		}
+		for i, r := range dialResults {
+			b.dials[i] = m.dials.WithLabelValues(route, backend, r)
+		}
 		return b
-	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if b = m.backends[k]; b != nil {
-		return b
-	}
-	b = &backendSeries{
-		active:   m.active.WithLabelValues(route, backend),
-		started:  m.started.WithLabelValues(route, backend),
-		dialTime: m.dialTime.WithLabelValues(route, backend),
-	}
-	for i, r := range endReasons {
-		b.ended[i] = m.ended.WithLabelValues(route, backend, r)
-	}
-	for i, r := range dialResults {
-		b.dials[i] = m.dials.WithLabelValues(route, backend, r)
-	}
-	m.backends[k] = b
-	return b
+	})
 }
 
 func (m *Metrics) route(route string) *routeSeries {
-	m.mu.RLock()
-	r := m.routes[route]
-	m.mu.RUnlock()
-	if r != nil {
+	return cached(&m.mu, m.routes, route, func() *routeSeries {
+		r := &routeSeries{
+			up:   m.bytes.WithLabelValues(route, "up"),
+			down: m.bytes.WithLabelValues(route, "down"),
+		}
+		for i, s := range statusSources {
+			r.status[i] = m.status.WithLabelValues(route, s)
+		}
 		return r
-	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if r = m.routes[route]; r != nil {
-		return r
-	}
-	r = &routeSeries{
-		up:   m.bytes.WithLabelValues(route, "up"),
-		down: m.bytes.WithLabelValues(route, "down"),
-	}
-	for i, s := range statusSources {
-		r.status[i] = m.status.WithLabelValues(route, s)
-	}
-	m.routes[route] = r
-	return r
+	})
 }
 
 // rejection returns the rejected counter of reason and route. Rejections are what
 // scanners and outages flood, so they are cached like the rest; the key space is
 // the fixed reasons times the routes.
 func (m *Metrics) rejection(reason, route string) prometheus.Counter {
-	k := rejectKey{reason, route}
-	m.mu.RLock()
-	c := m.rejects[k]
-	m.mu.RUnlock()
-	if c != nil {
-		return c
-	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if c = m.rejects[k]; c == nil {
-		c = m.rejected.WithLabelValues(reason, route)
-		m.rejects[k] = c
-	}
-	return c
+	return cached(&m.mu, m.rejects, rejectKey{reason, route}, func() prometheus.Counter {
+		return m.rejected.WithLabelValues(reason, route)
+	})
 }

@@ -54,18 +54,7 @@ func TestEventsChangeTheWorld(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			o := base()
 			o.Events = tt.events
-			r, err := Run(o)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for k, want := range tt.players {
-				if got := r.Backends[k].Players; got != want {
-					t.Errorf("%s got %d players, want %d", r.Backends[k].Addr, got, want)
-				}
-			}
-			if r.FailedDials != tt.failed {
-				t.Errorf("failed dials %d, want %d", r.FailedDials, tt.failed)
-			}
+			wantPlacement(t, o, tt.players, tt.failed)
 		})
 	}
 }

@@ -100,18 +100,7 @@ func TestPlanOutcomes(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r, err := Run(tt.o)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for k, want := range tt.players {
-				if got := r.Backends[k].Players; got != want {
-					t.Errorf("%s got %d players, want %d", r.Backends[k].Addr, got, want)
-				}
-			}
-			if r.FailedDials != tt.failed {
-				t.Errorf("failed dials %d, want %d", r.FailedDials, tt.failed)
-			}
+			wantPlacement(t, tt.o, tt.players, tt.failed)
 		})
 	}
 }
@@ -178,5 +167,23 @@ func checkGolden(t *testing.T, name string, got []byte) {
 	}
 	if !bytes.Equal(got, want) {
 		t.Fatalf("output differs from %s (run with -update if intended):\n%s", path, got)
+	}
+}
+
+// wantPlacement runs o and fails unless backend k got players[k] players and
+// the run paid failed failed dials.
+func wantPlacement(t *testing.T, o Options, players []int, failed int) {
+	t.Helper()
+	r, err := Run(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, want := range players {
+		if got := r.Backends[k].Players; got != want {
+			t.Errorf("%s got %d players, want %d", r.Backends[k].Addr, got, want)
+		}
+	}
+	if r.FailedDials != failed {
+		t.Errorf("failed dials %d, want %d", r.FailedDials, failed)
 	}
 }

@@ -15,12 +15,8 @@ import (
 // Result is where the simulated players went.
 type Result struct {
 	Strategy strategy.Name `json:"strategy"`
-	Seed     uint64        `json:"seed"`
-	Count    int           `json:"count"`
-	Replicas int           `json:"replicas"`
-	Arrival  Duration      `json:"arrival"`
-	Session  Duration      `json:"session"`
-	Events   []Event       `json:"events,omitempty"`
+	Setup
+	Events []Event `json:"events,omitempty"`
 	// Backends are in config order.
 	Backends []BackendResult `json:"backends"`
 	// Placed players got a session; TurnedAway landed on a full backend;
@@ -39,6 +35,20 @@ type Result struct {
 	Metrics Metrics `json:"metrics"`
 	// Timeline splits the run into ten equal spans of connections.
 	Timeline []Bucket `json:"timeline"`
+}
+
+// Setup is what a run was given, as every output repeats it: the seed, the
+// players and their pace, the replicas.
+type Setup struct {
+	Seed     uint64   `json:"seed"`
+	Count    int      `json:"count"`
+	Replicas int      `json:"replicas"`
+	Arrival  Duration `json:"arrival"`
+	Session  Duration `json:"session"`
+}
+
+func setupOf(o Options) Setup {
+	return Setup{Seed: o.Seed, Count: o.Count, Replicas: o.Replicas, Arrival: Duration(o.Arrival), Session: Duration(o.Session)}
 }
 
 // BackendResult is one backend's share of the plan.
@@ -119,14 +129,19 @@ func (r *Result) WriteTable(w io.Writer) error {
 	}
 	fmt.Fprintln(tw, strings.Join(head, "\t"))
 	for _, bk := range r.Timeline {
-		row := []string{fmt.Sprintf("%d-%d", bk.From, bk.To)}
-		for _, n := range bk.Players {
-			row = append(row, strconv.Itoa(n))
-		}
-		fmt.Fprintln(tw, strings.Join(row, "\t"))
+		countRow(tw, fmt.Sprintf("%d-%d", bk.From, bk.To), bk.Players)
 	}
 	if err := tw.Flush(); err != nil {
 		return fmt.Errorf("write plan table: %w", err)
 	}
 	return nil
+}
+
+// countRow writes one tab-separated row: label, then a count per backend.
+func countRow(w io.Writer, label string, counts []int) {
+	row := []string{label}
+	for _, n := range counts {
+		row = append(row, strconv.Itoa(n))
+	}
+	fmt.Fprintln(w, strings.Join(row, "\t"))
 }

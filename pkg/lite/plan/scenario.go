@@ -137,8 +137,7 @@ func RunScenario(name string, so ScenarioOptions) (*ScenarioResult, error) {
 	if len(names) == 0 {
 		names = SimulatedStrategies()
 	}
-	out := &ScenarioResult{Scenario: sc.Name, Summary: sc.Summary, Target: sc.Target, Seed: o.Seed, Count: o.Count,
-		Replicas: o.Replicas, Arrival: Duration(o.Arrival), Session: Duration(o.Session), Backends: o.Backends}
+	out := &ScenarioResult{Scenario: sc.Name, Summary: sc.Summary, Target: sc.Target, Setup: setupOf(o), Backends: o.Backends}
 	// The strategies' runs are independent worlds: they run side by side.
 	rows, err := eachParallel(names, func(n strategy.Name) (StrategyRun, error) {
 		o := o

@@ -13,14 +13,10 @@ import (
 
 // ScenarioResult compares the strategies on one scenario.
 type ScenarioResult struct {
-	Scenario string        `json:"scenario"`
-	Summary  string        `json:"summary"`
-	Target   string        `json:"target,omitempty"`
-	Seed     uint64        `json:"seed"`
-	Count    int           `json:"count"`
-	Replicas int           `json:"replicas"`
-	Arrival  Duration      `json:"arrival"`
-	Session  Duration      `json:"session"`
+	Scenario string `json:"scenario"`
+	Summary  string `json:"summary"`
+	Target   string `json:"target,omitempty"`
+	Setup
 	Backends []string      `json:"backends"`
 	Runs     []StrategyRun `json:"runs"`
 }
@@ -74,11 +70,7 @@ func (r *ScenarioResult) WriteTable(w io.Writer) error {
 	fmt.Fprintln(tw)
 	fmt.Fprintln(tw, "PLAYERS\t"+strings.Join(r.Backends, "\t"))
 	for _, run := range r.Runs {
-		cells := []string{string(run.Strategy)}
-		for _, n := range run.Players {
-			cells = append(cells, strconv.Itoa(n))
-		}
-		fmt.Fprintln(tw, strings.Join(cells, "\t"))
+		countRow(tw, string(run.Strategy), run.Players)
 	}
 	if err := tw.Flush(); err != nil {
 		return fmt.Errorf("write scenario table: %w", err)

@@ -6,80 +6,83 @@ import (
 	"time"
 )
 
+// failoverCases are what the manager knows (setup) and how Failover must
+// reorder the rest of an order after it.
+var failoverCases = []struct {
+	name  string
+	setup func(m *Manager, clk advancer)
+	rest  []string
+	want  []string
+}{
+	{
+		name: "one answered, one failed, one hanging",
+		setup: func(m *Manager, _ advancer) {
+			m.Reserve("b3").Settle(time.Millisecond, nil)
+			m.Reserve("b1").Settle(0, errRefused)
+			m.Reserve("b2") // in flight, never answered: hangs like the one that failed
+		},
+		rest: []string{"b0", "b1", "b2", "b3", "b4", "b5"},
+		want: []string{"b3", "b0", "b4", "b5", "b1", "b2"},
+	},
+	{
+		name: "an old answer is no better than no verdict",
+		setup: func(m *Manager, clk advancer) {
+			m.Reserve("b4").Settle(time.Millisecond, nil)
+			clk.Advance(RecentAnswer)
+			m.Reserve("b2").Settle(time.Millisecond, nil)
+		},
+		rest: []string{"b5", "b4", "b3", "b2"},
+		want: []string{"b2", "b5", "b4", "b3"},
+	},
+	{
+		name: "answered then failed",
+		setup: func(m *Manager, _ advancer) {
+			m.Reserve("b1").Settle(time.Millisecond, nil)
+			m.Reserve("b1").Settle(0, errRefused)
+		},
+		rest: []string{"b1", "b0", "b2"},
+		want: []string{"b0", "b2", "b1"},
+	},
+	{
+		name: "a busy backend that answers stays first",
+		setup: func(m *Manager, _ advancer) {
+			m.Reserve("b2").Settle(time.Millisecond, nil)
+			for range MaxUnsettled {
+				m.Reserve("b2") // a login burst, not a hang
+			}
+		},
+		rest: []string{"b0", "b1", "b2"},
+		want: []string{"b2", "b0", "b1"},
+	},
+	{
+		name: "an ejected backend that answered long ago goes last",
+		setup: func(m *Manager, clk advancer) {
+			m.Reserve("b0").Settle(time.Millisecond, nil)
+			for range EjectFailures {
+				m.Reserve("b0").Settle(0, errRefused)
+			}
+		},
+		rest: []string{"b0", "b1"},
+		want: []string{"b1", "b0"},
+	},
+	{
+		name:  "nothing known keeps the strategy's order",
+		setup: func(*Manager, advancer) {},
+		rest:  []string{"b5", "b1", "b3", "b0"},
+		want:  []string{"b5", "b1", "b3", "b0"},
+	},
+	{
+		name: "unknown addresses (templated) count as untried",
+		setup: func(m *Manager, _ advancer) {
+			m.Reserve("b1").Settle(0, errRefused)
+		},
+		rest: []string{"b1", "10.0.0.7:25565"},
+		want: []string{"10.0.0.7:25565", "b1"},
+	},
+}
+
 func TestFailoverPutsRecentAnswersFirstAndHungAttemptsLast(t *testing.T) {
-	cases := []struct {
-		name  string
-		setup func(m *Manager, clk advancer)
-		rest  []string
-		want  []string
-	}{
-		{
-			name: "one answered, one failed, one hanging",
-			setup: func(m *Manager, _ advancer) {
-				m.Reserve("b3").Settle(time.Millisecond, nil)
-				m.Reserve("b1").Settle(0, errRefused)
-				m.Reserve("b2") // in flight, never answered: hangs like the one that failed
-			},
-			rest: []string{"b0", "b1", "b2", "b3", "b4", "b5"},
-			want: []string{"b3", "b0", "b4", "b5", "b1", "b2"},
-		},
-		{
-			name: "an old answer is no better than no verdict",
-			setup: func(m *Manager, clk advancer) {
-				m.Reserve("b4").Settle(time.Millisecond, nil)
-				clk.Advance(RecentAnswer)
-				m.Reserve("b2").Settle(time.Millisecond, nil)
-			},
-			rest: []string{"b5", "b4", "b3", "b2"},
-			want: []string{"b2", "b5", "b4", "b3"},
-		},
-		{
-			name: "answered then failed",
-			setup: func(m *Manager, _ advancer) {
-				m.Reserve("b1").Settle(time.Millisecond, nil)
-				m.Reserve("b1").Settle(0, errRefused)
-			},
-			rest: []string{"b1", "b0", "b2"},
-			want: []string{"b0", "b2", "b1"},
-		},
-		{
-			name: "a busy backend that answers stays first",
-			setup: func(m *Manager, _ advancer) {
-				m.Reserve("b2").Settle(time.Millisecond, nil)
-				for range MaxUnsettled {
-					m.Reserve("b2") // a login burst, not a hang
-				}
-			},
-			rest: []string{"b0", "b1", "b2"},
-			want: []string{"b2", "b0", "b1"},
-		},
-		{
-			name: "an ejected backend that answered long ago goes last",
-			setup: func(m *Manager, clk advancer) {
-				m.Reserve("b0").Settle(time.Millisecond, nil)
-				for range EjectFailures {
-					m.Reserve("b0").Settle(0, errRefused)
-				}
-			},
-			rest: []string{"b0", "b1"},
-			want: []string{"b1", "b0"},
-		},
-		{
-			name:  "nothing known keeps the strategy's order",
-			setup: func(*Manager, advancer) {},
-			rest:  []string{"b5", "b1", "b3", "b0"},
-			want:  []string{"b5", "b1", "b3", "b0"},
-		},
-		{
-			name: "unknown addresses (templated) count as untried",
-			setup: func(m *Manager, _ advancer) {
-				m.Reserve("b1").Settle(0, errRefused)
-			},
-			rest: []string{"b1", "10.0.0.7:25565"},
-			want: []string{"10.0.0.7:25565", "b1"},
-		},
-	}
-	for _, tc := range cases {
+	for _, tc := range failoverCases {
 		t.Run(tc.name, func(t *testing.T) {
 			m, clk := newTestManager(t, Random, addrs(6)...)
 			tc.setup(m, clk)

@@ -104,3 +104,19 @@ func firsts(m *Manager, key string, backends []string, n int, reserve bool) map[
 	}
 	return got
 }
+
+// wantEvenFirsts fails unless each of backends backends of strategy name comes
+// first in n login orders within 10% of an equal share; what says under which
+// condition.
+func wantEvenFirsts(t *testing.T, name Name, backends, n int, what string) {
+	t.Helper()
+	bs := addrs(backends)
+	m, _ := newTestManager(t, name, bs...)
+	got := firsts(m, "r", bs, n, false)
+	share := n / backends
+	for _, b := range bs {
+		if got[b] < share-share/10 || got[b] > share+share/10 {
+			t.Fatalf("%s%s came first %d of %d times, want about %d: %v", what, b, got[b], n, share, got)
+		}
+	}
+}

@@ -45,14 +45,7 @@ func TestLeastConnectionsDisconnectFreesSlot(t *testing.T) {
 }
 
 func TestLeastConnectionsTiesAreRandom(t *testing.T) {
-	bs := addrs(4)
-	m, _ := newTestManager(t, LeastConnections, bs...)
-	got := firsts(m, "r", bs, 4000, false)
-	for _, b := range bs {
-		if got[b] < 900 || got[b] > 1100 {
-			t.Fatalf("with equal load %s came first %d of 4000 times, want about 1000: %v", b, got[b], got)
-		}
-	}
+	wantEvenFirsts(t, LeastConnections, 4, 4000, "with equal load ")
 }
 
 func TestLeastConnectionsStatusPingsNeverCount(t *testing.T) {

@@ -5,95 +5,137 @@ import (
 	"time"
 )
 
+// The recovery scenario's virtual timeline.
+const (
+	recoveryStep    = 100 * time.Millisecond
+	recoveryStay    = 30 * time.Second // how long each player stays
+	recoveryBreakAt = 60 * time.Second
+	recoveryFixAt   = 120 * time.Second
+	recoveryEnd     = 300 * time.Second
+)
+
 // recoveryRun drives one route of name over a, b, c on a virtual clock: 10
 // logins a second, each player staying 30s, a status probe of every
 // backend each second. c breaks for a minute (its players are dropped, its
-// probes and logins fail) and is fixed at fixAt. It returns when c got its
-// first player after the fix, and the most c got of the logins in any 10s
+// probes and logins fail) and is fixed at recoveryFixAt. It returns when c got
+// its first player after the fix, and the most c got of the logins in any 10s
 // window of the minute after that, over its fair share.
 func recoveryRun(t *testing.T, name Name) (first, verdict time.Duration, worst float64) {
 	t.Helper()
-	bs := []string{"a", "b", "c"}
-	m, clk := newTestManager(t, name, bs...)
-	const (
-		step    = 100 * time.Millisecond
-		stay    = 30 * time.Second
-		breakAt = 60 * time.Second
-		fixAt   = 120 * time.Second
-		end     = 300 * time.Second
-	)
-	type held struct {
-		l     *Lease
-		until time.Duration
+	r := &recovery{t: t, bs: []string{"a", "b", "c"}, first: -1, verdict: -1}
+	r.m, r.clk = newTestManager(t, name, r.bs...)
+	for at := time.Duration(0); at < recoveryEnd; at += recoveryStep {
+		r.tick(at)
 	}
-	var players []held
-	var cPlaced []time.Duration // when c got each player after the fix
-	first, verdict = -1, -1
-	for at := time.Duration(0); at < end; at += step {
-		clk.Advance(step)
-		broken := at >= breakAt && at < fixAt
-		if at == breakAt {
-			for _, p := range players {
-				if p.l.Addr() == "c" {
-					p.l.Release()
-				}
-			}
-		}
-		if at >= fixAt && verdict < 0 && state(t, m, "c").Health == HealthHealthy {
-			verdict = at - fixAt
-		}
-		kept := players[:0]
-		for _, p := range players {
-			if p.until > at && (p.l.Joined()) {
-				kept = append(kept, p)
-			} else {
-				p.l.Release()
-			}
-		}
-		players = kept
-		if at%time.Second == 0 {
-			for _, addr := range bs {
-				if broken && addr == "c" {
-					m.ObserveStatus(addr, Report{}, errRefused)
-					continue
-				}
-				m.ObserveStatus(addr, Report{RTT: 5 * time.Millisecond, Online: int(state(t, m, addr).Active), Max: 1000, HasPlayers: true}, nil)
-			}
-		}
-		for _, addr := range m.Order("r", bs, IntentLogin) {
-			l := m.Reserve(addr)
-			if broken && addr == "c" {
-				l.Settle(0, errRefused)
-				l.Release()
-				continue
-			}
-			l.Settle(5*time.Millisecond, nil)
-			players = append(players, held{l, at + stay})
-			if addr == "c" && at >= fixAt {
-				if first < 0 {
-					first = at - fixAt
-				}
-				cPlaced = append(cPlaced, at)
-			}
-			break
+	if r.first < 0 {
+		return recoveryEnd, r.verdict, 0
+	}
+	return r.first, r.verdict, r.worstShare()
+}
+
+// recovery is the state of one recoveryRun.
+type recovery struct {
+	t       *testing.T
+	m       *Manager
+	clk     advancer
+	bs      []string
+	players []heldLease
+	cPlaced []time.Duration // when c got each player after the fix
+	first   time.Duration   // c's first player after the fix; -1 before
+	verdict time.Duration   // c healthy again after the fix; -1 before
+}
+
+type heldLease struct {
+	l     *Lease
+	until time.Duration
+}
+
+// tick is one step of the timeline at virtual time at.
+func (r *recovery) tick(at time.Duration) {
+	r.clk.Advance(recoveryStep)
+	broken := at >= recoveryBreakAt && at < recoveryFixAt
+	if at == recoveryBreakAt {
+		r.dropC()
+	}
+	if at >= recoveryFixAt && r.verdict < 0 && state(r.t, r.m, "c").Health == HealthHealthy {
+		r.verdict = at - recoveryFixAt
+	}
+	r.expire(at)
+	if at%time.Second == 0 {
+		r.probe(broken)
+	}
+	r.login(at, broken)
+}
+
+// dropC releases c's players when it breaks.
+func (r *recovery) dropC() {
+	for _, p := range r.players {
+		if p.l.Addr() == "c" {
+			p.l.Release()
 		}
 	}
-	if first < 0 {
-		return end, verdict, 0
+}
+
+// expire releases the players whose stay is over or whose lease ended.
+func (r *recovery) expire(at time.Duration) {
+	kept := r.players[:0]
+	for _, p := range r.players {
+		if p.until > at && (p.l.Joined()) {
+			kept = append(kept, p)
+		} else {
+			p.l.Release()
+		}
 	}
-	// Windows of 10s sliding by 1s over the minute after c's first player.
-	start := fixAt + first
+	r.players = kept
+}
+
+// probe reports every backend's status; c's probe fails while it is broken.
+func (r *recovery) probe(broken bool) {
+	for _, addr := range r.bs {
+		if broken && addr == "c" {
+			r.m.ObserveStatus(addr, Report{}, errRefused)
+			continue
+		}
+		r.m.ObserveStatus(addr, Report{RTT: 5 * time.Millisecond, Online: int(state(r.t, r.m, addr).Active), Max: 1000, HasPlayers: true}, nil)
+	}
+}
+
+// login places one player on the first backend of the order that takes it.
+func (r *recovery) login(at time.Duration, broken bool) {
+	for _, addr := range r.m.Order("r", r.bs, IntentLogin) {
+		l := r.m.Reserve(addr)
+		if broken && addr == "c" {
+			l.Settle(0, errRefused)
+			l.Release()
+			continue
+		}
+		l.Settle(5*time.Millisecond, nil)
+		r.players = append(r.players, heldLease{l, at + recoveryStay})
+		if addr == "c" && at >= recoveryFixAt {
+			if r.first < 0 {
+				r.first = at - recoveryFixAt
+			}
+			r.cPlaced = append(r.cPlaced, at)
+		}
+		return
+	}
+}
+
+// worstShare is the most c got in a 10s window sliding by 1s over the minute
+// after its first player, over its fair third of the logins.
+func (r *recovery) worstShare() (worst float64) {
+	start := recoveryFixAt + r.first
 	for w := start; w+10*time.Second <= start+time.Minute; w += time.Second {
 		n := 0
-		for _, at := range cPlaced {
+		for _, at := range r.cPlaced {
 			if at >= w && at < w+10*time.Second {
 				n++
 			}
 		}
-		fair := 10.0 * float64(time.Second/step) / 3
+		fair := 10.0 * float64(time.Second/recoveryStep) / 3
 		worst = max(worst, float64(n)/fair)
 	}
-	return first, verdict, worst
+	return worst
 }
 
 // Issue 22, defect 2: after a one-minute outage a recovered backend waited minutes
