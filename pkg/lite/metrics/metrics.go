@@ -92,7 +92,7 @@ func New(o Options) *Metrics {
 		dialTime: prometheus.NewHistogramVec(prometheus.HistogramOpts{Namespace: Namespace,
 			Name: "backend_dial_duration_seconds", Help: "Connect time of successful dials to backends.", Buckets: DialBuckets}, rb),
 		status: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: Namespace,
-			Name: "status_requests_total", Help: "Status (server list) requests answered, by source (cache, backend, fallback, last-known-good)."},
+			Name: "status_requests_total", Help: "Status (server list) requests answered, by source (cache, backend, fallback, last-known-good, asleep)."},
 			[]string{labelRoute, labelSource}),
 		bytes: prometheus.NewCounterVec(prometheus.CounterOpts{Namespace: Namespace,
 			Name: "relayed_bytes_total", Help: "Bytes relayed by ended sessions, by direction (up: player to backend)."},

@@ -181,7 +181,7 @@ gate_lite_backend_dial_duration_seconds_count{backend="10.0.0.1:25565",route="pl
 		},
 		names: []string{"gate_lite_status_requests_total"},
 		want: `
-# HELP gate_lite_status_requests_total Status (server list) requests answered, by source (cache, backend, fallback, last-known-good).
+# HELP gate_lite_status_requests_total Status (server list) requests answered, by source (cache, backend, fallback, last-known-good, asleep).
 # TYPE gate_lite_status_requests_total counter
 gate_lite_status_requests_total{route="play.example.com",source="backend"} 1
 gate_lite_status_requests_total{route="play.example.com",source="cache"} 2
