@@ -10,6 +10,9 @@ import (
 	"slices"
 	"sync/atomic"
 	"time"
+
+	"go.minekube.com/gate/pkg/edition/java/lite/wire"
+	"go.minekube.com/gate/pkg/lite/strategy"
 )
 
 // maxKept bounds the client bytes a login keeps while it waits for the backend's first
@@ -26,7 +29,21 @@ var (
 	errNoFirstByte = errors.New("no first byte from the backend in time")
 	// errClosedEarly: the backend closed or reset before its first byte.
 	errClosedEarly = errors.New("backend closed before its first byte")
+	// errClientSilent: the player sent nothing after its handshake (no Login Start)
+	// until its own deadline. A vanilla server says nothing before Login Start, so the
+	// backend's silence is no fault of its: it wraps strategy.ErrNotBackend, and the
+	// next backend is not tried for a client that does not speak.
+	errClientSilent = fmt.Errorf("client sent no frame after its handshake: %w", strategy.ErrNotBackend)
 )
+
+// answerBy is when a backend's first answer is due: wait after the player's first
+// frame after the handshake has reached it, and never past limit.
+type answerBy struct {
+	wait  time.Duration
+	limit time.Time
+}
+
+func (a answerBy) from(t time.Time) time.Time { return earliest(t.Add(a.wait), a.limit) }
 
 // longAgo is a deadline in the past: it wakes a blocked read at once.
 var longAgo = time.Unix(1, 0)
@@ -45,17 +62,24 @@ func (f firstBytes) release() {
 	}
 }
 
-// await waits until the backend's first byte arrives or until deadline. Meanwhile a
-// pump forwards what the client sends to the backend and keeps it in s.buf after the
-// preamble bytes (bounded by maxKept), so the next backend can get all of it. When
-// await returns, the pump has exited and the client's read deadline is back at the
-// handshake deadline: nothing of the wait outlives it.
-func (s *session) await(backend net.Conn, addr string, deadline time.Time) (firstBytes, error) {
+// await waits until the backend's first byte arrives or until it is due (by). The
+// clock starts once the player's first frame after the handshake (its Login Start)
+// reached the backend: until then only the player's own handshake deadline runs.
+// Meanwhile a pump forwards what the client sends to the backend and keeps it in
+// s.buf after the preamble bytes (bounded by maxKept), so the next backend can get
+// all of it. When await returns, the pump has exited and the client's read deadline
+// is back at the handshake deadline: nothing of the wait outlives it.
+func (s *session) await(backend net.Conn, addr string, by answerBy) (firstBytes, error) {
 	start := time.Now()
-	_ = backend.SetReadDeadline(deadline)
+	p := &pump{s: s, backend: backend, by: by, done: make(chan struct{})}
+	if s.spoke() {
+		p.spoke.Store(true)
+		_ = backend.SetReadDeadline(by.from(start))
+	} else {
+		_ = backend.SetReadDeadline(earliest(s.admitted.handshakeBy, by.limit))
+	}
 	// The pump's reads end by stop, not by the handshake deadline.
 	_ = s.client.SetReadDeadline(time.Time{})
-	p := &pump{s: s, backend: backend, done: make(chan struct{})}
 	go p.run()
 	buf := s.l.hsBufs.get()[:handshakeBufSize]
 	n, rerr := backend.Read(buf)
@@ -71,6 +95,8 @@ func (s *session) await(backend net.Conn, addr string, deadline time.Time) (firs
 		return firstBytes{}, fmt.Errorf("%w: %w", errClientLeft, perr)
 	case perr != nil:
 		return firstBytes{}, fmt.Errorf("forward to %s: %w: %w", addr, errClosedEarly, perr)
+	case errors.Is(rerr, os.ErrDeadlineExceeded) && !p.spoke.Load():
+		return firstBytes{}, fmt.Errorf("backend %s: %w (%s)", addr, errClientSilent, time.Since(start).Round(time.Millisecond))
 	case errors.Is(rerr, os.ErrDeadlineExceeded):
 		return firstBytes{}, fmt.Errorf("backend %s: %w (%s)", addr, errNoFirstByte, time.Since(start).Round(time.Millisecond))
 	case rerr == nil, errors.Is(rerr, io.EOF):
@@ -84,8 +110,12 @@ func (s *session) await(backend net.Conn, addr string, deadline time.Time) (firs
 // no backend (a login held while its target wakes, hold.go) it only keeps them,
 // and a client that leaves cancels the hold.
 type pump struct {
-	s        *session
-	backend  net.Conn
+	s       *session
+	backend net.Conn
+	by      answerBy // when the backend must answer once the player spoke
+	// spoke: the player's first frame after the handshake has reached the backend;
+	// set before the backend's answer clock starts.
+	spoke    atomic.Bool
 	cancel   context.CancelFunc // ends the hold when backend is nil
 	stopping atomic.Bool
 	done     chan struct{}
@@ -113,6 +143,7 @@ func (p *pump) run() {
 					_ = p.backend.SetReadDeadline(longAgo)
 					return
 				}
+				p.startClock()
 			}
 		}
 		if err != nil {
@@ -125,6 +156,23 @@ func (p *pump) run() {
 			return
 		}
 	}
+}
+
+// startClock starts the backend's answer clock once the player's first frame after
+// the handshake has been forwarded whole.
+func (p *pump) startClock() {
+	if p.spoke.Load() || !p.s.spoke() {
+		return
+	}
+	p.spoke.Store(true)
+	_ = p.backend.SetReadDeadline(p.by.from(time.Now()))
+}
+
+// spoke reports whether the player sent a whole frame after its handshake (a Login
+// Start, for a real client).
+func (s *session) spoke() bool {
+	_, _, _, err := wire.ParseFrame(s.extra(), maxKept)
+	return !errors.Is(err, wire.ErrIncomplete)
 }
 
 // interrupt ends what the pump's session waits for: the backend's first byte, or

@@ -63,6 +63,8 @@ func (s *session) login(ctx context.Context, rt *compiledRoute, plan loginPlan) 
 			return s.join(ctx, rt, j)
 		case errors.Is(err, errClientLeft), errors.Is(err, errProxyFull):
 			return err
+		case errors.Is(err, errClientSilent):
+			return reject(ReasonTimeout, "%w", err)
 		case full != nil:
 			fail.refusal = append(fail.refusal[:0], full...)
 		}
@@ -120,11 +122,11 @@ func (s *session) attempt(ctx context.Context, rt *compiledRoute, plan loginPlan
 // firstAnswer waits for the backend's first bytes: within the first-response
 // timeout, or until the plan's warm deadline for a server that just started.
 func (s *session) firstAnswer(backend net.Conn, addr string, plan loginPlan) (firstBytes, error) {
-	firstBy := earliest(time.Now().Add(s.snap.cfg.Lite.FirstResponseTimeout), plan.budget)
+	by := answerBy{wait: s.snap.cfg.Lite.FirstResponseTimeout, limit: plan.budget}
 	if addr == plan.warm {
-		firstBy = plan.warmUntil
+		by = answerBy{wait: time.Until(plan.warmUntil), limit: plan.warmUntil}
 	}
-	first, err := s.await(backend, addr, firstBy)
+	first, err := s.await(backend, addr, by)
 	if err != nil {
 		if s.l.dials.Looped(backend) {
 			err = fmt.Errorf("backend %s: %w", addr, errLooped)
