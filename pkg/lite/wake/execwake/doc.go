@@ -1,9 +1,9 @@
 // Package execwake is the wake target that runs a command, for servers on
 // bare metal: Spec.Command wakes, Spec.SleepCommand (optional; without it a
 // sleep does nothing) puts to sleep. Each is an argv run without a shell, with
-// its own timeout, and with the environment GATE_WAKE_ACTION ("wake" or
-// "sleep"), GATE_WAKE_SERVER_ADDRESS and GATE_WAKE_BACKEND added to the
-// proxy's own.
+// its own timeout, and with a minimal environment: the proxy's PATH and
+// GATE_WAKE_ACTION ("wake" or "sleep"), GATE_WAKE_SERVER_ADDRESS and
+// GATE_WAKE_BACKEND, nothing else of the proxy's (its tokens stay its own).
 //
 // Exit status 0 succeeds. A wake command may name the backend on its last
 // non-empty line of standard output, written `backend=<host:port>`; other

@@ -2,6 +2,7 @@ package execwake
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -25,19 +26,25 @@ const (
 	pipeGrace = time.Second
 )
 
-// The environment a command gets besides the proxy's own.
+// The environment a command gets besides PATH.
 const (
 	EnvAction        = "GATE_WAKE_ACTION"
 	EnvServerAddress = "GATE_WAKE_SERVER_ADDRESS"
 	EnvBackend       = "GATE_WAKE_BACKEND"
 )
 
+// defaultPath is a command's PATH when the proxy has none.
+const defaultPath = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+
 // BackendPrefix starts the stdout line that names the backend.
 const BackendPrefix = "backend="
 
 // Options tune a Target beyond its spec; the zero value is ready.
 type Options struct {
-	// Env is the environment commands start from. Default: the proxy's.
+	// Env is the environment commands start from. Default: the proxy's
+	// PATH alone (defaultPath when it has none), so that a command sees no
+	// token or credential of the proxy's environment; a command that needs
+	// more sets it itself (env VAR=... prog).
 	Env []string
 	// Dir is the commands' working directory. Default: the proxy's.
 	Dir string
@@ -91,7 +98,7 @@ func New(s wake.Spec, o Options) (*Target, error) {
 		t.timeout = DefaultTimeout
 	}
 	if t.opts.Env == nil {
-		t.opts.Env = os.Environ()
+		t.opts.Env = []string{"PATH=" + cmp.Or(os.Getenv("PATH"), defaultPath)}
 	}
 	return t, nil
 }

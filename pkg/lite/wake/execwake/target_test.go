@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -236,5 +237,37 @@ func TestSpecsThatCannotRunAreRejected(t *testing.T) {
 		if _, err := New(s, Options{}); err == nil {
 			t.Errorf("%+v accepted", s)
 		}
+	}
+}
+
+// Regression (issue 30): a command inherited the proxy's whole environment,
+// its tokens and credentials included.
+func TestCommandGetsOnlyPathAndTheWakeVariables(t *testing.T) {
+	t.Setenv("GATE_TEST_SECRET_TOKEN", "s3cret")
+	out := filepath.Join(t.TempDir(), "env")
+	tg := newTarget(t, wake.Spec{Command: []string{"sh", "-c", `env > "$0"`, out}})
+	if _, err := tg.Wake(context.Background(), wake.Request{ServerAddress: "lobby.example.com", Backend: "10.9.0.30:25565"}); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for line := range strings.Lines(string(b)) {
+		name, _, _ := strings.Cut(line, "=")
+		switch name {
+		case "PWD", "SHLVL", "_": // the shell sets these itself
+			continue
+		}
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	want := []string{EnvAction, EnvBackend, EnvServerAddress, "PATH"}
+	if !slices.Equal(names, want) {
+		t.Fatalf("the command's environment has %v, want %v", names, want)
+	}
+	if !strings.Contains(string(b), "PATH="+os.Getenv("PATH")+"\n") {
+		t.Errorf("the command's PATH is not the proxy's:\n%s", b)
 	}
 }
