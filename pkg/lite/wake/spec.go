@@ -1,6 +1,7 @@
 package wake
 
 import (
+	"errors"
 	"fmt"
 	"net/url"
 	"strings"
@@ -20,12 +21,15 @@ const want = "want deployment/<name>, statefulset/<name>, container, https://...
 //	container/<name>                the Docker container <name>
 //	http://... or https://...       webhook: POST {"action":"wake"|"sleep",...} to the URL
 //	exec:<argv words>               command run without a shell, words split at spaces
+//	hook/<name>                     a target the config file defines (config.lite.wake.hooks)
 //
 // The resource word is case-insensitive. namespace is the Kubernetes
 // namespace of a form without one (a discovered Service's own; "" means
 // "default"); container is what a bare "container" names (a discovered
 // container's name; "" makes it an error). Timeout, Secret and SleepCommand
-// have no text form: the config's mapping form of `wake` sets them.
+// have no text form: the config's mapping form of `wake` sets them. A hook
+// is resolved by the config, which knows the file's hooks: HookName
+// recognises the form, and ParseSpec refuses it.
 func ParseSpec(text string, namespace, container string) (Spec, error) {
 	s, err := parseSpec(strings.TrimSpace(text), namespace, container)
 	if err == nil {
@@ -53,6 +57,8 @@ func parseSpec(text string, namespace, container string) (Spec, error) {
 		return Spec{Kind: KindDocker, Name: container}, nil
 	case strings.HasPrefix(lower, "container/"):
 		return Spec{Kind: KindDocker, Name: text[len("container/"):]}, nil
+	case strings.HasPrefix(lower, HookPrefix):
+		return Spec{}, fmt.Errorf("wake: %q names a hook, which only the config resolves", text)
 	}
 	if scheme, _, ok := strings.Cut(text, ":"); ok { // no object name holds a ':'
 		return Spec{}, fmt.Errorf("wake: unknown kind %q (%s)", scheme, want)
@@ -79,6 +85,58 @@ func parseSpec(text string, namespace, container string) (Spec, error) {
 		return Spec{}, fmt.Errorf("wake: unknown kind %q (%s)", s.Resource, want)
 	}
 	return s, nil
+}
+
+// HookPrefix starts a `wake` text that picks a hook of the file by name.
+const HookPrefix = "hook/"
+
+// HookName returns the name of a `hook/<name>` text.
+func HookName(text string) (string, bool) {
+	text = strings.TrimSpace(text)
+	if len(text) < len(HookPrefix) || !strings.EqualFold(text[:len(HookPrefix)], HookPrefix) {
+		return "", false
+	}
+	return text[len(HookPrefix):], true
+}
+
+// ErrNotOwn marks a discovered object's `wake` that asks for more than the
+// object's own server.
+var ErrNotOwn = errors.New("not the object's own server")
+
+// Own reports whether s names only what a discovered object could do to
+// itself: a Service of namespace, a Deployment or StatefulSet of that
+// namespace; a container, that container. The other scope is "" (a
+// container has no namespace; a route several containers share owns no
+// container). Commands and webhooks run with the proxy's own powers, so no
+// object owns one: only the file names them, as a route's `wake` or as a
+// hook it grants.
+func (s Spec) Own(namespace, container string) error {
+	const grant = "define it under config.lite.wake.hooks and grant it to this object, which then writes hook/<name>"
+	switch s.Kind {
+	case KindKubernetes:
+		if namespace == "" {
+			return fmt.Errorf("wake: %s/%s/%s: %w (a container wakes no Kubernetes workload)", s.Namespace, s.Resource, s.Name, ErrNotOwn)
+		}
+		if s.Namespace != namespace {
+			return fmt.Errorf("wake: %s/%s/%s is not in this object's namespace %q: %w (a Service wakes only its own namespace's workloads)",
+				s.Namespace, s.Resource, s.Name, namespace, ErrNotOwn)
+		}
+	case KindDocker:
+		if container == "" {
+			return fmt.Errorf("wake: container %q: %w (this route owns no container: it is a Service's, or several containers share it)", s.Name, ErrNotOwn)
+		}
+		if s.Name != container {
+			return fmt.Errorf("wake: container %q is not this route's own container %q: %w (a label wakes only the container it is on)",
+				s.Name, container, ErrNotOwn)
+		}
+	case KindWebhook:
+		return fmt.Errorf("wake: a webhook is called by the proxy, so only the config file names one: %w (%s)", ErrNotOwn, grant)
+	case KindExec:
+		return fmt.Errorf("wake: a command runs as the proxy, so only the config file names one: %w (%s)", ErrNotOwn, grant)
+	default:
+		return fmt.Errorf("wake: unknown kind %q: %w", s.Kind, ErrNotOwn)
+	}
+	return nil
 }
 
 // Validate reports what is wrong with a Spec in operator words; ParseSpec

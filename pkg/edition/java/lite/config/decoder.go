@@ -23,6 +23,8 @@ type decoder struct {
 	env    envOverrides
 	// scope is a discovered route's namespace or container (DecodeDiscovered).
 	scope scope
+	// hooks are the file's wake hooks, once decoded (`wake: hook/<name>`).
+	hooks map[string]WakeHook
 	// droppedErrs and droppedWarns count findings over maxErrors and maxWarnings.
 	droppedErrs, droppedWarns int
 }

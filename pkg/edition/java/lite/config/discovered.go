@@ -23,7 +23,8 @@ type Discovered struct {
 	// the text written on the object.
 	Settings map[string]string
 	// Namespace and Container are the object's own scope (discovery.Route):
-	// the defaults of a `wake` setting that names none.
+	// the defaults of a `wake` setting that names none, and the bounds of
+	// what it may name (wake.Spec.Own, WakeHook).
 	Namespace, Container string
 }
 
@@ -35,12 +36,14 @@ var errSourceOwned = errors.New("set by the source from the object itself, not b
 // parsers, defaults and checks as a route written in the file, inheriting l's
 // route defaults (health check, disconnect text). Each setting's text is read
 // as a YAML value, so `true`, `30s` and `{motd: "..."}` mean what they mean in
-// the file. An error is an ErrorList whose entries name the origin and the key
-// as the source spells it. A route with no backends yet is valid: its host is
+// the file, except `wake`: a discovered object may name only its own server
+// or a hook of the file granted to it (ErrNotGranted otherwise), never a
+// command or webhook of its own. An error is an ErrorList whose entries name
+// the origin and the key as the source spells it. A route with no backends yet is valid: its host is
 // known and its players are told it is unavailable.
 func (l *Lite) DecodeDiscovered(in Discovered) (Route, []Warning, error) {
 	d := &decoder{file: in.Origin, dir: ".", budget: newBudget(), env: newEnvOverrides(nil),
-		scope: scope{namespace: in.Namespace, container: in.Container}}
+		scope: scope{namespace: in.Namespace, container: in.Container, discovered: true}, hooks: l.Wake.Hooks}
 	m := &yaml.Node{Kind: yaml.MappingNode}
 	add := func(key string, val *yaml.Node) {
 		m.Content = append(m.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: key}, val)

@@ -38,6 +38,9 @@ type WakeDefaults struct {
 	// AsleepMOTD replaces the description of the route's last known status
 	// while the target sleeps. Default DefaultAsleepMOTD.
 	AsleepMOTD json.RawMessage
+	// Hooks are the wake targets the file defines by name (`hooks`), which
+	// routes name as `wake: hook/<name>`. Default none.
+	Hooks map[string]WakeHook
 }
 
 func defaultWake() WakeDefaults {
@@ -45,9 +48,12 @@ func defaultWake() WakeDefaults {
 }
 
 // scope is where a discovered route lives: the defaults of a `wake` that
-// names no namespace or container.
+// names no namespace or container, and the bounds of what it may name.
 type scope struct {
 	namespace, container string
+	// discovered holds a route to its object's own server (wake.Spec.Own)
+	// and to the hooks granted to it; a file route names anything.
+	discovered bool
 }
 
 // wakeHandlers are the route keys of a sleeping server; tuned records the
@@ -80,6 +86,7 @@ func (d *decoder) decodeWakeDefaults(e entry, w *WakeDefaults) {
 		"holdFor":    func(f entry) { d.holdFor(f, &w.HoldFor) },
 		"idleAfter":  func(f entry) { d.idleAfter(f, &w.IdleAfter) },
 		"asleepMotd": func(f entry) { d.asleepMOTD(f, &w.AsleepMOTD) },
+		"hooks":      func(f entry) { d.decodeWakeHooks(f, &w.Hooks) },
 	}, nil)
 }
 
@@ -117,10 +124,13 @@ func (d *decoder) asleepMOTD(e entry, dst *json.RawMessage) {
 	}
 }
 
-// wakeSpec decodes `wake`: a string in wake.ParseSpec's syntax, or a mapping
-// that names exactly one engine with its options. Null is no wake.
+// wakeSpec decodes `wake`: a string in wake.ParseSpec's syntax, a hook of
+// the file (`hook/<name>`), or a mapping that names exactly one engine with
+// its options. Null is no wake. A discovered route's target must be its own
+// object's, or a hook granted to it.
 func (d *decoder) wakeSpec(e entry) *wake.Spec {
 	n := resolve(e.val)
+	var spec *wake.Spec
 	switch {
 	case isNull(n):
 		return nil
@@ -129,17 +139,30 @@ func (d *decoder) wakeSpec(e entry) *wake.Spec {
 		if !ok {
 			return nil
 		}
-		spec, err := wake.ParseSpec(sn.Value, d.scope.namespace, d.scope.container)
+		if name, ok := wake.HookName(sn.Value); ok {
+			return d.hook(e, name)
+		}
+		s, err := wake.ParseSpec(sn.Value, d.scope.namespace, d.scope.container)
 		if err != nil {
 			d.invalid(e, "%v", err)
 			return nil
 		}
-		return &spec
+		spec = &s
 	case n.Kind == yaml.MappingNode:
-		return d.wakeMapping(e)
+		if spec = d.wakeMapping(e); spec == nil {
+			return nil
+		}
+	default:
+		d.invalid(e, "want a wake target (deployment/<name>, statefulset/<name>, container, a URL, hook/<name>) or a mapping, got %s", describe(n))
+		return nil
 	}
-	d.invalid(e, "want a wake target (deployment/<name>, statefulset/<name>, container, a URL) or a mapping, got %s", describe(n))
-	return nil
+	if d.scope.discovered {
+		if err := spec.Own(d.scope.namespace, d.scope.container); err != nil {
+			d.errorf(n.Line, e.path, ErrNotGranted, "%v", err)
+			return nil
+		}
+	}
+	return spec
 }
 
 // wakeMapping decodes the mapping form of `wake` (wake.Mapping lists its
