@@ -76,3 +76,18 @@ func TestHoldersFollowTheBuiltSpecsKind(t *testing.T) {
 		t.Fatalf("a Kubernetes target without an API server: %v", err)
 	}
 }
+
+// A hook is checked at load like a route's target: discovered routes name
+// it later, and a misspelt program must not wait for their first join.
+func TestCheckRoutesChecksTheHooks(t *testing.T) {
+	cfg := &config.Config{File: "config.yml"}
+	cfg.Lite.Wake.Hooks = map[string]config.WakeHook{
+		"ok":   {Wake: wake.Spec{Kind: wake.KindExec, Command: []string{"true"}}, Line: 7},
+		"typo": {Wake: wake.Spec{Kind: wake.KindExec, Command: []string{"staart"}}, Line: 9},
+	}
+	err := CheckRoutes(cfg)
+	want := "config.yml:9: config.lite.wake.hooks.typo.wake: hook typo: its wake target cannot be built: exec staart:"
+	if err == nil || !strings.HasPrefix(err.Error(), want) || strings.Count(err.Error(), "\n") != 0 {
+		t.Fatalf("CheckRoutes: %v, want one error starting %q", err, want)
+	}
+}

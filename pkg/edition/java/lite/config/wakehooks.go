@@ -32,6 +32,8 @@ type WakeHook struct {
 	// (a route several containers share owns no name: only "*" grants it).
 	// Default none; "*" grants every container.
 	Containers []string
+	// Line is where the hook is defined in the file.
+	Line int
 }
 
 // grants reports whether a discovered route of scope s may name the hook.
@@ -81,7 +83,7 @@ func (d *decoder) wakeHook(e entry) (WakeHook, bool) {
 		d.errorf(e.key.Line, child(e.path, "wake"), ErrMissing, "missing: a hook names its wake target")
 		return h, false
 	}
-	h.Wake = *spec
+	h.Wake, h.Line = *spec, e.key.Line
 	return h, true
 }
 
