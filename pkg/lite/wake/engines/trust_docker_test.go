@@ -2,7 +2,6 @@ package engines_test
 
 import (
 	"fmt"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -15,49 +14,30 @@ import (
 	dockersource "go.minekube.com/gate/pkg/lite/discovery/docker"
 )
 
-const dockerTrustYAML = `
-config:
-  lite:
-    enabled: true
-    shutdownGrace: 0s
-    discovery:
-      docker: {enabled: true, host: %q}
-    wake:
-      hooks:
-        hooked-hook:
-          wake: {exec: [touch, %q]}
-          containers: [%s]
-`
-
 // Regression (issue 30): a container labelled gate.wake made the proxy run a
 // command, call a webhook, and start or stop another container. Now each is
 // refused like a bad value, while a container still wakes itself and a hook
 // the file grants a container runs.
 func TestTenantContainerLabelsWakeOnlyTheirOwnContainer(t *testing.T) {
 	e := enginetest.NeedDocker(t)
-	dir := t.TempDir()
-	hookFile, execFiles := filepath.Join(dir, "hook"), []string{filepath.Join(dir, "exec-wake"), filepath.Join(dir, "exec-sleep"), filepath.Join(dir, "exec-text")}
-	url, requests := hits(t)
+	b := newBait(t)
 	since := time.Now()
 	victimName, ownName, hookedName := enginetest.Uniq("victim-db"), enginetest.Uniq("own"), enginetest.Uniq("hooked")
 	victim := e.Create(t, enginetest.Container{Name: victimName})
-	p := startTrustProxy(t, fmt.Sprintf(dockerTrustYAML, e.Host, hookFile, hookedName),
+	p := startTrustProxy(t, fmt.Sprintf(trustYAML, fmt.Sprintf("docker: {enabled: true, host: %q}", e.Host), b.hookFile, "containers: ["+hookedName+"]"),
 		func(cfg *config.Config, log logr.Logger) (discovery.Source, error) {
 			return dockersource.New(dockersource.Options{Config: cfg.Lite.Discovery.Docker, Log: log, MinBackoff: 20 * time.Millisecond})
 		})
 
-	refused := map[string]string{ // container -> its gate.wake; all stopped, so a login asks for a wake
-		enginetest.Uniq("exec"):      fmt.Sprintf("{exec: [touch, %q], sleep: [touch, %q]}", execFiles[0], execFiles[1]),
-		enginetest.Uniq("exec-text"): "exec:touch " + execFiles[2],
-		enginetest.Uniq("webhook"):   url,
-		enginetest.Uniq("foreign"):   "container/" + victimName,
-		enginetest.Uniq("stolen"):    "hook/hooked-hook",
+	refused := map[string]string{} // container -> its gate.wake; all stopped, so a login asks for a wake
+	for kind, w := range b.wakes("container/" + victimName) {
+		refused[enginetest.Uniq(kind)] = w
 	}
 	for name, w := range refused {
 		e.Create(t, enginetest.Container{Name: name, Labels: wakeLabels(name, w)})
 	}
 	own := e.Create(t, enginetest.Container{Name: ownName, Labels: wakeLabels(ownName, "container")})
-	e.Create(t, enginetest.Container{Name: hookedName, Labels: wakeLabels(hookedName, "hook/hooked-hook")})
+	e.Create(t, enginetest.Container{Name: hookedName, Labels: wakeLabels(hookedName, "hook/granted")})
 	mctest.WaitFor(t, "the containers' own routes served, the others refused", 15*time.Second, func() bool {
 		for name := range refused {
 			if p.rejected("docker "+name) == "" {
@@ -76,18 +56,18 @@ func TestTenantContainerLabelsWakeOnlyTheirOwnContainer(t *testing.T) {
 		return e.Events(t, own, "start", since, time.Now()) == 1
 	})
 	p.send(t, host(hookedName))
-	mctest.WaitFor(t, "the hook granted to the container run", 10*time.Second, func() bool { return touched(hookFile) == 1 })
+	mctest.WaitFor(t, "the hook granted to the container run", 10*time.Second, func() bool { return touched(b.hookFile) == 1 })
 
-	commands, victimCalls := touched(execFiles...), 0
+	victimCalls := 0
 	for _, action := range []string{"start", "stop", "kill"} {
 		victimCalls += e.Events(t, victim, action, since, time.Now())
 	}
-	if commands != 0 || requests.Load() != 0 || victimCalls != 0 {
+	if b.commands() != 0 || b.requests.Load() != 0 || victimCalls != 0 {
 		t.Fatalf("a tenant's labels caused %d commands, %d webhook requests, %d start/stop/kill of another container",
-			commands, requests.Load(), victimCalls)
+			b.commands(), b.requests.Load(), victimCalls)
 	}
-	t.Logf("figure: tenant container labels (exec mapping, exec text, webhook, foreign container, a hook not granted), each with a login: %d commands, %d requests, %d container calls; own container started, granted hook run",
-		commands, requests.Load(), victimCalls)
+	t.Logf("figure: %d tenant containers (exec mapping, exec text, webhook, foreign container, a hook not granted), each with a login: %d commands, %d requests, %d container calls; own container started, granted hook run",
+		len(refused), b.commands(), b.requests.Load(), victimCalls)
 }
 
 // wakeLabels route host(name) to the container and name w as its wake.

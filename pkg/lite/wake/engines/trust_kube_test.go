@@ -2,7 +2,7 @@ package engines_test
 
 import (
 	"fmt"
-	"path/filepath"
+	"path"
 	"strings"
 	"testing"
 	"time"
@@ -19,20 +19,6 @@ import (
 	"go.minekube.com/gate/pkg/lite/discovery/kubernetes"
 )
 
-const kubeTrustYAML = `
-config:
-  lite:
-    enabled: true
-    shutdownGrace: 0s
-    discovery:
-      kubernetes: {enabled: true, kubeconfig: %q}
-    wake:
-      hooks:
-        tenant-hook:
-          wake: {exec: [touch, %q]}
-          namespaces: [%s]
-`
-
 // Regression (issue 30): a Service annotated in a tenant's namespace made
 // the proxy run a command, call a webhook, and scale another namespace's
 // Deployment. Now each is refused like a bad value, while the tenant's own
@@ -40,28 +26,28 @@ config:
 func TestTenantServiceAnnotationsWakeOnlyTheirOwnWorkload(t *testing.T) {
 	k := enginetest.NeedKube(t)
 	tenant, games, other := k.Namespace(t), k.Namespace(t), k.Namespace(t)
-	dir := t.TempDir()
-	hookFile, execFiles := filepath.Join(dir, "hook"), []string{filepath.Join(dir, "exec-wake"), filepath.Join(dir, "exec-sleep"), filepath.Join(dir, "exec-text")}
-	url, requests := hits(t)
+	b := newBait(t)
 	victim := deployment(t, k, games, "victim", 0)
 	deployment(t, k, tenant, "own", 0)
-	p := startTrustProxy(t, fmt.Sprintf(kubeTrustYAML, k.Kubeconfig, hookFile, tenant),
+	p := startTrustProxy(t, fmt.Sprintf(trustYAML, fmt.Sprintf("kubernetes: {enabled: true, kubeconfig: %q}", k.Kubeconfig),
+		b.hookFile, "namespaces: ["+tenant+"]"),
 		func(cfg *config.Config, log logr.Logger) (discovery.Source, error) {
 			return kubernetes.New(cfg.Lite.Discovery.Kubernetes, log, kubernetes.Options{}), nil
 		})
 
-	refused := map[string]string{ // Service -> its wake
-		tenant + "/exec":      fmt.Sprintf("{exec: [touch, %q], sleep: [touch, %q]}", execFiles[0], execFiles[1]),
-		tenant + "/exec-text": "exec:touch " + execFiles[2],
-		tenant + "/webhook":   url,
-		tenant + "/foreign":   games + "/deployment/victim",
-		other + "/stolen":     "hook/tenant-hook",
+	refused := map[string]string{} // Service -> its wake
+	for kind, w := range b.wakes(games + "/deployment/victim") {
+		ns := tenant
+		if kind == "stolen" {
+			ns = other
+		}
+		refused[ns+"/"+kind] = w
 	}
 	for name, w := range refused {
 		service(t, k, name, w)
 	}
 	service(t, k, tenant+"/own", "deployment/own")
-	service(t, k, tenant+"/hooked", "hook/tenant-hook")
+	service(t, k, tenant+"/hooked", "hook/granted")
 	mctest.WaitFor(t, "the tenant's own routes served, the others refused", 15*time.Second, func() bool {
 		for name := range refused {
 			if p.rejected("kubernetes "+name) == "" {
@@ -78,29 +64,30 @@ func TestTenantServiceAnnotationsWakeOnlyTheirOwnWorkload(t *testing.T) {
 	p.send(t, host(tenant+"/own"))
 	mctest.WaitFor(t, "the tenant's own Deployment woken", 10*time.Second, func() bool { return replicas(t, k, tenant, "own") == 1 })
 	p.send(t, host(tenant+"/hooked"))
-	mctest.WaitFor(t, "the hook granted to the tenant's namespace run", 10*time.Second, func() bool { return touched(hookFile) == 1 })
+	mctest.WaitFor(t, "the hook granted to the tenant's namespace run", 10*time.Second, func() bool { return touched(b.hookFile) == 1 })
 
 	cur, err := k.Admin.AppsV1().Deployments(games).Get(t.Context(), "victim", metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	commands, scales := touched(execFiles...), cur.Generation-victim.Generation
-	if commands != 0 || requests.Load() != 0 || scales != 0 || *cur.Spec.Replicas != 0 {
+	scales := cur.Generation - victim.Generation
+	if b.commands() != 0 || b.requests.Load() != 0 || scales != 0 || *cur.Spec.Replicas != 0 {
 		t.Fatalf("a tenant's annotations caused %d commands, %d webhook requests, %d scale writes (victim replicas %d)",
-			commands, requests.Load(), scales, *cur.Spec.Replicas)
+			b.commands(), b.requests.Load(), scales, *cur.Spec.Replicas)
 	}
-	t.Logf("figure: tenant Service annotations (exec mapping, exec text, webhook, foreign namespace, a hook not granted), each with a login: %d commands, %d requests, %d scale calls; own Deployment woken, granted hook run",
-		commands, requests.Load(), scales)
+	t.Logf("figure: %d tenant Services (exec mapping, exec text, webhook, foreign namespace, a hook not granted), each with a login: %d commands, %d requests, %d scale calls; own Deployment woken, granted hook run",
+		len(refused), b.commands(), b.requests.Load(), scales)
 }
 
-// host is the host of the test's Service ns/name.
+// host is the host of the test's object ns/name (or a container's name).
 func host(name string) string { return strings.ReplaceAll(name, "/", "-") + ".trust.example.com" }
 
 // service creates the Service ns/name routed for host(ns/name), with wake w,
 // no endpoints (so a login asks for a wake), and the issue's short timers.
 func service(t *testing.T, k *enginetest.Kube, name, w string) {
 	t.Helper()
-	ns, n := filepath.Dir(name), filepath.Base(name)
+	ns, n := path.Split(name)
+	ns = strings.TrimSuffix(ns, "/")
 	svc := &corev1.Service{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: n, Annotations: map[string]string{
 			kubernetes.AnnotationHosts: host(name), kubernetes.KeyPrefix + "wake": w,

@@ -3,11 +3,13 @@ package engines_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -164,18 +166,62 @@ func (l *lines) count(sub string) int {
 	return n
 }
 
-// hits is a loopback HTTP server that counts the requests it receives: what
-// a tenant's webhook label would make the proxy call.
-func hits(t *testing.T) (url string, n *atomic.Int64) {
-	t.Helper()
-	n = &atomic.Int64{}
-	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { n.Add(1) }))
-	t.Cleanup(s.Close)
-	return s.URL + "/wake", n
+// trustYAML is the proxy's config: source is its discovery line, and the
+// file's one hook, "granted", touches a file (%q) for the objects its grant
+// line names.
+const trustYAML = `
+config:
+  lite:
+    enabled: true
+    shutdownGrace: 0s
+    discovery:
+      %s
+    wake:
+      hooks:
+        granted:
+          wake: {exec: [touch, %q]}
+          %s
+`
+
+// bait is where each thing a tenant's object may name would land: commands
+// that touch files, a loopback HTTP server that counts requests, and the
+// file the granted hook touches.
+type bait struct {
+	hookFile  string
+	execFiles []string
+	url       string
+	requests  atomic.Int64
 }
 
-// touched counts the files of paths that exist: what a tenant's command
-// would have created.
+func newBait(t *testing.T) *bait {
+	t.Helper()
+	dir := t.TempDir()
+	b := &bait{hookFile: filepath.Join(dir, "hook")}
+	for _, f := range []string{"exec-wake", "exec-sleep", "exec-text"} {
+		b.execFiles = append(b.execFiles, filepath.Join(dir, f))
+	}
+	s := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { b.requests.Add(1) }))
+	t.Cleanup(s.Close)
+	b.url = s.URL + "/wake"
+	return b
+}
+
+// wakes are the values a tenant writes, by what they ask for: foreign names
+// a server the tenant does not own.
+func (b *bait) wakes(foreign string) map[string]string {
+	return map[string]string{
+		"exec":      fmt.Sprintf("{exec: [touch, %q], sleep: [touch, %q]}", b.execFiles[0], b.execFiles[1]),
+		"exec-text": "exec:touch " + b.execFiles[2],
+		"webhook":   b.url,
+		"foreign":   foreign,
+		"stolen":    "hook/granted",
+	}
+}
+
+// commands counts the tenant's commands that ran.
+func (b *bait) commands() int { return touched(b.execFiles...) }
+
+// touched counts the files of paths that exist.
 func touched(paths ...string) int {
 	n := 0
 	for _, p := range paths {
