@@ -39,7 +39,9 @@ var errSourceOwned = errors.New("set by the source from the object itself, not b
 // the file, except `wake`: a discovered object may name only its own server
 // or a hook of the file granted to it (ErrNotGranted otherwise), never a
 // command or webhook of its own. An error is an ErrorList whose entries name
-// the origin and the key as the source spells it. A route with no backends yet is valid: its host is
+// the origin and the key as the source spells it; with it the Route is
+// zero, except when every entry is ErrNotGranted: then it is the route
+// without its wake, for a caller that serves it without waking. A route with no backends yet is valid: its host is
 // known and its players are told it is unavailable.
 func (l *Lite) DecodeDiscovered(in Discovered) (Route, []Warning, error) {
 	d := &decoder{file: in.Origin, dir: ".", budget: newBudget(), env: newEnvOverrides(nil),
@@ -73,10 +75,15 @@ func (l *Lite) DecodeDiscovered(in Discovered) (Route, []Warning, error) {
 		warns[i].Path = prefixed(in.KeyPrefix, warns[i].Path)
 	}
 	if len(d.errs) > 0 {
+		onlyRefused := true
 		for _, e := range d.errs {
 			e.Path = prefixed(in.KeyPrefix, e.Path)
+			onlyRefused = onlyRefused && errors.Is(e, ErrNotGranted)
 		}
-		return Route{}, warns, d.errs
+		if !onlyRefused {
+			r = Route{}
+		}
+		return r, warns, d.errs
 	}
 	return r, warns, nil
 }

@@ -167,3 +167,20 @@ func TestParseSpecLeavesHooksToTheConfig(t *testing.T) {
 		t.Fatalf("HookName = %q %v", name, ok)
 	}
 }
+
+// A refused wake leaves a route that can be served without waking: the
+// caller decides (a bad value of any other key leaves nothing).
+func TestRefusedWakeStillDecodesTheRouteWithoutIt(t *testing.T) {
+	l := discoveryLite(t)
+	in := config.Discovered{Origin: "kubernetes aaa-tenant/lobby", KeyPrefix: "gate.minekube.com/", Hosts: []string{"t.example.com"},
+		Backends: []string{"10.9.0.11:25565"}, Namespace: "aaa-tenant",
+		Settings: map[string]string{"wake": "games/deployment/victim", "strategy": "round-robin"}}
+	r, _, err := l.DecodeDiscovered(in)
+	if !errors.Is(err, config.ErrNotGranted) || r.Wake != nil || len(r.Host) != 1 || len(r.Backend) != 1 {
+		t.Fatalf("route %+v, err %v; want the route without its wake and ErrNotGranted", r, err)
+	}
+	in.Settings["strategy"] = "fastest"
+	if r, _, err := l.DecodeDiscovered(in); err == nil || len(r.Host) != 0 {
+		t.Fatalf("with a bad strategy too: route %+v, err %v; want no route", r, err)
+	}
+}
