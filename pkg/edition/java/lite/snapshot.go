@@ -49,11 +49,7 @@ type compiledRoute struct {
 }
 
 func compile(cfg *config.Config) (*snapshot, error) {
-	specs := make([]route.Spec, len(cfg.Lite.Routes))
-	for i, r := range cfg.Lite.Routes {
-		specs[i] = route.Spec{Hosts: r.Host, Backends: r.Backend}
-	}
-	table, err := route.Compile(specs)
+	table, err := route.Compile(cfg.Lite.Specs())
 	if err != nil {
 		return nil, err
 	}

@@ -57,11 +57,18 @@ func defaultLite() Lite {
 		Discovery: Discovery{Precedence: DefaultPrecedence()}, Wake: defaultWake()}
 }
 
-// Specs returns the routes as route specs, ready for route.Compile.
+// Specs returns the routes as route specs, ready for route.Compile. Adjacent
+// file routes (Key "") form one precedence group, in which the operator's
+// order decides; every discovered route is a group of its own, because a
+// source's order says nothing about which host should win.
 func (l *Lite) Specs() []route.Spec {
 	specs := make([]route.Spec, len(l.Routes))
+	group := 0
 	for i, r := range l.Routes {
-		specs[i] = route.Spec{Hosts: r.Host, Backends: r.Backend}
+		if i > 0 && (r.Key != "" || l.Routes[i-1].Key != "") {
+			group++
+		}
+		specs[i] = route.Spec{Hosts: r.Host, Backends: r.Backend, Group: group}
 	}
 	return specs
 }
