@@ -167,6 +167,7 @@ func (a *app) start(ctx context.Context, cfg *config.Config) error {
 	a.proxy = p
 	a.metrics.Registry().MustRegister(p.Wake().Collector())
 	a.routes = discovery.NewMerger(discovery.MergerOptions{Apply: p.Reload, Log: a.log.WithName("discovery")})
+	a.metrics.Registry().MustRegister(a.routes)
 	if err := a.routes.SetFile(cfg); err != nil {
 		return err
 	}
