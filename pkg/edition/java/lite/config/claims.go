@@ -1,6 +1,7 @@
 package config
 
 import (
+	"slices"
 	"strings"
 
 	"go.minekube.com/gate/pkg/edition/java/lite/route"
@@ -71,4 +72,31 @@ func (d *decoder) decodeHostClaims(e entry, dst *HostClaims) {
 		out = append(out, hc)
 	}
 	*dst = out
+}
+
+// lintCatchAll warns about a file route's catch-all host (`*`, stars only)
+// while a discovery source ranks after the file: every discovered exact or
+// wildcard host is matched before it, but that source's own catch-all routes
+// (mc-router's default server, a claimed `*`) never see a player.
+func (d *decoder) lintCatchAll(l *Lite, metas []routeMeta) {
+	var shadowed []string
+	file := slices.Index(l.Discovery.Precedence, SourceFile)
+	for _, s := range l.Discovery.Precedence[file+1:] {
+		if s == SourceKubernetes && l.Discovery.Kubernetes.Enabled || s == SourceDocker && l.Discovery.Docker.Enabled {
+			shadowed = append(shadowed, s)
+		}
+	}
+	if len(shadowed) == 0 {
+		return
+	}
+	for i, m := range metas {
+		for j, h := range l.Routes[i].Host {
+			if h == "" || strings.Trim(h, "*") != "" || j >= len(m.hosts) {
+				continue
+			}
+			d.warnf(m.hosts[j].line, m.hosts[j].path, "host %q catches every host: discovered routes are matched before it, "+
+				"but the catch-all routes of %s (a default server, a claimed '*') never match while it is here",
+				h, strings.Join(shadowed, " and "))
+		}
+	}
 }

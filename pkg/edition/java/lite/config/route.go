@@ -118,6 +118,7 @@ func (d *decoder) decodeRoutes(e entry, l *Lite, health HealthCheck) {
 	if len(d.errs) == 0 {
 		d.lintRoutes(l, metas)
 		d.lintRealIP(l, metas)
+		d.lintCatchAll(l, metas)
 	}
 }
 
