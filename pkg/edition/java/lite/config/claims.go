@@ -42,9 +42,12 @@ func (c HostClaims) Allows(owner, host string) bool {
 	return false
 }
 
-// decodeHostClaims decodes `hosts: {owner: [pattern, ...]}`. An empty
-// mapping is kept (not nil): it allows nothing.
+// decodeHostClaims decodes `hosts: {owner: [pattern, ...]}`. Null leaves
+// the default (nil); an empty mapping is kept (not nil): it allows nothing.
 func (d *decoder) decodeHostClaims(e entry, dst *HostClaims) {
+	if isNull(resolve(e.val)) {
+		return
+	}
 	entries, ok := d.pairs(e)
 	if !ok {
 		return
