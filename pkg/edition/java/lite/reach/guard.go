@@ -141,7 +141,9 @@ func (g *Guard) lookup(ctx context.Context, host string) ([]netip.Addr, error) {
 	return g.dns.LookupNetIP(ctx, "ip", host)
 }
 
-// Protected reports an address a player's captures must not reach. named reports
+// Protected reports an address a player's captures must not reach: the proxy's own
+// listening addresses, and unless named, loopback, the host's interface addresses,
+// unspecified, link-local and multicast ones. named reports
 // that the template writes this host out: the address classes then do not apply,
 // the proxy's own listening addresses still do.
 func (g *Guard) Protected(ap netip.AddrPort, named bool) bool {
@@ -152,8 +154,11 @@ func (g *Guard) Protected(ap netip.AddrPort, named bool) bool {
 	if named {
 		return false
 	}
+	// Any address of the host's own interfaces gets loopback's treatment: a service
+	// bound on 0.0.0.0 (RCON, a database, a Docker API, a sidecar) answers there too.
 	return ip.IsLoopback() || ip.IsUnspecified() || ip.IsLinkLocalUnicast() ||
-		ip.IsLinkLocalMulticast() || ip.IsInterfaceLocalMulticast() || ip.IsMulticast()
+		ip.IsLinkLocalMulticast() || ip.IsInterfaceLocalMulticast() || ip.IsMulticast() ||
+		g.local.Has(ip)
 }
 
 // ownPort reports whether ip:port is one of the proxy's listening addresses.
