@@ -76,7 +76,7 @@ func (s *session) woken(plan *loginPlan, m route.Match, addr string, holdFor tim
 	}
 	plan.order = order
 	if !slices.Contains(m.Backends, addr) {
-		plan.match.Backends = append([]string{addr}, m.Backends...)
+		plan.named = addr
 	}
 	warm := s.start.Add(holdFor)
 	if warm.After(time.Now().Add(s.snap.cfg.ConnectionTimeout + s.snap.cfg.Lite.FirstResponseTimeout)) {
@@ -111,6 +111,11 @@ func (l *Lite) readyCheck(routeKey, host string) func(context.Context, wake.Resu
 				// The guard must know which template addr came from ($n filled
 				// from the player's host), as for a player's dial.
 				x.tmpl, proxyProtocol = rt.template(m.Backends, addr), rt.cfg.ProxyProtocol
+			}
+			if rt == nil || !slices.Contains(m.Backends, addr) {
+				// Named by the engine, not written by the operator: guarded like
+				// a template's expansion.
+				x.tmpl = engineNamed
 			}
 			x.preamble = func() ([]byte, error) { return reach.Probe(addr, proxyProtocol) }
 			cctx, cancel := context.WithTimeout(ctx, readyTimeout)
