@@ -175,6 +175,7 @@ func (a *app) start(ctx context.Context, cfg *config.Config) error {
 	}
 	a.metrics.WatchBackends(p)
 	a.metrics.WatchRelay(p.RelayStats)
+	a.metrics.WatchHeld(p.HeldLogins)
 	var lc net.ListenConfig
 	if a.ln, err = lc.Listen(ctx, "tcp", cfg.Bind); err != nil {
 		return fmt.Errorf("listen %s: %w", cfg.Bind, err)

@@ -50,6 +50,7 @@ func exported(t *testing.T) map[string]bool {
 	}
 	m.ObserveReload(nil)
 	m.WatchRelay(func() relay.Stats { return relay.Stats{Parked: 1, PipesOpen: 2} })
+	m.WatchHeld(func() int64 { return 3 })
 	// The wake targets' metrics are the Coordinator's, registered beside these
 	// by cmd/gate: one woken target gives each a series.
 	wc := wake.NewCoordinator(wake.Options{})

@@ -37,7 +37,9 @@ func (s *session) hold(ctx context.Context, rt *compiledRoute, m route.Match) (*
 	_ = s.client.SetReadDeadline(time.Time{})
 	p := &pump{s: s, cancel: cancel, done: make(chan struct{})}
 	go p.run()
+	s.l.held.Add(1)
 	addr, err := s.l.wake.Hold(holdCtx, rt.key, host, s.l.readyCheck(rt.key, host))
+	s.l.held.Add(-1)
 	perr := p.stop(time.Time{})
 	switch {
 	case p.clientErr != nil:
@@ -61,6 +63,9 @@ func (s *session) hold(ctx context.Context, rt *compiledRoute, m route.Match) (*
 	}
 	return rt, plan, nil
 }
+
+// HeldLogins is how many logins are held right now while their route's target wakes.
+func (l *Lite) HeldLogins() int64 { return l.held.Load() }
 
 // woken puts addr, the backend that just answered a status exchange, first in
 // plan (once: a backend that refuses this login is not asked again). A server

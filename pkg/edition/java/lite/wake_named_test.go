@@ -47,3 +47,25 @@ func TestEngineNamedBackendIsGuarded(t *testing.T) {
 		t.Fatalf("the engine-named loopback service was dialled %d times", n)
 	}
 }
+
+// Regression (issue 30, item 11): held logins appeared in no gauge. HeldLogins counts
+// the logins held right now, and drops back when they are told the server is starting.
+func TestHeldLoginsAreCounted(t *testing.T) {
+	e := newEngine(t, "webhook sleepy", sleepyStatus)
+	e.never = true
+	p := wakeProxy(t, e, "2s", "10m", refusedAddr(t))
+	waitAsleep(t, p, e.key)
+	var clients []*client
+	for range 3 {
+		c := dialProxy(t, p.addr)
+		c.send(mctest.LoginPreamble(765, "sleepy.example.com", "Steve"))
+		clients = append(clients, c)
+	}
+	waitFor(t, "3 logins held", 5*time.Second, func() bool { return p.HeldLogins() == 3 })
+	for _, c := range clients {
+		if text := c.disconnectText(); !strings.Contains(text, "starting") {
+			t.Fatalf("held player got %q", text)
+		}
+	}
+	waitFor(t, "no login held", 5*time.Second, func() bool { return p.HeldLogins() == 0 })
+}
