@@ -306,6 +306,24 @@ var parseErrorCases = []struct {
 		kind: ErrSyntax,
 	},
 	{
+		name: "tab indenting a key names the tab's line, not the value's before it",
+		src:  "config:\n  lite:\n    enabled: true\n\troutes: []\n",
+		want: []string{`config.yml:4: yaml: line 4: found a tab character that violates indentation`},
+		kind: ErrSyntax,
+	},
+	{
+		name: "tab after spaces, blank lines between",
+		src:  "config:\n  lite:\n    enabled: true\n\n  \troutes: []\n",
+		want: []string{`config.yml:5: yaml: line 5: found a tab character that violates indentation`},
+		kind: ErrSyntax,
+	},
+	{
+		name: "tab in a block scalar's indentation",
+		src:  "config:\n  lite:\n    motd: |\n      x\n\ty\n",
+		want: []string{`config.yml:5: yaml: line 5: found a tab character where an indentation space is expected`},
+		kind: ErrSyntax,
+	},
+	{
 		name: "all errors at once",
 		src: `config:
   bind: nope
