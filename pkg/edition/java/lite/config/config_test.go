@@ -1,8 +1,6 @@
 package config
 
 import (
-	"errors"
-	"strings"
 	"testing"
 )
 
@@ -349,29 +347,7 @@ func TestParseErrors(t *testing.T) {
 	for _, tc := range parseErrorCases {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg, _, err := parse(t, tc.src)
-			if err == nil {
-				t.Fatalf("Parse succeeded, want errors %q", tc.want)
-			}
-			if cfg != nil {
-				t.Fatal("Parse returned a config together with errors")
-			}
-			var list ErrorList
-			if !errors.As(err, &list) {
-				t.Fatalf("error %T is not an ErrorList", err)
-			}
-			got := make([]string, len(list))
-			for i, e := range list {
-				got[i] = e.Error()
-			}
-			if strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
-				t.Fatalf("errors:\n got %q\nwant %q", got, tc.want)
-			}
-			if err.Error() != strings.Join(tc.want, "\n") {
-				t.Fatalf("Error() = %q, want the errors one per line", err.Error())
-			}
-			if !errors.Is(err, tc.kind) {
-				t.Fatalf("errors.Is(err, %v) = false", tc.kind)
-			}
+			wantErrors(t, cfg, err, tc.want, tc.kind)
 		})
 	}
 }
