@@ -35,11 +35,7 @@ func TestParseHandshake(t *testing.T) {
 	for _, tt := range handshakeCases {
 		t.Run(tt.name, func(t *testing.T) {
 			in := frameOf(0, handshakeBody(tt.want.Protocol, tt.want.Address, tt.want.Port, tt.want.Intent))
-			hs, n, err := wire.ParseHandshake(in)
-			checkErr(t, err, nil)
-			if hs != tt.want || n != len(in) {
-				t.Fatalf("ParseHandshake = %+v, %d; want %+v, %d", hs, n, tt.want, len(in))
-			}
+			checkParsed(t, "ParseHandshake", result(wire.ParseHandshake(in)), parsed[wire.Handshake]{tt.want, len(in), nil})
 		})
 	}
 }
@@ -47,11 +43,7 @@ func TestParseHandshake(t *testing.T) {
 func TestParseHandshakeLeavesLoginStartInTheSameSegment(t *testing.T) {
 	want := wire.Handshake{Protocol: 765, Address: "mc.example.com", Port: 25565, Intent: 2}
 	in := cat(frameOf(0, handshakeBody(765, "mc.example.com", 25565, 2)), frameOf(0x00, append([]byte{0x05}, "Steve"...)))
-	hs, n, err := wire.ParseHandshake(in)
-	checkErr(t, err, nil)
-	if hs != want || n != 22 {
-		t.Fatalf("ParseHandshake = %+v, %d; want %+v, 22", hs, n, want)
-	}
+	checkParsed(t, "ParseHandshake", result(wire.ParseHandshake(in)), parsed[wire.Handshake]{want, 22, nil})
 }
 
 // handshakeRefusals are inputs ParseHandshake must wait on or refuse.
@@ -88,11 +80,7 @@ var handshakeRefusals = []struct {
 func TestParseHandshakeRefusals(t *testing.T) {
 	for _, tt := range handshakeRefusals {
 		t.Run(tt.name, func(t *testing.T) {
-			hs, n, err := wire.ParseHandshake(tt.in)
-			checkErr(t, err, tt.want)
-			if hs != (wire.Handshake{}) || n != 0 {
-				t.Fatalf("ParseHandshake = %+v, %d; want the zero handshake, 0", hs, n)
-			}
+			checkParsed(t, "ParseHandshake", result(wire.ParseHandshake(tt.in)), parsed[wire.Handshake]{err: tt.want})
 		})
 	}
 }
