@@ -72,9 +72,7 @@ func serveRoot(ctx context.Context, root *rootFlags, stderr io.Writer, started f
 	a := &app{level: new(slog.LevelVar), root: root}
 	a.log, _ = logging.New(stderr, logging.Options{Format: f, Level: a.level})
 	cfg, warnings, err := a.load()
-	for _, w := range warnings {
-		a.log.Info("config warning", "warning", w.String())
-	}
+	reload.LogWarnings(a.log, warnings)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return 1

@@ -6,12 +6,12 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"go.minekube.com/gate/pkg/edition/java/lite/route"
+	"go.minekube.com/gate/pkg/lite/hostport"
 )
 
 // Bounds of the guard for template-expanded backends.
@@ -72,7 +72,7 @@ func (g *Guard) SetOwn(addrs ...string) {
 		if err != nil {
 			continue
 		}
-		p, err := strconv.ParseUint(port, 10, 16)
+		p, err := hostport.ParseListenPort(port)
 		if err != nil {
 			continue
 		}
@@ -80,7 +80,7 @@ func (g *Guard) SetOwn(addrs ...string) {
 		if err != nil {
 			ip = netip.IPv4Unspecified()
 		}
-		own = append(own, netip.AddrPortFrom(ip.Unmap(), uint16(p)))
+		own = append(own, netip.AddrPortFrom(ip.Unmap(), p))
 	}
 	g.own.Store(&own)
 }
@@ -104,7 +104,7 @@ func (g *Guard) Expanded(ctx context.Context, tmpl, addr string) (string, error)
 	if err != nil {
 		return "", fmt.Errorf("backend %s: %w", target, err)
 	}
-	port, err := strconv.ParseUint(portStr, 10, 16)
+	port, err := hostport.ParsePort(portStr)
 	if err != nil {
 		return "", fmt.Errorf("backend %s: bad port: %w", target, err)
 	}
@@ -115,7 +115,7 @@ func (g *Guard) Expanded(ctx context.Context, tmpl, addr string) (string, error)
 	}
 	named := NamedHost(tmpl) == host
 	for _, ip := range ips {
-		ap := netip.AddrPortFrom(ip.Unmap(), uint16(port))
+		ap := netip.AddrPortFrom(ip.Unmap(), port)
 		if !g.Protected(ap, named) {
 			return ap.String(), nil
 		}
