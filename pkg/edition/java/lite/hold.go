@@ -110,18 +110,14 @@ func (l *Lite) readyCheck(routeKey, host string) func(context.Context, wake.Resu
 			if ctx.Err() != nil {
 				return "", false
 			}
-			x := statusCall{addr: addr, tmpl: addr}
-			proxyProtocol := false
-			if rt != nil {
-				// The guard must know which template addr came from ($n filled
-				// from the player's host), as for a player's dial.
-				x.tmpl, proxyProtocol = rt.template(m.Backends, addr), rt.cfg.ProxyProtocol
+			// A backend the engine named, not the operator, is guarded like a
+			// template's expansion; for the route's own, the guard must know the
+			// template addr came from, as for a player's dial.
+			x := statusCall{addr: addr, tmpl: engineNamed}
+			if rt != nil && slices.Contains(m.Backends, addr) {
+				x.tmpl = rt.template(m.Backends, addr)
 			}
-			if rt == nil || !slices.Contains(m.Backends, addr) {
-				// Named by the engine, not written by the operator: guarded like
-				// a template's expansion.
-				x.tmpl = engineNamed
-			}
+			proxyProtocol := rt != nil && rt.cfg.ProxyProtocol
 			x.preamble = func() ([]byte, error) { return reach.Probe(addr, proxyProtocol) }
 			cctx, cancel := context.WithTimeout(ctx, readyTimeout)
 			body, rep, err := l.exchange(cctx, x)

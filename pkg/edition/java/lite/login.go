@@ -112,6 +112,7 @@ func (s *session) attempt(ctx context.Context, rt *compiledRoute, plan loginPlan
 	var first firstBytes
 	if err == nil {
 		first, err = s.firstAnswer(backend, addr, plan)
+		s.l.dials.End(s.sending, s.sendingOK)
 	}
 	var full []byte
 	if err == nil {
@@ -241,5 +242,6 @@ func (s *session) sendPreamble(backend net.Conn, rt *compiledRoute, addr string,
 	if err != nil {
 		return fmt.Errorf("send handshake to %s: %w", addr, err)
 	}
+	s.sending, s.sendingOK = s.l.dials.Begin(bufs[len(bufs)-1])
 	return nil
 }
