@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"go.minekube.com/gate/pkg/edition/java/lite/admission"
+	"go.minekube.com/gate/pkg/edition/java/lite/reach"
 )
 
 // admissionState is what admission decided for a connection that the handshake still
@@ -39,8 +40,8 @@ func (s *session) admit() error {
 			return err
 		}
 	}
-	if playerKnown {
-		s.admitted.player = addrOf(s.clientAddr)
+	if ap, _ := reach.AddrPort(s.clientAddr); playerKnown {
+		s.admitted.player = ap.Addr()
 	}
 	t, err := s.l.adm.Admit(s.admitted.player)
 	if err != nil {

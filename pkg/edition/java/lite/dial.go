@@ -54,10 +54,6 @@ func (l *Lite) closeBackend(c net.Conn) {
 	_ = c.Close()
 }
 
-// ErrProtectedAddress is returned when a template-expanded backend address points
-// where the operator did not name it (see package reach for the guard's contract).
-var ErrProtectedAddress = reach.ErrProtectedAddress
-
 // errProxyFull marks a dial that failed for the proxy's own lack of resources. It wraps
 // strategy.ErrNotBackend, so the backend's health does not pay for it.
 var errProxyFull = fmt.Errorf("proxy out of file descriptors or memory: %w", strategy.ErrNotBackend)

@@ -93,29 +93,9 @@ func (d *decoder) decodeLite(e entry, l *Lite) {
 		"tcpShieldTrustedProxies": func(f entry) {
 			l.TCPShieldTrustedProxies = d.prefixList(f)
 		},
-		"sessionLogEvery": func(f entry) { d.intField(f, 0, &l.SessionLogEvery) },
-		"shutdownGrace": func(f entry) {
-			var v time.Duration
-			if !d.duration(f, &v) {
-				return
-			}
-			if v < 0 {
-				d.invalid(f, "must not be negative, got %s", v)
-				return
-			}
-			l.ShutdownGrace = v
-		},
-		"firstResponseTimeout": func(f entry) {
-			var v time.Duration
-			if !d.duration(f, &v) {
-				return
-			}
-			if v <= 0 {
-				d.invalid(f, "must be positive, got %s", v)
-				return
-			}
-			l.FirstResponseTimeout = v
-		},
+		"sessionLogEvery":      func(f entry) { d.intField(f, 0, &l.SessionLogEvery) },
+		"shutdownGrace":        func(f entry) { d.nonNegative(f, &l.ShutdownGrace) },
+		"firstResponseTimeout": func(f entry) { d.positive(f, &l.FirstResponseTimeout) },
 	}, nil)
 	if !ok {
 		return

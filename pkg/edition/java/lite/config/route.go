@@ -21,7 +21,7 @@ type Route struct {
 	// (wire.DefaultPort, 25565, when omitted), IPv6 in brackets; `$n`
 	// is filled from the n-th wildcard of the matched host. Required.
 	Backend []string
-	// Strategy orders the backends. Default strategy.Sequential.
+	// Strategy orders the backends. Default strategy.Default.
 	Strategy strategy.Name
 	// CachePingTTL is how long a backend's status response is reused.
 	// Default 10s (also when configured 0); -1 when configured negative,
@@ -124,7 +124,7 @@ func (d *decoder) decodeRoutes(e entry, l *Lite, health HealthCheck) {
 
 func (d *decoder) decodeRoute(e entry, l *Lite, health HealthCheck) (Route, routeMeta) {
 	r := Route{
-		Strategy:     strategy.Sequential,
+		Strategy:     strategy.Default,
 		CachePingTTL: defaultCachePingTTL,
 		Disconnect:   Messages{Unavailable: l.Disconnect.Unavailable},
 		HealthCheck:  l.HealthCheck,
