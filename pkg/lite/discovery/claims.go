@@ -19,7 +19,7 @@ type RefusedClaim struct {
 	Reason string // who keeps it, or which grant is missing
 }
 
-// claimsRefused counts refused claims by source kind; the host is left out so
+// claimsRefusedDesc counts refused claims by source kind; the host is left out so
 // that a tenant cannot grow the series.
 var claimsRefusedDesc = prometheus.NewDesc("gate_lite_discovery_claims_refused_total",
 	"Host claims of discovered objects refused (another owner claimed the host first, or the file's hosts grant does not cover it), by source.",
