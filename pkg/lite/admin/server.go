@@ -213,11 +213,15 @@ func (s *Server) ListenAndServe(ctx context.Context, bind string) error {
 // Serve serves on ln until ctx ends, then shuts down (in-flight requests get a
 // second) and returns once the HTTP server has stopped. It closes ln. At most
 // lite.AdminConns connections are open at once, the descriptors the proxy keeps for
-// the API, so /healthz answers even when the proxy is at its open-files cap.
+// the API, so /healthz answers even when the proxy is at its open-files cap; idle or
+// slow clients cannot keep the probes out of them (limitListener).
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
-	ln = limitConns(ln, lite.AdminConns)
+	lim := limitConns(ln, lite.AdminConns)
+	ln = lim
 	srv := &http.Server{
-		Handler:           s.Handler(),
+		Handler:           lim.markBusy(s.Handler()),
+		ConnState:         lim.connState,
+		ConnContext:       connContext,
 		ReadHeaderTimeout: 5 * time.Second,
 		ReadTimeout:       10 * time.Second,
 		WriteTimeout:      30 * time.Second,
