@@ -56,25 +56,19 @@ type trackedConn struct {
 }
 
 func (l *limitListener) Accept() (net.Conn, error) {
-	for {
-		c, err := l.Listener.Accept()
-		if err != nil {
-			return nil, err
-		}
-		tc, err := l.admit(c)
-		if err != nil || tc != nil {
-			return tc, err
-		}
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
 	}
+	return l.admit(c)
 }
 
-// admit finds c a slot, waiting while every slot is busy. It returns nil (having
-// closed c) when c's address holds its share and all of it is busy.
+// admit finds c a slot, waiting while every slot is busy.
 func (l *limitListener) admit(c net.Conn) (*trackedConn, error) {
 	tc := &trackedConn{Conn: c, l: l, src: sourceOf(c)}
 	for {
 		l.mu.Lock()
-		victim, ok, refuse := l.choose(tc.src)
+		victim, ok := l.choose(tc.src)
 		if ok {
 			l.add(tc)
 		}
@@ -82,12 +76,8 @@ func (l *limitListener) admit(c net.Conn) (*trackedConn, error) {
 		if victim != nil {
 			_ = victim.Conn.Close() // its server goroutine sees the error and ends
 		}
-		switch {
-		case ok:
+		if ok {
 			return tc, nil
-		case refuse:
-			_ = c.Close()
-			return nil, nil
 		}
 		select {
 		case <-l.changed:
@@ -99,15 +89,32 @@ func (l *limitListener) admit(c net.Conn) (*trackedConn, error) {
 }
 
 // choose decides under mu whether a connection from src may be admitted now, and
-// which connection it replaces (removed already, for the caller to close).
-func (l *limitListener) choose(src netip.Addr) (victim *trackedConn, ok, refuse bool) {
-	own := l.bySource[src] >= l.perSource
-	if !own && len(l.conns) < l.max {
-		return nil, true, false
+// which connection it replaces (removed already, for the caller to close). An address
+// past its share whose connections are all busy (for the moment a handler runs) gets
+// a free or quiet slot like any other.
+func (l *limitListener) choose(src netip.Addr) (victim *trackedConn, ok bool) {
+	if l.bySource[src] >= l.perSource {
+		if victim = l.quietest(src); victim != nil {
+			l.remove(victim)
+			return victim, true
+		}
 	}
+	if len(l.conns) < l.max {
+		return nil, true
+	}
+	if victim = l.quietest(netip.Addr{}); victim != nil {
+		l.remove(victim)
+		return victim, true
+	}
+	return nil, false
+}
+
+// quietest is the connection quiet the longest of src, or when src is the zero
+// address of the address holding the most; nil if every one is busy.
+func (l *limitListener) quietest(src netip.Addr) *trackedConn {
 	var best *trackedConn
 	for c := range l.conns {
-		if c.busy || (own && c.src != src) {
+		if c.busy || (src.IsValid() && c.src != src) {
 			continue
 		}
 		if best == nil || l.bySource[c.src] > l.bySource[best.src] ||
@@ -115,11 +122,7 @@ func (l *limitListener) choose(src netip.Addr) (victim *trackedConn, ok, refuse 
 			best = c
 		}
 	}
-	if best == nil {
-		return nil, false, own
-	}
-	l.remove(best)
-	return best, true, false
+	return best
 }
 
 func (l *limitListener) add(c *trackedConn) {
