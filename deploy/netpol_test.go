@@ -59,3 +59,21 @@ func checkAPIPeers(t *testing.T, rule int, from []networkingv1.NetworkPolicyPeer
 		}
 	}
 }
+
+// The chart's NetworkPolicy can be turned off and pointed at another namespace.
+func TestChartNetworkPolicyValues(t *testing.T) {
+	if o := renderChart(t, map[string]any{"networkPolicy": map[string]any{"enabled": false}}, "games"); len(o.netpols) != 0 {
+		t.Errorf("networkPolicy.enabled false rendered %d NetworkPolicies", len(o.netpols))
+	}
+	o := renderChart(t, map[string]any{"networkPolicy": map[string]any{"monitoringNamespace": "observability"}}, "games")
+	if len(o.netpols) != 1 {
+		t.Fatalf("want one NetworkPolicy, got %d", len(o.netpols))
+	}
+	for _, r := range o.netpols[0].Spec.Ingress {
+		for _, peer := range r.From {
+			if got := peer.NamespaceSelector.MatchLabels["kubernetes.io/metadata.name"]; got != "observability" {
+				t.Errorf("api peers from namespace %q, want observability", got)
+			}
+		}
+	}
+}
