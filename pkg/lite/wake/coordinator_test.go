@@ -127,7 +127,8 @@ func TestFailedWakeReturnsPromptlyToEveryCallerAndStaysAsleep(t *testing.T) {
 	if !r.c.Asleep(key) {
 		t.Fatal("pings no longer answered as asleep after a failed wake")
 	}
-	// The next login tries again.
+	// The next login after the backoff tries again.
+	r.clk.Advance(time.Second)
 	f.mu.Lock()
 	f.wakeErr = nil
 	f.mu.Unlock()

@@ -46,7 +46,7 @@ func (c *Coordinator) endSession(t *target) {
 		c.hold(t, 0)
 		if t.dropped && c.dropped[t.key] == t {
 			delete(c.dropped, t.key)
-			c.m.forget(t.key)
+			c.forget(t)
 		}
 		c.maybeIdle(t, &logs)
 	}
@@ -112,7 +112,7 @@ func (c *Coordinator) holdLoop(t *target) {
 		err := c.holders.Hold(ctx, t.key, n)
 		cancel()
 		if err != nil && c.ctx.Err() == nil {
-			c.log.Error(err, "hold wake target", "target", t.key, "sessions", n)
+			c.log.Error(err, "hold wake target", "target", t.name, "sessions", n)
 		}
 	}
 }

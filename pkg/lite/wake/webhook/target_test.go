@@ -159,7 +159,7 @@ func TestClientErrorsAreNotRetried(t *testing.T) {
 		})
 		tg := newTarget(t, h.srv.URL, "k", 5*time.Second)
 		_, err := tg.Wake(context.Background(), wake.Request{})
-		if err == nil || !strings.Contains(err.Error(), tg.Key()) || !strings.Contains(err.Error(), http.StatusText(code)) {
+		if err == nil || !strings.Contains(err.Error(), wake.Name(tg.Key())) || !strings.Contains(err.Error(), http.StatusText(code)) {
 			t.Errorf("%d: error %v", code, err)
 		}
 		if n := len(h.requests()); n != 1 {
