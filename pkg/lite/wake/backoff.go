@@ -23,7 +23,7 @@ func (c *Coordinator) tooSoon(t *target, logs *[]change) error {
 	}
 	t.turnedAway++
 	c.fire(t, onTooSoon, logs)
-	return fmt.Errorf("%w: next try in %v after: %s", ErrBackoff, t.retryAt.Sub(now).Round(time.Millisecond), t.err)
+	return fmt.Errorf("%w (next try in %v): %s", ErrBackoff, t.retryAt.Sub(now).Round(time.Millisecond), t.err)
 }
 
 // backoffStep keeps t's run of failures along step s: entering backoff

@@ -18,8 +18,8 @@ import (
 //	docker      the container's name
 //
 // Two keys may share a Name (two webhooks on one host); the Coordinator tells
-// them apart by a suffix. Name never fails: a key of no known form shows as its
-// kind alone.
+// them apart by a suffix. Name never fails: a key of no known form shows as
+// "target", since nothing says which of its parts are safe.
 func Name(key string) string {
 	kind, rest, _ := strings.Cut(key, " ")
 	switch Kind(kind) {
@@ -34,7 +34,7 @@ func Name(key string) string {
 		}
 		return kind + " " + filepath.Base(prog)
 	}
-	return kind
+	return "target"
 }
 
 // webhookHost is scheme://host[:port] of a webhook URL. Text that is no
