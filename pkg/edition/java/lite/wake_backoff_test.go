@@ -15,9 +15,9 @@ import (
 // failure starts the target's backoff, and every later login within it gets
 // the starting Disconnect at once, without an engine call.
 func TestHundredLoginsToAFailingWakeMakeOneCall(t *testing.T) {
-	e := newEngine(t, "webhook sleepy", sleepyStatus)
-	e.block = time.Nanosecond // the webhook fails at once
 	logs := &mctest.Logs{}
+	e := newEngine(t, "webhook failing", sleepyStatus)
+	e.block = time.Nanosecond // the webhook fails at once
 	p := startProxy(t, wakeConfig(e.addr, "5s", "10m", refusedAddr(t)), proxyOpts{log: logs.Logger(0),
 		wakeTargets: func(wake.Spec) (wake.Target, error) { return e, nil },
 		wake:        wake.Options{RetryWakeAfter: time.Minute}})
