@@ -19,9 +19,9 @@ const (
 )
 
 // phase is where a target is. Four of them are the words shown outside; the
-// other three are states the Coordinator must tell apart that show as one of
-// those words, because each has an engine or Holders call under way that
-// decides what comes next.
+// other four are states the Coordinator must tell apart that show as one of
+// those words: three have an engine or Holders call under way that decides
+// what comes next, and backoff turns logins away after a failed wake call.
 type phase uint8
 
 const (

@@ -23,7 +23,8 @@ func (c *Coordinator) Session(key string) (end func()) {
 	t.events++
 	woke := false
 	if t.sessions == 1 {
-		woke = t.phase == asleep // it ran after all: the step makes it awake
+		// It ran after all: the step makes it awake.
+		woke = t.phase == asleep || t.phase == backoff
 		c.fire(t, onSession, &logs)
 		c.hold(t, 1)
 		c.armRenew(t)

@@ -224,7 +224,7 @@ func (e *finalError) Unwrap() error { return e.err }
 func (t *Target) attempt(ctx context.Context, body []byte, sig string) ([]byte, time.Duration, error) {
 	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, t.url, bytes.NewReader(body))
 	if err != nil {
-		return nil, 0, &finalError{err}
+		return nil, 0, &finalError{withoutURL(err)}
 	}
 	hreq.Header.Set("Content-Type", "application/json")
 	hreq.Header.Set("User-Agent", "gate-wake")
@@ -233,11 +233,7 @@ func (t *Target) attempt(ctx context.Context, body []byte, sig string) ([]byte, 
 	}
 	resp, err := t.client.Do(hreq)
 	if err != nil {
-		// Its *url.Error quotes the URL, token and all.
-		var uerr *url.Error
-		if errors.As(err, &uerr) {
-			err = uerr.Err
-		}
+		err = withoutURL(err)
 		if ctx.Err() != nil {
 			return nil, 0, &finalError{fmt.Errorf("POST: %w", ctx.Err())}
 		}
@@ -263,6 +259,16 @@ func (t *Target) attempt(ctx context.Context, body []byte, sig string) ([]byte, 
 	default:
 		return nil, 0, &finalError{fmt.Errorf("reply %s (not retried)", status)}
 	}
+}
+
+// withoutURL drops the URL a *url.Error quotes (token, userinfo and all);
+// the target's name already says which webhook failed.
+func withoutURL(err error) error {
+	var uerr *url.Error
+	if errors.As(err, &uerr) {
+		return uerr.Err
+	}
+	return err
 }
 
 // backoff is the wait after failed attempt n (0-based): min·2ⁿ capped at
