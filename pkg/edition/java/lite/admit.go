@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"go.minekube.com/gate/pkg/edition/java/lite/admission"
-	"go.minekube.com/gate/pkg/edition/java/lite/reach"
 )
 
 // admissionState is what admission decided for a connection that the handshake still
@@ -40,8 +39,8 @@ func (s *session) admit() error {
 			return err
 		}
 	}
-	if ap, _ := reach.AddrPort(s.clientAddr); playerKnown {
-		s.admitted.player = ap.Addr()
+	if playerKnown {
+		s.admitted.player = s.playerIP()
 	}
 	t, err := s.l.adm.Admit(s.admitted.player)
 	if err != nil {

@@ -112,7 +112,7 @@ func (s *session) attempt(ctx context.Context, rt *compiledRoute, plan loginPlan
 	var first firstBytes
 	if err == nil {
 		first, err = s.firstAnswer(backend, addr, plan)
-		s.l.dials.End(s.sending, s.sendingOK)
+		s.l.dials.End(s.sending)
 	}
 	var full []byte
 	if err == nil {
@@ -233,6 +233,7 @@ func (s *session) sendPreamble(backend net.Conn, rt *compiledRoute, addr string,
 	if err != nil {
 		return err
 	}
+	payload := bufs[len(bufs)-1] // what follows any PROXY header; WriteTo consumes bufs
 	_ = backend.SetWriteDeadline(deadline)
 	if len(bufs) == 1 {
 		_, err = backend.Write(bufs[0])
@@ -242,6 +243,6 @@ func (s *session) sendPreamble(backend net.Conn, rt *compiledRoute, addr string,
 	if err != nil {
 		return fmt.Errorf("send handshake to %s: %w", addr, err)
 	}
-	s.sending, s.sendingOK = s.l.dials.Begin(bufs[len(bufs)-1])
+	s.sending = s.l.dials.Begin(payload, s.playerIP())
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"net"
 	"strings"
 	"testing"
+	"time"
 
 	"go.minekube.com/gate/internal/mctest"
 	"go.minekube.com/gate/pkg/edition/java/lite"
@@ -23,7 +24,7 @@ func TestLoginBroughtBackByAForwarderIsRefusedOnce(t *testing.T) {
 	count := newSessionCount()
 	startProxy(t, oneRoute("play.example.com", fwd.Addr()).withTop("readTimeout: 3s").quotasOff("maxConnections: 40").String(),
 		proxyOpts{ln: ln, obs: count})
-	c := dialProxy(t, ln.Addr().String())
+	c := playerFrom(t, "127.0.0.2", ln.Addr().String())
 	c.send(mctest.LoginPreamble(765, "play.example.com", "Steve"))
 	if text := c.disconnectText(); !strings.Contains(text, "unavailable") {
 		t.Fatalf("player got %q, want the unavailable text", text)
@@ -52,7 +53,7 @@ func TestReplicasListingEachOtherCostOneLoginTwoDials(t *testing.T) {
 	}
 	startProxy(t, cfg(lnB), proxyOpts{ln: lnA, obs: a})
 	startProxy(t, cfg(lnA), proxyOpts{ln: lnB, obs: b})
-	c := dialProxy(t, lnA.Addr().String())
+	c := playerFrom(t, "127.0.0.2", lnA.Addr().String())
 	c.send(mctest.LoginPreamble(765, "play.example.com", "Steve"))
 	if text := c.disconnectText(); !strings.Contains(text, "unavailable") {
 		t.Fatalf("player got %q, want the unavailable text", text)
@@ -63,5 +64,37 @@ func TestReplicasListingEachOtherCostOneLoginTwoDials(t *testing.T) {
 	t.Logf("A accepted %d, B accepted %d, A's loop refusals %d", acceptedA, acceptedB, rejectedA[lite.ReasonLoop])
 	if dials := acceptedA + acceptedB - 1; dials > 3 || rejectedA[lite.ReasonLoop] != 1 {
 		t.Fatalf("one login cost %d dials (want at most 3), A refused %d as a loop (want 1)", dials, rejectedA[lite.ReasonLoop])
+	}
+}
+
+// playerFrom connects to the proxy at addr from the loopback address ip: a player on
+// another host than the forwarders and replicas, which dial from 127.0.0.1.
+func playerFrom(t *testing.T, ip, addr string) *client {
+	t.Helper()
+	conn, err := dialFrom(ip, addr)
+	if err != nil {
+		t.Fatalf("dial from %s: %v", ip, err)
+	}
+	_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
+	t.Cleanup(func() { _ = conn.Close() })
+	mc := mctest.NewClient(conn)
+	return &client{t: t, Client: mc, br: mc.R}
+}
+
+// The same player's bytes from the player's own address are that player again (a
+// client that joins twice at once, bots that share a name), never a loop.
+func TestSameLoginTwiceFromOnePlayerIsNoLoop(t *testing.T) {
+	b := vanillaBackend(t)
+	p := startProxy(t, oneRoute("play.example.com", b).quotasOff().String())
+	pre := mctest.LoginPreamble(765, "play.example.com", "Steve")
+	first, second := dialProxy(t, p.addr), dialProxy(t, p.addr)
+	first.send(pre[:len(pre)-1]) // the backend waits for a whole Login Start
+	waitFor(t, "the first login sent on", 5*time.Second, func() bool { return unsettledOn(p, b) == 1 })
+	second.send(pre)
+	first.send(pre[len(pre)-1:])
+	for _, c := range []*client{first, second} {
+		if got := c.readN(len(pre)); string(got) != string(pre) {
+			t.Fatalf("a login was refused: got %x", got)
+		}
 	}
 }

@@ -81,6 +81,12 @@ func (s *session) peerIn(prefixes []netip.Prefix) bool {
 	return false
 }
 
+// playerIP is the player's IP: from a trusted PROXY header, else the socket's.
+func (s *session) playerIP() netip.Addr {
+	ap, _ := reach.AddrPort(s.clientAddr)
+	return ap.Addr()
+}
+
 // forwardAddress is the server address a tcpShieldRealIP route's backends get to see,
 // before the proxy adds its own RealIP block (reach.First). A block the client put
 // in its handshake is removed unless the socket peer is a trusted TCPShield front

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"go.minekube.com/gate/pkg/edition/java/lite/admission"
+	"go.minekube.com/gate/pkg/edition/java/lite/reach"
 	"go.minekube.com/gate/pkg/edition/java/lite/route"
 	"go.minekube.com/gate/pkg/edition/java/lite/wire"
 	"go.minekube.com/gate/pkg/lite/logging"
@@ -54,9 +55,8 @@ type session struct {
 	admitted admissionState
 
 	event Event // what conn.ev points to
-	// sending is what reach.Logins knows the login being sent to a backend by.
-	sending   uint64
-	sendingOK bool
+	// sending is the login being sent to a backend, as reach.Logins knows it.
+	sending reach.Sending
 	// overCap: accepted past the open-files cap (fdcap.go). The connection holds a
 	// slot of Lite.telling, given back once its socket is closed and before Serve
 	// counts it gone, so the cap never sees a moment with one connection too few.
@@ -302,7 +302,7 @@ func (s *session) tell(rt *compiledRoute, err error) error {
 // own live backend connections, or that carries a login this proxy is sending to a
 // backend right now (reach.Logins: a forwarder or another replica brought it back).
 func (s *session) refuseLoop() error {
-	if s.l.dials.Refuse(s.client) || s.hs.IsLogin() && s.l.dials.Seen(s.buf) {
+	if s.l.dials.Refuse(s.client) || s.hs.IsLogin() && s.l.dials.Seen(s.buf, s.playerIP()) {
 		return reject(ReasonLoop, "connection from this proxy's own backend dial (a backend address leads back here)")
 	}
 	return nil

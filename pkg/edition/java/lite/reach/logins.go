@@ -2,6 +2,7 @@ package reach
 
 import (
 	"hash/maphash"
+	"net/netip"
 	"sync"
 
 	"go.minekube.com/gate/pkg/edition/java/lite/wire"
@@ -21,49 +22,68 @@ const maxLoginFrame = 4 << 10
 // for concurrent use.
 //
 // A login whose player has not sent that frame yet is not recorded: players' bare
-// handshakes to one host are alike, so they would refuse each other.
+// handshakes to one host are alike, so they would refuse each other. And the same
+// bytes from the player's own address are that player again (a client that joins
+// twice at once, bots that share a name), never a loop: a login comes back from the
+// forwarder's or the replica's address.
 type Logins struct {
-	seed maphash.Seed
-	mu   sync.Mutex
-	m    map[uint64]int
+	seed   maphash.Seed
+	mu     sync.Mutex
+	byKey  map[uint64]int
+	byFrom map[Sending]int
+}
+
+// Sending is one login Begin recorded.
+type Sending struct {
+	key    uint64
+	player netip.Addr
+	ok     bool
 }
 
 // NewLogins returns an empty set.
-func NewLogins() *Logins { return &Logins{seed: maphash.MakeSeed(), m: map[uint64]int{}} }
+func NewLogins() *Logins {
+	return &Logins{seed: maphash.MakeSeed(), byKey: map[uint64]int{}, byFrom: map[Sending]int{}}
+}
 
-// Begin records the login whose bytes after any PROXY header are payload; End(key,
-// ok) must follow once the backend answered or the attempt failed.
-func (l *Logins) Begin(payload []byte) (key uint64, ok bool) {
-	if key, ok = l.key(payload); ok {
+// Begin records the login of the player at player whose bytes after any PROXY header
+// are payload; End must follow once the backend answered or the attempt failed.
+func (l *Logins) Begin(payload []byte, player netip.Addr) Sending {
+	key, ok := l.key(payload)
+	in := Sending{key: key, player: player, ok: ok}
+	if ok {
 		l.mu.Lock()
-		l.m[key]++
+		l.byKey[key]++
+		l.byFrom[in]++
 		l.mu.Unlock()
 	}
-	return key, ok
+	return in
 }
 
 // End forgets what Begin recorded.
-func (l *Logins) End(key uint64, ok bool) {
-	if !ok {
+func (l *Logins) End(in Sending) {
+	if !in.ok {
 		return
 	}
 	l.mu.Lock()
-	if l.m[key]--; l.m[key] <= 0 {
-		delete(l.m, key)
+	if l.byKey[in.key]--; l.byKey[in.key] <= 0 {
+		delete(l.byKey, in.key)
+	}
+	if l.byFrom[in]--; l.byFrom[in] <= 0 {
+		delete(l.byFrom, in)
 	}
 	l.mu.Unlock()
 }
 
-// Seen reports whether b, the first bytes of an accepted connection, are a login this
-// proxy is sending to a backend right now.
-func (l *Logins) Seen(b []byte) bool {
+// Seen reports whether b, the first bytes of a connection accepted from peer, are a
+// login this proxy is sending to a backend right now for a player elsewhere.
+func (l *Logins) Seen(b []byte, peer netip.Addr) bool {
 	key, ok := l.key(b)
 	if !ok {
 		return false
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.m[key] > 0
+	return l.byKey[key] > l.byFrom[Sending{key: key, player: peer, ok: true}]
 }
 
 func (l *Logins) key(b []byte) (uint64, bool) {
