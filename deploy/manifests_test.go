@@ -17,6 +17,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -29,6 +30,7 @@ type objects struct {
 	services    []*corev1.Service
 	configMaps  []*corev1.ConfigMap
 	pdbs        []*policyv1.PodDisruptionBudget
+	netpols     []*networkingv1.NetworkPolicy
 
 	serviceAccounts     []*corev1.ServiceAccount
 	roles               []*rbacv1.Role
@@ -96,6 +98,7 @@ var decoders = map[string]func(o *objects) any{
 	"v1 Service":                                      func(o *objects) any { return add(&o.services) },
 	"v1 ConfigMap":                                    func(o *objects) any { return add(&o.configMaps) },
 	"policy/v1 PodDisruptionBudget":                   func(o *objects) any { return add(&o.pdbs) },
+	"networking.k8s.io/v1 NetworkPolicy":              func(o *objects) any { return add(&o.netpols) },
 	"v1 ServiceAccount":                               func(o *objects) any { return add(&o.serviceAccounts) },
 	"rbac.authorization.k8s.io/v1 Role":               func(o *objects) any { return add(&o.roles) },
 	"rbac.authorization.k8s.io/v1 RoleBinding":        func(o *objects) any { return add(&o.roleBindings) },
@@ -175,6 +178,7 @@ func checkBase(t *testing.T, o objects) {
 	if _, ok := cm.Data["config.yml"]; !ok {
 		t.Errorf("ConfigMap has no config.yml")
 	}
+	checkNetworkPolicy(t, o.netpols, labels)
 }
 
 func checkDeployment(t *testing.T, d *appsv1.Deployment, cm *corev1.ConfigMap) {

@@ -72,9 +72,7 @@ func serveRoot(ctx context.Context, root *rootFlags, stderr io.Writer, started f
 	a := &app{level: new(slog.LevelVar), root: root}
 	a.log, _ = logging.New(stderr, logging.Options{Format: f, Level: a.level})
 	cfg, warnings, err := a.load()
-	for _, w := range warnings {
-		a.log.Info("config warning", "warning", w.String())
-	}
+	reload.LogWarnings(a.log, warnings)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return 1
@@ -167,6 +165,7 @@ func (a *app) start(ctx context.Context, cfg *config.Config) error {
 	a.proxy = p
 	a.metrics.Registry().MustRegister(p.Wake().Collector())
 	a.routes = discovery.NewMerger(discovery.MergerOptions{Apply: p.Reload, Log: a.log.WithName("discovery")})
+	a.metrics.Registry().MustRegister(a.routes)
 	if err := a.routes.SetFile(cfg); err != nil {
 		return err
 	}
@@ -175,6 +174,7 @@ func (a *app) start(ctx context.Context, cfg *config.Config) error {
 	}
 	a.metrics.WatchBackends(p)
 	a.metrics.WatchRelay(p.RelayStats)
+	a.metrics.WatchHeld(p.HeldLogins)
 	var lc net.ListenConfig
 	if a.ln, err = lc.Listen(ctx, "tcp", cfg.Bind); err != nil {
 		return fmt.Errorf("listen %s: %w", cfg.Bind, err)

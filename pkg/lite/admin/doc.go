@@ -7,7 +7,9 @@
 // state, active sessions, latency, load, eligibility and why), and /metrics
 // when given a Prometheus handler. With a token every request but the health
 // checks must carry "Authorization: Bearer TOKEN"; without one the server
-// refuses to listen anywhere but loopback.
+// refuses to listen anywhere but loopback. It holds at most lite.AdminConns
+// connections, and its own clients cannot keep the probes out of them
+// (limitListener); the probes may also get a listener of their own.
 //
 // It changes nothing in the proxy: there is no write endpoint. It does not own
 // the metrics (package metrics) or the data it shows (package lite computes

@@ -11,16 +11,12 @@ import (
 	"net/http"
 	"net/netip"
 	"strings"
-	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/go-logr/logr"
 
-	"go.minekube.com/gate/pkg/edition/java/lite"
 	"go.minekube.com/gate/pkg/edition/java/lite/config"
 	"go.minekube.com/gate/pkg/lite/discovery"
-	"go.minekube.com/gate/pkg/lite/logging"
 	"go.minekube.com/gate/pkg/lite/wake"
 )
 
@@ -63,25 +59,33 @@ type Options struct {
 	// Wake, when not nil, reports the wake targets for /api/v1/wake (the
 	// wake.Coordinator's States).
 	Wake func() []wake.State
+	// ProbeListener, when not nil, is a listener of its own for /healthz and /readyz
+	// (nothing else, no token), so that a NetworkPolicy or firewall can close the API's
+	// port and leave the probes theirs. Serve serves and closes it; it takes
+	// ProbeConns of the API's lite.AdminConns descriptors.
+	ProbeListener net.Listener
 	// Log receives listener errors. The zero Logger discards.
 	Log logr.Logger
 }
 
 // Server is the admin HTTP API. Its handlers only read.
 type Server struct {
-	o     Options
-	token atomic.Pointer[[32]byte] // sha256 of the token; nil means no token
-	mux   *http.ServeMux
+	o      Options
+	token  atomic.Pointer[[32]byte] // sha256 of the token; nil means no token
+	mux    *http.ServeMux
+	probes *http.ServeMux // the probe listener's: health and readiness only
 }
 
 // New creates a server; it listens only when Serve or ListenAndServe is called.
 func New(o Options) *Server {
-	s := &Server{o: o, mux: http.NewServeMux()}
+	s := &Server{o: o, mux: http.NewServeMux(), probes: http.NewServeMux()}
 	s.SetToken(o.Token)
-	s.mux.HandleFunc("GET "+PathHealthz, func(w http.ResponseWriter, _ *http.Request) {
-		writeText(w, http.StatusOK, "ok")
-	})
-	s.mux.HandleFunc("GET "+PathReadyz, s.readyz)
+	for _, mux := range []*http.ServeMux{s.mux, s.probes} {
+		mux.HandleFunc("GET "+PathHealthz, func(w http.ResponseWriter, _ *http.Request) {
+			writeText(w, http.StatusOK, "ok")
+		})
+		mux.HandleFunc("GET "+PathReadyz, s.readyz)
+	}
 	s.mux.Handle("GET "+PathRoutes, s.auth(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		writeJSON(w, routesView(s.o.Source.Routes()))
 	})))
@@ -208,43 +212,6 @@ func (s *Server) ListenAndServe(ctx context.Context, bind string) error {
 		return fmt.Errorf("admin API: listen %s: %w", bind, err)
 	}
 	return s.Serve(ctx, ln)
-}
-
-// Serve serves on ln until ctx ends, then shuts down (in-flight requests get a
-// second) and returns once the HTTP server has stopped. It closes ln. At most
-// lite.AdminConns connections are open at once, the descriptors the proxy keeps for
-// the API, so /healthz answers even when the proxy is at its open-files cap.
-func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
-	ln = limitConns(ln, lite.AdminConns)
-	srv := &http.Server{
-		Handler:           s.Handler(),
-		ReadHeaderTimeout: 5 * time.Second,
-		ReadTimeout:       10 * time.Second,
-		WriteTimeout:      30 * time.Second,
-		IdleTimeout:       time.Minute,
-		MaxHeaderBytes:    16 << 10,
-		// The server's own errors (bad TLS, broken requests) are peer-triggered: they
-		// go through the structured, rate-limited logger, not to stderr as text.
-		ErrorLog: logging.StdLogger(s.o.Log, "admin HTTP server"),
-	}
-	ctx, cancel := context.WithCancel(ctx)
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		<-ctx.Done()
-		sctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		defer cancel()
-		if err := srv.Shutdown(sctx); err != nil {
-			_ = srv.Close()
-		}
-	})
-	s.o.Log.Info("admin API listening", "bind", ln.Addr().String())
-	err := srv.Serve(ln)
-	cancel() // also when Serve failed on its own: the shutdown goroutine must end
-	wg.Wait()
-	if errors.Is(err, http.ErrServerClosed) {
-		return nil
-	}
-	return fmt.Errorf("admin API: %w", err)
 }
 
 func writeText(w http.ResponseWriter, code int, msg string) {

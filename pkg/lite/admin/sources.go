@@ -26,6 +26,17 @@ type RouteSource struct {
 	Cause      string     `json:"cause,omitempty"`
 	// Rejected are the routes left out because a setting did not parse.
 	Rejected []RejectedRoute `json:"rejected,omitempty"`
+	// RefusedClaims are hosts the source's objects asked for and did not
+	// get: another owner claimed them first, or the file grants them no
+	// such host.
+	RefusedClaims []RefusedClaim `json:"refusedClaims,omitempty"`
+}
+
+// RefusedClaim is one host a discovered object was refused.
+type RefusedClaim struct {
+	Origin string `json:"origin"`
+	Host   string `json:"host"`
+	Reason string `json:"reason"`
 }
 
 // RejectedRoute is a discovered route whose settings did not parse.
@@ -49,6 +60,9 @@ func sourcesView(in []discovery.SourceStatus) []RouteSource {
 		for _, r := range s.Rejected {
 			rs.Rejected = append(rs.Rejected, RejectedRoute{Origin: r.Origin, Error: r.Err})
 		}
+		for _, c := range s.RefusedClaims {
+			rs.RefusedClaims = append(rs.RefusedClaims, RefusedClaim(c))
+		}
 		out = append(out, rs)
 	}
 	return out
@@ -63,7 +77,7 @@ func (c *Client) Sources(ctx context.Context) ([]RouteSource, error) {
 
 // WriteSources prints one line per discovery source: its routes, when it last
 // published and whether it is stale (since when, why), then one line per
-// rejected route.
+// rejected route and per refused host claim.
 func WriteSources(w io.Writer, ss []RouteSource, now time.Time) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "SOURCE\tROUTES\tUPDATED\tSTATE")
@@ -84,6 +98,11 @@ func WriteSources(w io.Writer, ss []RouteSource, now time.Time) error {
 	for _, s := range ss {
 		for _, r := range s.Rejected {
 			if _, err := fmt.Fprintf(w, "rejected %s: %s\n", r.Origin, r.Error); err != nil {
+				return err
+			}
+		}
+		for _, c := range s.RefusedClaims {
+			if _, err := fmt.Fprintf(w, "refused %s host %s: %s\n", c.Origin, c.Host, c.Reason); err != nil {
 				return err
 			}
 		}

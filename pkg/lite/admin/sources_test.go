@@ -28,3 +28,18 @@ func TestSourcesSayWhichIsStaleSinceWhenAndWhy(t *testing.T) {
 		"kubernetes  3       1m30s ago  stale since 2024-05-01T11:58:30Z (1m30s ago): dial tcp 127.0.0.1:6443: connect: connection refused",
 		`rejected kubernetes games/bad: gate.minekube.com/strategy: unknown "fastest"`)
 }
+
+func TestSourcesListRefusedHostClaims(t *testing.T) {
+	s, _ := newTestServer(t, Options{Token: "s3cret", Sources: func() []discovery.SourceStatus {
+		return []discovery.SourceStatus{{Name: "kubernetes", Routes: 1, Updated: reportAt.Add(-time.Second),
+			RefusedClaims: []discovery.RefusedClaim{{Origin: "kubernetes aaa-tenant/lobby", Host: "play.example.com",
+				Reason: "claimed first by kubernetes games/lobby"}}}}
+	}})
+	got := fetchTable(t, s, PathSources, "s3cret", (*Client).Sources, func(w io.Writer, ss []RouteSource) error {
+		return WriteSources(w, ss, reportAt)
+	})
+	wantTable(t, got,
+		"SOURCE      ROUTES  UPDATED  STATE",
+		"kubernetes  1       1s ago   fresh",
+		"refused kubernetes aaa-tenant/lobby host play.example.com: claimed first by kubernetes games/lobby")
+}

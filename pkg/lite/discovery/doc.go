@@ -6,8 +6,10 @@
 // file edit uses.
 //
 // It owns the seam (Source, Sink, Route) and the merge: precedence between
-// sources, conflicting hosts, the staleness of each source, and turning a
-// source's settings into config routes with the file's own parsers. It does
+// sources, host claims (the first claimant among owners keeps a host, and the
+// file's `hosts` grants bound what an owner may claim), the staleness of each
+// source, and turning a source's settings into config routes with the file's
+// own parsers. It does
 // not own any engine's client (each lives in a sub-package) nor how routes are
 // served (package lite).
 //

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"go.minekube.com/gate/pkg/edition/java/lite/config"
 )
@@ -40,12 +41,16 @@ type Merger struct {
 	// warned remembers the conflicts and rejections already logged, so a
 	// source that republishes the same set does not repeat them.
 	warned map[string]bool
+	// refusedClaims counts refused claims by source, each counted when it
+	// is first logged.
+	refusedClaims map[string]uint64
 }
 
 type sourceState struct {
 	routes     []Route   // as published
 	decoded    []decoded // routes whose settings parsed
 	rejected   []Rejected
+	refused    []RefusedClaim
 	updated    time.Time // last Replace
 	staleSince time.Time // zero while fresh
 	cause      error
@@ -69,7 +74,8 @@ func NewMerger(o MergerOptions) *Merger {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	return &Merger{o: o, sources: make(map[string]*sourceState), warned: make(map[string]bool)}
+	return &Merger{o: o, sources: make(map[string]*sourceState), warned: make(map[string]bool),
+		refusedClaims: make(map[string]uint64)}
 }
 
 // SetFile applies a new file config with the sources' current routes. It is the
@@ -80,15 +86,16 @@ func (m *Merger) SetFile(cfg *config.Config) error {
 	prev := m.file
 	m.file = cfg
 	// A new file may change the route defaults the sources' settings
-	// inherit (health check, disconnect text): decode every set again.
+	// inherit (health check, disconnect text) and the hosts it grants:
+	// decode every set again.
 	for name, s := range m.sources {
-		s.decoded, s.rejected = m.decode(name, s.routes)
+		m.rebuild(name, s)
 	}
 	if err := m.o.Apply(m.merged()); err != nil {
 		m.file = prev
 		if prev != nil {
 			for name, s := range m.sources {
-				s.decoded, s.rejected = m.decode(name, s.routes)
+				m.rebuild(name, s)
 			}
 		}
 		return err
@@ -120,14 +127,14 @@ func (m *Merger) Replace(source string, routes []Route) {
 	if reflect.DeepEqual(s.routes, routes) && s.routes != nil {
 		return
 	}
-	prevRoutes, prevDecoded, prevRejected := s.routes, s.decoded, s.rejected
+	prev := *s
 	s.routes = cloneRoutes(routes) // the source may reuse its slices
-	s.decoded, s.rejected = m.decode(source, routes)
+	m.rebuild(source, s)
 	if m.file == nil {
 		return // applied with the file
 	}
 	if err := m.o.Apply(m.merged()); err != nil {
-		s.routes, s.decoded, s.rejected = prevRoutes, prevDecoded, prevRejected
+		s.routes, s.decoded, s.rejected, s.refused = prev.routes, prev.decoded, prev.rejected, prev.refused
 		m.o.Log.Error(err, "discovered routes not applied; the routes in force stay", "source", source)
 		return
 	}
@@ -136,7 +143,7 @@ func (m *Merger) Replace(source string, routes []Route) {
 		backends += len(r.Backend)
 	}
 	m.o.Log.Info("discovered routes applied", "source", source, "routes", len(s.decoded),
-		"backends", backends, "rejected", len(s.rejected))
+		"backends", backends, "rejected", len(s.rejected), "refusedClaims", len(s.refused))
 }
 
 // Stale implements Sink.
@@ -173,13 +180,31 @@ func (m *Merger) state(source string) *sourceState {
 	return s
 }
 
+// rebuild settles s's claims and decodes what is left of its routes.
+func (m *Merger) rebuild(source string, s *sourceState) {
+	if m.file == nil {
+		s.decoded, s.rejected, s.refused = nil, nil, nil
+		return
+	}
+	var routes []Route
+	routes, s.refused = resolveClaims(source, m.file.Lite.Discovery.Claims.For(source), s.routes)
+	for _, c := range s.refused {
+		key := "claim\x00" + source + "\x00" + c.Origin + "\x00" + c.Host + "\x00" + c.Reason
+		if m.warned[key] {
+			continue
+		}
+		m.warned[key] = true
+		m.refusedClaims[source]++
+		m.o.Log.Error(errors.New(c.Reason), "host claim refused; the object's other hosts still apply",
+			"source", source, "origin", c.Origin, "host", c.Host)
+	}
+	s.decoded, s.rejected = m.decode(source, routes)
+}
+
 // decode parses each route's settings with the file's parsers. A route whose
 // settings do not parse is left out and logged once per distinct problem; the
 // rest of the set applies.
 func (m *Merger) decode(source string, routes []Route) ([]decoded, []Rejected) {
-	if m.file == nil {
-		return nil, nil
-	}
 	var out []decoded
 	var rejected []Rejected
 	for _, r := range routes {
@@ -297,6 +322,9 @@ type SourceStatus struct {
 	StaleSince time.Time
 	Cause      string
 	Rejected   []Rejected
+	// RefusedClaims are the hosts the source's objects asked for and did
+	// not get, by origin and host.
+	RefusedClaims []RefusedClaim
 }
 
 // Sources reports every source that has published or gone stale, by name.
@@ -306,7 +334,7 @@ func (m *Merger) Sources() []SourceStatus {
 	out := make([]SourceStatus, 0, len(m.sources))
 	for name, s := range m.sources {
 		st := SourceStatus{Name: name, Routes: len(s.decoded), Updated: s.updated, StaleSince: s.staleSince,
-			Rejected: slices.Clone(s.rejected)}
+			Rejected: slices.Clone(s.rejected), RefusedClaims: slices.Clone(s.refused)}
 		if s.cause != nil {
 			st.Cause = s.cause.Error()
 		}
@@ -314,4 +342,17 @@ func (m *Merger) Sources() []SourceStatus {
 	}
 	slices.SortFunc(out, func(a, b SourceStatus) int { return cmp.Compare(a.Name, b.Name) })
 	return out
+}
+
+// Describe implements prometheus.Collector.
+func (m *Merger) Describe(ch chan<- *prometheus.Desc) { ch <- claimsRefusedDesc }
+
+// Collect implements prometheus.Collector: refused host claims by source.
+func (m *Merger) Collect(ch chan<- prometheus.Metric) {
+	m.mu.Lock()
+	counts := maps.Clone(m.refusedClaims)
+	m.mu.Unlock()
+	for source, n := range counts {
+		ch <- prometheus.MustNewConstMetric(claimsRefusedDesc, prometheus.CounterValue, float64(n), source)
+	}
 }

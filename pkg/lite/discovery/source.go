@@ -1,6 +1,9 @@
 package discovery
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // Source watches one engine for routes.
 type Source interface {
@@ -51,8 +54,14 @@ type Route struct {
 	KeyPrefix string
 	// Namespace is a Kubernetes object's namespace and Container a Docker
 	// container's name: a `wake` setting that names no namespace or
-	// container means the object's own.
+	// container means the object's own. They are also the route's owner
+	// for host claims: routes of different owners never share a host.
 	Namespace, Container string
+	// Created is when the object was created (a Service's
+	// creationTimestamp); zero when the source does not know. Between two
+	// owners claiming one host, the earlier object keeps it, as Ingress
+	// controllers decide.
+	Created time.Time
 }
 
 // Backend is one discovered backend address.

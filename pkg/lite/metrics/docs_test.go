@@ -50,6 +50,7 @@ func exported(t *testing.T) map[string]bool {
 	}
 	m.ObserveReload(nil)
 	m.WatchRelay(func() relay.Stats { return relay.Stats{Parked: 1, PipesOpen: 2} })
+	m.WatchHeld(func() int64 { return 3 })
 	// The wake targets' metrics are the Coordinator's, registered beside these
 	// by cmd/gate: one woken target gives each a series.
 	wc := wake.NewCoordinator(wake.Options{})
@@ -81,7 +82,7 @@ func TestEveryMetricDocumented(t *testing.T) {
 		t.Fatal(err)
 	}
 	names := exported(t)
-	if len(names) != 28 { // every metric of this package and wake's, so none escapes the checks below
+	if len(names) != 29 { // every metric of this package and wake's, so none escapes the checks below
 		t.Fatalf("only %d metrics exported: %v", len(names), names)
 	}
 	for n := range names {

@@ -157,4 +157,13 @@ func (m *Metrics) WatchRelay(stats func() relay.Stats) {
 	)
 }
 
+// WatchHeld registers a scrape-time gauge of the logins held right now while their
+// route's target wakes (*lite.Lite's HeldLogins): each holds a connection slot and a
+// descriptor, so a stuck wake shows here before the caps are reached.
+func (m *Metrics) WatchHeld(held func() int64) {
+	m.reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Namespace: Namespace, Name: "held_logins",
+		Help: "Logins held while their route's wake target starts."},
+		func() float64 { return float64(held()) }))
+}
+
 var _ lite.Observer = (*Metrics)(nil)

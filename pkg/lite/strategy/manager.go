@@ -1,6 +1,7 @@
 package strategy
 
 import (
+	"cmp"
 	crand "crypto/rand"
 	"encoding/binary"
 	"slices"
@@ -57,8 +58,8 @@ type configurable interface {
 	configure(P2CConfig)
 }
 
-// NewManager creates a manager with no routes; Order treats every route as
-// sequential until SetRoutes installs them.
+// NewManager creates a manager with no routes; Order orders every route as
+// Default does until SetRoutes installs them.
 func NewManager(o Options) *Manager {
 	seed := o.Seed
 	if seed == 0 {
@@ -127,14 +128,11 @@ func (m *Manager) SetRoutes(routes []Route) {
 
 // buildRoute keeps old's strategy instance when the strategy is unchanged.
 func (m *Manager) buildRoute(rt Route, old *route) *route {
-	name := rt.Strategy
-	if name == "" {
-		name = Sequential
-	}
+	name := cmp.Or(rt.Strategy, Default)
 	f, ok := m.factories[name]
 	if !ok {
-		m.log.Error(ErrUnknownName, "route falls back to sequential", "route", rt.Key, "strategy", string(name))
-		name, f = Sequential, m.factories[Sequential]
+		m.log.Error(ErrUnknownName, "route falls back to "+string(Default), "route", rt.Key, "strategy", string(name))
+		name, f = Default, m.factories[Default]
 	}
 	r := &route{key: rt.Key, name: name, p2c: rt.P2C.WithDefaults()}
 	if rt.Health.Enabled {

@@ -9,7 +9,7 @@ import (
 // Name identifies a strategy in configuration.
 type Name string
 
-// The built-in strategies. Sequential is the default, as in Gate Lite.
+// The built-in strategies.
 const (
 	Sequential       Name = "sequential"
 	Random           Name = "random"
@@ -26,6 +26,10 @@ const (
 	WeightedRandom Name = "weighted-random"
 )
 
+// Default is the strategy of a route that names none, as in Gate Lite: the
+// first usable backend in config order takes every player.
+const Default = Sequential
+
 // Names lists the built-in strategies in documentation order.
 func Names() []Name {
 	return []Name{Sequential, Random, RoundRobin, LeastConnections, LowestLatency, P2C, LeastLoaded, WeightedRandom}
@@ -41,11 +45,11 @@ func (n Name) ReadsLoad() bool {
 // ErrUnknownName is returned (wrapped) by ParseName for a name that is not built in.
 var ErrUnknownName = errors.New("unknown strategy")
 
-// ParseName validates a configured strategy name. The empty string means the
-// default (sequential) so that an omitted key behaves like Gate Lite.
+// ParseName validates a configured strategy name. The empty string means
+// Default, so that an omitted key behaves like Gate Lite.
 func ParseName(s string) (Name, error) {
 	if s == "" {
-		return Sequential, nil
+		return Default, nil
 	}
 	for _, n := range Names() {
 		if string(n) == s {

@@ -48,7 +48,7 @@ func (m *Manager) putScratch(sc *scratch) {
 // within a rank. When every healthy backend is busy (a login storm) the
 // strategy orders the busy ones instead, and the known-bad ones stay last.
 // When fewer than half are healthy (panic mode) health is ignored and the
-// strategy orders them all. An unknown routeKey orders sequentially.
+// strategy orders them all. An unknown routeKey is ordered as Default orders.
 // Order does no I/O and, for a given seed and call sequence, is
 // deterministic.
 func (m *Manager) Order(routeKey string, backends []string, intent Intent) []string {
@@ -65,7 +65,7 @@ func (m *Manager) AppendOrder(dst []string, routeKey string, backends []string, 
 	sc := m.getScratch(len(backends))
 	defer m.putScratch(sc)
 	r := m.resolve(routeKey, backends, sc.bs, now)
-	var strat Strategy = sequential{}
+	strat := unknownRoute
 	var inputs Inputs
 	if r != nil {
 		strat, inputs = r.strat, r.inputs

@@ -6,8 +6,8 @@ type Route struct {
 	// first host pattern). State tied to the route survives a reload while
 	// the key and strategy stay the same.
 	Key string
-	// Strategy orders the route's backends. Empty means sequential; an
-	// unknown name falls back to sequential with an error logged.
+	// Strategy orders the route's backends. Empty means Default; an
+	// unknown name falls back to Default with an error logged.
 	Strategy Name
 	// Backends are the route's static backends. Templated backends ("$1")
 	// are not listed: their state is created on demand by Order and

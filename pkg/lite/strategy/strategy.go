@@ -115,6 +115,10 @@ type Env struct {
 // Factory creates a strategy instance for one route.
 type Factory func(Env) Strategy
 
+// unknownRoute orders the backends of a route the Manager does not know.
+// Default keeps no state, so one instance serves every Manager.
+var unknownRoute = builtins()[Default](Env{})
+
 // builtins returns a fresh registry of the built-in strategies, so every
 // Manager owns its own map.
 func builtins() map[Name]Factory {

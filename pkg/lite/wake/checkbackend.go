@@ -3,8 +3,9 @@ package wake
 import (
 	"errors"
 	"net"
-	"strconv"
 	"strings"
+
+	"go.minekube.com/gate/pkg/lite/hostport"
 )
 
 // CheckBackend reports whether addr, as an engine named it (a webhook's
@@ -18,7 +19,7 @@ func CheckBackend(addr string) error {
 	if host == "" || strings.ContainsAny(host, " \t/") {
 		return errors.New("want host:port")
 	}
-	if p, err := strconv.ParseUint(port, 10, 16); err != nil || p == 0 {
+	if _, err := hostport.ParsePort(port); err != nil {
 		return errors.New("port is not 1-65535")
 	}
 	return nil

@@ -3,6 +3,7 @@ package wake
 import (
 	"context"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -33,6 +34,12 @@ type Options struct {
 	// CallTimeout bounds each Holders call and an Observer's first query;
 	// 0 means 10s. Target calls are bounded by the Target itself.
 	CallTimeout time.Duration
+	// RetryWakeAfter is how long logins are turned away after a failed wake
+	// call before one may call again; it doubles with each failure in a row
+	// up to RetryWakeAtMost. 0 means 1s.
+	RetryWakeAfter time.Duration
+	// RetryWakeAtMost caps that wait; 0 means 4m.
+	RetryWakeAtMost time.Duration
 }
 
 // Coordinator keeps the state of every target the route set names: its
@@ -47,6 +54,8 @@ type Coordinator struct {
 	renewEvery  time.Duration
 	readyWithin time.Duration
 	callTimeout time.Duration
+	retryAfter  time.Duration
+	retryAtMost time.Duration
 	m           *collector
 
 	ctx    context.Context // of every background call; Close cancels it
@@ -57,6 +66,7 @@ type Coordinator struct {
 	closed  bool
 	targets map[string]*target
 	dropped map[string]*target // unbound, but sessions remain (their holds are renewed until they end)
+	names   map[string]bool    // target.name of every target in targets or dropped
 
 	// stepped, when set (by tests, before any call), sees every step taken or
 	// refused, also those that change nothing shown.
@@ -66,6 +76,7 @@ type Coordinator struct {
 // target is one key's state; every field but engine is guarded by Coordinator.mu.
 type target struct {
 	key      string
+	name     string // Name(key), unique among the Coordinator's targets; fixed
 	bind     Binding
 	phase    phase
 	since    time.Time // when the phase shown last changed
@@ -83,6 +94,10 @@ type target struct {
 	wakes, sleeps uint64
 	lastWake      time.Duration
 	recent        []time.Duration // newest last, at most typicalOf
+
+	failures   int       // failed wake calls in a row
+	retryAt    time.Time // in backoff: when a login may call again
+	turnedAway int       // logins turned away during this backoff
 
 	holdWant              int
 	holdDirty, holdActive bool
@@ -118,12 +133,19 @@ func NewCoordinator(o Options) *Coordinator {
 	if o.CallTimeout <= 0 {
 		o.CallTimeout = 10 * time.Second
 	}
+	if o.RetryWakeAfter <= 0 {
+		o.RetryWakeAfter = time.Second
+	}
+	if o.RetryWakeAtMost <= 0 {
+		o.RetryWakeAtMost = 4 * time.Minute
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	c := &Coordinator{
 		holders: o.Holders, log: o.Log, now: o.Now, afterFunc: o.AfterFunc,
 		renewEvery: o.RenewEvery, readyWithin: o.ReadyWithin, callTimeout: o.CallTimeout,
+		retryAfter: o.RetryWakeAfter, retryAtMost: max(o.RetryWakeAtMost, o.RetryWakeAfter),
 		ctx: ctx, cancel: cancel,
-		targets: map[string]*target{}, dropped: map[string]*target{},
+		targets: map[string]*target{}, dropped: map[string]*target{}, names: map[string]bool{},
 	}
 	c.m = newCollector(c)
 	return c
@@ -159,19 +181,16 @@ func (c *Coordinator) Bind(bs []Binding) {
 		c.mu.Unlock()
 		return
 	}
-	next := make(map[string]*target, len(bs))
-	for _, b := range bs {
-		if b.Target == nil {
-			continue
-		}
-		if key := b.Target.Key(); next[key] == nil {
-			next[key] = c.bound(key, b)
-		}
-	}
+	// Drop first, so that a new key may take the name of one gone.
+	keys, first := firstBindings(bs)
 	for key, t := range c.targets {
-		if next[key] == nil {
+		if _, ok := first[key]; !ok {
 			c.unbind(t, &logs)
 		}
+	}
+	next := make(map[string]*target, len(keys))
+	for _, key := range keys {
+		next[key] = c.bound(key, first[key])
 	}
 	c.targets = next
 	for _, t := range next {
@@ -179,6 +198,22 @@ func (c *Coordinator) Bind(bs []Binding) {
 	}
 	c.mu.Unlock()
 	c.logChanges(logs)
+}
+
+// firstBindings is the keys bs names, in order, each with its first binding.
+func firstBindings(bs []Binding) ([]string, map[string]Binding) {
+	keys := make([]string, 0, len(bs))
+	first := make(map[string]Binding, len(bs))
+	for _, b := range bs {
+		if b.Target == nil {
+			continue
+		}
+		if key := b.Target.Key(); first[key].Target == nil {
+			first[key] = b
+			keys = append(keys, key)
+		}
+	}
+	return keys, first
 }
 
 // bound gives key's target, kept or dropped before or new, binding b.
@@ -192,7 +227,7 @@ func (c *Coordinator) bound(key string, b Binding) *target {
 		}
 	}
 	if t == nil {
-		t = &target{key: key, phase: awake, since: c.now(), players: -1}
+		t = &target{key: key, name: c.newName(key), phase: awake, since: c.now(), players: -1}
 		if obs, ok := b.Target.(Observer); ok {
 			c.wg.Add(1)
 			go c.observe(t, obs, t.events)
@@ -210,8 +245,26 @@ func (c *Coordinator) unbind(t *target, logs *[]change) {
 	if t.sessions > 0 {
 		c.dropped[t.key] = t
 	} else {
-		c.m.forget(t.key)
+		c.forget(t)
 	}
+}
+
+// newName is Name(key), with " #2", " #3"... when a target kept here
+// already shows as that. Caller holds c.mu.
+func (c *Coordinator) newName(key string) string {
+	base := Name(key)
+	name := base
+	for n := 2; c.names[name]; n++ {
+		name = base + " #" + strconv.Itoa(n)
+	}
+	c.names[name] = true
+	return name
+}
+
+// forget lets t go: its series and its name. Caller holds c.mu.
+func (c *Coordinator) forget(t *target) {
+	c.m.forget(t.name)
+	delete(c.names, t.name)
 }
 
 // observe asks an Observer target once whether it runs. The answer counts
@@ -232,7 +285,7 @@ func (c *Coordinator) observe(t *target, obs Observer, events uint64) {
 	}
 	c.mu.Unlock()
 	if err != nil {
-		c.log.Error(err, "ask wake target whether it runs", "target", t.key)
+		c.log.Error(err, "ask wake target whether it runs", "target", t.name)
 	}
 	c.logChanges(logs)
 }
@@ -289,8 +342,8 @@ func (c *Coordinator) States() []State {
 	ss := make([]State, 0, len(c.targets))
 	for _, t := range c.targets {
 		ss = append(ss, State{
-			Key: t.key, Phase: t.phase.shown(), Since: t.since, Sessions: t.sessions,
-			PlayersOnline: t.players, SleepAt: t.sleepAt, LastWake: t.lastWake,
+			Key: t.name, Phase: t.phase.shown(), Since: t.since, Sessions: t.sessions,
+			PlayersOnline: t.players, SleepAt: t.sleepAt, RetryAt: t.retryAt, LastWake: t.lastWake,
 			Wakes: t.wakes, Sleeps: t.sleeps, Error: t.err,
 		})
 	}

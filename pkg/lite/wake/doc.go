@@ -13,14 +13,18 @@
 // card), nor any engine's discovery (package discovery finds the routes that
 // name a target).
 //
-// A target's phases run asleep -> waking -> awake -> idle -> asleep; the
-// table in phase.go states every step, with the three finer phases
-// (checking, sleeping, interrupted) that show as one of those four words
-// while an engine or Holders call is under way. The Coordinator owns them:
-// Bind keeps a key's state across reloads, Wake shares one engine call and
-// one readiness poll among concurrent logins, Session and ReportPlayers feed
-// the idle countdown, and Holders decides, across replicas, whether the
-// countdown's end may call Target.Sleep. ParseSpec (the text form) and
+// A target's phases run asleep -> waking -> awake -> idle -> asleep; the table
+// in phase.go states every step, with the four finer phases that show as one
+// of those four words: checking, sleeping and interrupted while an engine or
+// Holders call is under way, and backoff, which after a failed wake call turns
+// every login of the target away until its next try (backoff.go). The
+// Coordinator owns them: Bind keeps a key's state across reloads, Wake shares
+// one engine call and one readiness poll among concurrent logins (and one
+// backoff after it fails), Session and ReportPlayers feed the idle countdown,
+// and Holders decides, across replicas, whether the countdown's end may call
+// Target.Sleep. A key is the identity of calls; what metrics, logs, errors and
+// the admin API show is its Name, which holds no secret of the key (a
+// webhook's token, a command's arguments). ParseSpec (the text form) and
 // ParseMapping (the mapping form) are the one parser of the `wake` key; both
 // end in Spec.Validate. Building targets on the engines' clients is package
 // wake/engines'.

@@ -25,6 +25,9 @@ var (
 	// ErrNotReady: the engine accepted the wake but no backend answered a
 	// status exchange within Options.ReadyWithin.
 	ErrNotReady = errors.New("wake: target not ready")
+	// ErrBackoff: a wake call of the target failed a moment ago; the login
+	// is turned away without another (backoff.go).
+	ErrBackoff = errors.New("wake: backing off after a failed wake call")
 )
 
 // Wake wakes the target if needed and waits until ready reports a backend
@@ -40,7 +43,8 @@ var (
 // awake, ready is asked first and Target.Wake is called only if it fails (its
 // engine may have stopped it behind our back); such a flight measures no wake
 // time. A failed wake call returns its error promptly to every caller and
-// leaves the target asleep with the error in State.Error.
+// leaves the target asleep with the error in State.Error, in backoff: until
+// State.RetryAt, Wake returns ErrBackoff at once without a call.
 //
 // The address returned is the one ready named, else the Result.Backend of the
 // wake call ("" means: the route's own backends). ready must bound its own
@@ -56,10 +60,15 @@ func (c *Coordinator) Wake(ctx context.Context, key string, req Request, ready f
 	t := c.targets[key]
 	if t == nil {
 		c.mu.Unlock()
-		return "", fmt.Errorf("%w: %q", ErrUnbound, key)
+		return "", fmt.Errorf("%w: %s", ErrUnbound, Name(key))
 	}
 	f := t.flight
 	if f == nil {
+		if err := c.tooSoon(t, &logs); err != nil {
+			c.mu.Unlock()
+			c.logChanges(logs)
+			return "", err
+		}
 		f = &flight{done: make(chan struct{})}
 		t.flight = f
 		t.events++
@@ -78,7 +87,7 @@ func (c *Coordinator) Wake(ctx context.Context, key string, req Request, ready f
 		c.mu.Lock()
 		f.waiters--
 		c.mu.Unlock()
-		return "", fmt.Errorf("wait for wake target %s: %w", key, ctx.Err())
+		return "", fmt.Errorf("wait for wake target %s: %w", t.name, ctx.Err())
 	}
 }
 
@@ -104,7 +113,7 @@ func (c *Coordinator) fly(t *target, f *flight, mustWake bool, req Request, read
 	case c.ctx.Err() != nil:
 		c.land(t, f, landing{err: ErrClosed})
 	default:
-		c.land(t, f, landing{on: onWakeFailed, err: fmt.Errorf("wake %s: %w", t.key, err)})
+		c.land(t, f, landing{on: onWakeFailed, err: fmt.Errorf("wake %s: %w", t.name, err)})
 	}
 }
 
@@ -118,13 +127,13 @@ func (c *Coordinator) callWake(t *target, req Request) (Result, time.Time, error
 	c.mu.Unlock()
 	start := c.now()
 	res, err := tgt.Wake(c.ctx, req)
-	c.m.call(t.key, "wake", callResult(err))
+	c.m.call(t.name, "wake", callResult(err))
 	if err != nil {
 		return res, start, err
 	}
 	// Before any claim (claims take t.engine too): a claim of the old period
 	// must not be mistaken for one of this.
-	c.recordWoke(t.key)
+	c.recordWoke(t)
 	c.mu.Lock()
 	t.wakes++
 	c.mu.Unlock()
@@ -146,7 +155,7 @@ func (c *Coordinator) poll(t *target, start time.Time, res Result, ready func(co
 			return landing{err: ErrClosed}
 		}
 		if waited := c.now().Sub(start); waited >= c.readyWithin {
-			return landing{on: onNotReady, err: fmt.Errorf("%w: %s after %v", ErrNotReady, t.key, waited)}
+			return landing{on: onNotReady, err: fmt.Errorf("%w: %s after %v", ErrNotReady, t.name, waited)}
 		}
 		if !c.wait(backoff) {
 			return landing{err: ErrClosed}
@@ -199,7 +208,7 @@ func (c *Coordinator) measured(t *target, took time.Duration) {
 	}
 	t.err = ""
 	t.players = -1
-	c.m.took(t.key, took)
+	c.m.took(t.name, took)
 }
 
 // wait waits d on the injected clock; false means the Coordinator closed.

@@ -98,7 +98,7 @@ func (c *Coordinator) claim(t *target) (Target, Request, bool) {
 	ctx, cancel := context.WithTimeout(c.ctx, c.callTimeout)
 	granted, err := c.holders.ClaimSleep(ctx, t.key, quiet)
 	cancel()
-	c.m.call(t.key, "claim", claimResult(granted, err))
+	c.m.call(t.name, "claim", claimResult(granted, err))
 
 	var logs []change
 	c.mu.Lock()
@@ -116,11 +116,11 @@ func (c *Coordinator) claim(t *target) (Target, Request, bool) {
 	switch {
 	case goOn:
 	case err != nil && c.ctx.Err() == nil:
-		c.log.Error(err, "claim the sleep of wake target", "target", t.key)
+		c.log.Error(err, "claim the sleep of wake target", "target", t.name)
 	case granted && err == nil:
 		// Claimed, but someone came: reopen the period so that a later
 		// sleep can be claimed.
-		c.recordWoke(t.key)
+		c.recordWoke(t)
 	}
 	return tgt, req, goOn
 }
@@ -129,10 +129,10 @@ func (c *Coordinator) claim(t *target) (Target, Request, bool) {
 func (c *Coordinator) callSleep(t *target, tgt Target, req Request) {
 	start := c.now()
 	err := tgt.Sleep(c.ctx, req)
-	c.m.call(t.key, "sleep", callResult(err))
+	c.m.call(t.name, "sleep", callResult(err))
 	if err != nil {
 		// The target still runs: open a new period so that the retry may claim.
-		c.recordWoke(t.key)
+		c.recordWoke(t)
 	}
 	var logs []change
 	c.mu.Lock()
@@ -148,17 +148,17 @@ func (c *Coordinator) callSleep(t *target, tgt Target, req Request) {
 	c.mu.Unlock()
 	c.logChanges(logs)
 	if err != nil && c.ctx.Err() == nil {
-		c.log.Error(err, "put wake target to sleep", "target", t.key, "took", c.now().Sub(start))
+		c.log.Error(err, "put wake target to sleep", "target", t.name, "took", c.now().Sub(start))
 	}
 }
 
 // recordWoke tells Holders that a new period began. Callers hold t.engine,
 // which orders it before any later claim.
-func (c *Coordinator) recordWoke(key string) {
+func (c *Coordinator) recordWoke(t *target) {
 	ctx, cancel := context.WithTimeout(c.ctx, c.callTimeout)
 	defer cancel()
-	if err := c.holders.Woke(ctx, key); err != nil && c.ctx.Err() == nil {
-		c.log.Error(err, "record the wake of wake target", "target", key)
+	if err := c.holders.Woke(ctx, t.key); err != nil && c.ctx.Err() == nil {
+		c.log.Error(err, "record the wake of wake target", "target", t.name)
 	}
 }
 
@@ -175,7 +175,7 @@ func (c *Coordinator) woke(t *target) {
 		defer c.wg.Done()
 		t.engine.Lock()
 		defer t.engine.Unlock()
-		c.recordWoke(t.key)
+		c.recordWoke(t)
 	}()
 }
 

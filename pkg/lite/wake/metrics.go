@@ -67,16 +67,18 @@ func (m *collector) Collect(ch chan<- prometheus.Metric) {
 	m.dur.Collect(ch)
 }
 
-func (m *collector) call(key, action, result string) {
-	m.calls.WithLabelValues(key, action, result).Inc()
+// The target label is target.name: a key may hold a secret, and /metrics
+// may be served without a token.
+func (m *collector) call(name, action, result string) {
+	m.calls.WithLabelValues(name, action, result).Inc()
 }
 
-func (m *collector) took(key string, d time.Duration) {
-	m.dur.WithLabelValues(key).Observe(d.Seconds())
+func (m *collector) took(name string, d time.Duration) {
+	m.dur.WithLabelValues(name).Observe(d.Seconds())
 }
 
-// forget drops a key's counted series.
-func (m *collector) forget(key string) {
-	m.calls.DeletePartialMatch(prometheus.Labels{"target": key})
-	m.dur.DeletePartialMatch(prometheus.Labels{"target": key})
+// forget drops a target's counted series.
+func (m *collector) forget(name string) {
+	m.calls.DeletePartialMatch(prometheus.Labels{"target": name})
+	m.dur.DeletePartialMatch(prometheus.Labels{"target": name})
 }

@@ -19,9 +19,9 @@ const (
 )
 
 // phase is where a target is. Four of them are the words shown outside; the
-// other three are states the Coordinator must tell apart that show as one of
-// those words, because each has an engine or Holders call under way that
-// decides what comes next.
+// other four are states the Coordinator must tell apart that show as one of
+// those words: three have an engine or Holders call under way that decides
+// what comes next, and backoff turns logins away after a failed wake call.
 type phase uint8
 
 const (
@@ -38,11 +38,14 @@ const (
 	// interrupted: someone came while a sleep was under way. It is awake
 	// unless the Sleep call, if already made, succeeds. Shown awake.
 	interrupted
+	// backoff: a wake call failed; logins are turned away without a call
+	// until target.retryAt (backoff.go). Shown asleep.
+	backoff
 	phaseEnd // bounds the lookup array
 )
 
 var phaseNames = [phaseEnd]string{asleep: "asleep", waking: "waking", checking: "checking",
-	awake: "awake", idle: "idle", sleeping: "sleeping", interrupted: "interrupted"}
+	awake: "awake", idle: "idle", sleeping: "sleeping", interrupted: "interrupted", backoff: "backoff"}
 
 func (p phase) String() string {
 	if p < phaseEnd && phaseNames[p] != "" {
@@ -54,7 +57,7 @@ func (p phase) String() string {
 // shown is the word State.Phase, the metrics and the log lines use.
 func (p phase) shown() string {
 	switch p {
-	case asleep:
+	case asleep, backoff:
 		return PhaseAsleep
 	case waking:
 		return PhaseWaking
@@ -66,7 +69,7 @@ func (p phase) shown() string {
 
 // down says the target's backends are not up: pings are answered as asleep,
 // and a players report is stale (it comes from a cache of before).
-func (p phase) down() bool { return p == asleep || p == waking }
+func (p phase) down() bool { return p == asleep || p == waking || p == backoff }
 
 // counting says the idle countdown runs, or ran out and its sleep is under way.
 func (p phase) counting() bool { return p == idle || p == sleeping }
@@ -89,13 +92,14 @@ const (
 	onSleepFailed                   // the Sleep call failed
 	onStopped                       // the Observer said the target does not run
 	onUnbind                        // a reload dropped the key
+	onTooSoon                       // Wake in backoff before retryAt: turned away
 	eventEnd
 )
 
 var eventNames = [eventEnd]string{onWake: "wake", onNotRunning: "not running", onReady: "ready",
 	onWakeFailed: "wake failed", onNotReady: "not ready", onSession: "session", onPlayers: "players",
 	onQuiet: "quiet", onCountdownEnd: "countdown end", onClaimDenied: "claim denied",
-	onSleepDone: "sleep done", onSleepFailed: "sleep failed", onStopped: "stopped", onUnbind: "unbind"}
+	onSleepDone: "sleep done", onSleepFailed: "sleep failed", onStopped: "stopped", onUnbind: "unbind", onTooSoon: "too soon"}
 
 func (e event) String() string {
 	if e < eventEnd && eventNames[e] != "" {
@@ -118,22 +122,27 @@ type step struct {
 // phase an event has no entry for cannot meet it, and fire refuses the pair.
 var transitions = [eventEnd][phaseEnd]phase{
 	// A player is coming. An idle countdown stops; a sleep under way is
-	// waited for, since its Sleep call may stop the target.
-	onWake:       {asleep: waking, awake: checking, idle: checking, sleeping: waking, interrupted: waking},
+	// waited for, since its Sleep call may stop the target. In backoff only
+	// once retryAt has passed; before, onTooSoon.
+	onWake: {asleep: waking, awake: checking, idle: checking, sleeping: waking, interrupted: waking,
+		backoff: waking},
 	onNotRunning: {checking: waking},
 	onReady:      {waking: awake, checking: awake},
-	onWakeFailed: {waking: asleep},
+	// Every login of the target waits out the backoff together: one failing
+	// engine costs a call per backoff, not one per player.
+	onWakeFailed: {waking: backoff},
+	onTooSoon:    {backoff: backoff},
 	// The engine runs it: the countdown may put it back.
 	onNotReady: {waking: awake},
 
 	// A session to a target thought asleep proves it runs.
 	onSession: {asleep: awake, waking: waking, checking: checking, awake: awake, idle: awake,
-		sleeping: interrupted, interrupted: interrupted},
+		sleeping: interrupted, interrupted: interrupted, backoff: awake},
 	// Reports while the backends are down are dropped before they get here.
 	onPlayers: {checking: checking, awake: awake, idle: awake, sleeping: interrupted, interrupted: interrupted},
 	// A running countdown keeps its deadline; a sleep under way ends first.
 	onQuiet: {asleep: asleep, waking: waking, checking: checking, awake: idle, idle: idle,
-		sleeping: sleeping, interrupted: interrupted},
+		sleeping: sleeping, interrupted: interrupted, backoff: backoff},
 	onCountdownEnd: {idle: sleeping},
 
 	// A sleep is under way only in sleeping, in interrupted, and in waking
@@ -148,17 +157,21 @@ var transitions = [eventEnd][phaseEnd]phase{
 	// unless a wake, session or sleep began, which makes the answer stale.
 	onStopped: {awake: asleep, idle: asleep},
 	onUnbind: {asleep: asleep, waking: waking, checking: checking, awake: awake, idle: awake,
-		sleeping: interrupted, interrupted: interrupted},
+		sleeping: interrupted, interrupted: interrupted, backoff: backoff},
 }
 
 // change is one step taken or refused, logged after the lock is released.
 type change struct {
-	key  string
+	name string // target.name
 	step step
 	// refused: the table has no entry for step.from and step.on.
 	refused bool
 	took    time.Duration // in the phase shown before
 	err     string
+	// retryIn: the backoff entered; turnedAway: the logins the backoff left
+	// turned away (one line per backoff tells them all).
+	retryIn    time.Duration
+	turnedAway int
 }
 
 // fire moves t along the table on ev and says whether an entry allowed it. A
@@ -172,7 +185,7 @@ func (c *Coordinator) fire(t *target, ev event, logs *[]change) bool {
 		s.to = transitions[ev][s.from]
 	}
 	if s.to == 0 {
-		*logs = append(*logs, change{key: t.key, step: s, refused: true})
+		*logs = append(*logs, change{name: t.name, step: s, refused: true})
 		return false
 	}
 	c.enter(t, s, logs)
@@ -194,7 +207,8 @@ func (c *Coordinator) enter(t *target, s step, logs *[]change) {
 	if s.to == idle && s.from != idle && !c.closed {
 		c.armIdle(t, t.bind.IdleAfter)
 	}
-	ch := change{key: t.key, step: s}
+	ch := change{name: t.name, step: s}
+	c.backoffStep(t, s, &ch)
 	if s.from.shown() != s.to.shown() {
 		now := c.now()
 		ch.took = now.Sub(t.since)
@@ -217,11 +231,17 @@ func (c *Coordinator) logChanges(logs []change) {
 		switch {
 		case ch.refused:
 			c.log.Error(fmt.Errorf("no transition from %v on %v", s.from, s.on),
-				"wake target: undefined phase transition refused", "target", ch.key)
+				"wake target: undefined phase transition refused", "target", ch.name)
 		case s.from.shown() != s.to.shown():
-			kv := []any{"target", ch.key, "from", s.from.shown(), "to", s.to.shown(), "took", ch.took}
+			kv := []any{"target", ch.name, "from", s.from.shown(), "to", s.to.shown(), "took", ch.took}
 			if ch.err != "" {
 				kv = append(kv, "err", ch.err)
+			}
+			if ch.retryIn > 0 {
+				kv = append(kv, "retryIn", ch.retryIn)
+			}
+			if ch.turnedAway > 0 {
+				kv = append(kv, "turnedAway", ch.turnedAway)
 			}
 			c.log.Info("wake target changed phase", kv...)
 		}

@@ -101,10 +101,10 @@ func newScene(t *testing.T, row step) *scene {
 		}
 	}
 	s.f = &fakeTarget{key: key, clk: s.clk, gate: make(chan struct{})}
-	switch row.on {
-	case onWakeFailed:
+	switch {
+	case row.on == onWakeFailed || row.from == backoff:
 		s.f.wakeErr = errors.New("engine says no")
-	case onSleepFailed:
+	case row.on == onSleepFailed:
 		s.f.sleepErr = errors.New("daemon gone")
 	}
 	// Sleep outcomes need the claim granted and the Sleep call parked; every
@@ -134,7 +134,7 @@ func (s *scene) viaAsleep() bool {
 	case onClaimDenied, onSleepDone, onSleepFailed:
 		return s.row.from == asleep
 	}
-	return s.row.from == asleep || s.row.from == waking
+	return s.row.from == asleep || s.row.from == waking || s.row.from == backoff
 }
 
 func (s *scene) phase() phase {
@@ -161,7 +161,7 @@ var shownAs = map[phase]struct {
 }{
 	asleep: {PhaseAsleep, true}, waking: {PhaseWaking, true}, checking: {PhaseAwake, false},
 	awake: {PhaseAwake, false}, idle: {PhaseIdle, false}, sleeping: {PhaseIdle, false},
-	interrupted: {PhaseAwake, false},
+	interrupted: {PhaseAwake, false}, backoff: {PhaseAsleep, true},
 }
 
 // await waits for phase p, which stays until the trigger: every call that
@@ -219,6 +219,9 @@ func (s *scene) reach(p phase) {
 	case interrupted:
 		s.reach(sleeping)
 		s.c.ReportPlayers(key, 3)
+	case backoff:
+		s.reach(waking)
+		close(s.f.gate) // the wake call fails, and so will the next
 	}
 	s.await(p)
 }
@@ -227,6 +230,11 @@ func (s *scene) reach(p phase) {
 func (s *scene) trigger() {
 	switch s.row.on {
 	case onWake:
+		if s.row.from == backoff {
+			s.clk.Advance(time.Hour)
+		}
+		s.wake()
+	case onTooSoon:
 		s.wake()
 	case onNotRunning:
 		s.answers <- false

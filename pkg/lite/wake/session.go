@@ -23,7 +23,8 @@ func (c *Coordinator) Session(key string) (end func()) {
 	t.events++
 	woke := false
 	if t.sessions == 1 {
-		woke = t.phase == asleep // it ran after all: the step makes it awake
+		// It ran after all: the step makes it awake.
+		woke = t.phase == asleep || t.phase == backoff
 		c.fire(t, onSession, &logs)
 		c.hold(t, 1)
 		c.armRenew(t)
@@ -46,7 +47,7 @@ func (c *Coordinator) endSession(t *target) {
 		c.hold(t, 0)
 		if t.dropped && c.dropped[t.key] == t {
 			delete(c.dropped, t.key)
-			c.m.forget(t.key)
+			c.forget(t)
 		}
 		c.maybeIdle(t, &logs)
 	}
@@ -112,7 +113,7 @@ func (c *Coordinator) holdLoop(t *target) {
 		err := c.holders.Hold(ctx, t.key, n)
 		cancel()
 		if err != nil && c.ctx.Err() == nil {
-			c.log.Error(err, "hold wake target", "target", t.key, "sessions", n)
+			c.log.Error(err, "hold wake target", "target", t.name, "sessions", n)
 		}
 	}
 }

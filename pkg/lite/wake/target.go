@@ -116,6 +116,8 @@ func (s Spec) Key() string {
 
 // State is one target's state as the admin API and `gate lite status` show it.
 type State struct {
+	// Key names the target as Name does (no secret of its key), with " #2"
+	// and on when two targets name alike; Coordinator calls take the key.
 	Key string `json:"key"`
 	// Phase is "asleep", "waking", "awake" or "idle".
 	Phase string `json:"phase"`
@@ -128,6 +130,9 @@ type State struct {
 	PlayersOnline int `json:"playersOnline"`
 	// SleepAt is when the idle countdown ends (zero unless idle).
 	SleepAt time.Time `json:"sleepAt,omitzero"`
+	// RetryAt is, after a failed wake call, when a login may call again;
+	// logins before it are turned away (zero unless backing off).
+	RetryAt time.Time `json:"retryAt,omitzero"`
 	// LastWake is how long the latest wake took from call to ready.
 	LastWake time.Duration `json:"lastWakeNanos,omitempty"`
 	// Wakes and Sleeps count calls made by this replica.

@@ -40,7 +40,7 @@ func (s *session) admit() error {
 		}
 	}
 	if playerKnown {
-		s.admitted.player = addrOf(s.clientAddr)
+		s.admitted.player = s.playerIP()
 	}
 	t, err := s.l.adm.Admit(s.admitted.player)
 	if err != nil {

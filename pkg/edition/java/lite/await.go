@@ -57,8 +57,8 @@ type firstBytes struct {
 }
 
 func (f firstBytes) release() {
-	if f.pool != nil && cap(f.b) == handshakeBufSize {
-		f.pool.pool.Put((*[handshakeBufSize]byte)(f.b[:handshakeBufSize]))
+	if f.pool != nil {
+		f.pool.put(f.b)
 	}
 }
 

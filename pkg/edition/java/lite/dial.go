@@ -28,8 +28,10 @@ func (l *Lite) dial(ctx context.Context, addr, tmpl string) (net.Conn, error) {
 	}
 	if errors.Is(err, reach.ErrBadPort) {
 		// A `$n` port the player's host filled badly, or one left literal: the
-		// config is at fault, not the backend.
-		l.logUnusable(addr)
+		// config is at fault, not the backend. The player chose most of the address,
+		// so it is clipped, and the error is the bare sentinel: the log limiter keys
+		// on message and error text, and the address would defeat it.
+		l.log.Error(reach.ErrBadPort, "backend skipped: unusable address after $n expansion", "backend", logging.Clip(addr))
 	}
 	if err != nil {
 		return nil, err
@@ -54,10 +56,6 @@ func (l *Lite) closeBackend(c net.Conn) {
 	_ = c.Close()
 }
 
-// ErrProtectedAddress is returned when a template-expanded backend address points
-// where the operator did not name it (see package reach for the guard's contract).
-var ErrProtectedAddress = reach.ErrProtectedAddress
-
 // errProxyFull marks a dial that failed for the proxy's own lack of resources. It wraps
 // strategy.ErrNotBackend, so the backend's health does not pay for it.
 var errProxyFull = fmt.Errorf("proxy out of file descriptors or memory: %w", strategy.ErrNotBackend)
@@ -72,12 +70,4 @@ var errLooped = fmt.Errorf("backend address leads back into this proxy: %w", str
 func ownLimit(err error) bool {
 	return errors.Is(err, syscall.EMFILE) || errors.Is(err, syscall.ENFILE) ||
 		errors.Is(err, syscall.ENOBUFS) || errors.Is(err, syscall.ENOMEM)
-}
-
-// logUnusable reports a backend address that expanded to no usable port. The player
-// chose most of it, so it is clipped, and the error logged is the bare sentinel: the
-// log limiter keys on the call site, message and error text, and an error carrying the
-// address would make every player's login a new error that is never rate-limited.
-func (l *Lite) logUnusable(addr string) {
-	l.log.Error(reach.ErrBadPort, "backend skipped: unusable address after $n expansion", "backend", logging.Clip(addr))
 }

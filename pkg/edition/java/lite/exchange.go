@@ -54,7 +54,7 @@ func (l *Lite) exchange(ctx context.Context, x statusCall) (body []byte, rep str
 		}
 		return nil, strategy.Report{}, fmt.Errorf("status from %s: %w", x.addr, err)
 	}
-	return body, reportOf(body, rtt), nil
+	return body, status.StrategyReport(body, rtt), nil
 }
 
 // exchangeStatus writes out, then reads the Status Response. rtt is measured from the
@@ -87,18 +87,6 @@ func exchangeStatus(c net.Conn, deadline time.Time, out []byte) ([]byte, time.Du
 			return nil, 0, fmt.Errorf("read status response: %w", rerr)
 		}
 	}
-}
-
-// reportOf turns a Status Response into what strategies learn from it.
-func reportOf(body []byte, rtt time.Duration) strategy.Report {
-	r := strategy.Report{RTT: rtt}
-	rep, err := status.ParseReport(body)
-	if err != nil {
-		return r
-	}
-	r.Online, r.Max, r.HasPlayers = rep.Online, rep.Max, rep.HasPlayers
-	r.Version, r.Protocol, r.MOTD = rep.VersionName, rep.Protocol, rep.MOTD
-	return r
 }
 
 // prober lets the strategy manager status-ping backends (health checks, latency of

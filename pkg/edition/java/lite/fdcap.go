@@ -6,6 +6,7 @@ import (
 
 	"go.minekube.com/gate/pkg/edition/java/lite/admission"
 	"go.minekube.com/gate/pkg/edition/java/lite/relay"
+	"go.minekube.com/gate/pkg/lite/logging"
 )
 
 // AdminConns is how many connections the admin API holds open at once
@@ -30,7 +31,7 @@ func (l *Lite) applyFDBudget() {
 		l.log.V(1).Info("open-files budget", kv...)
 		return
 	}
-	l.log.Info("warning: the open-files limit caps the connections handled at once below config.quota.maxConnections; "+
+	logging.Warn(l.log, "the open-files limit caps the connections handled at once below config.quota.maxConnections; "+
 		"players past it get the proxy-full text (raise the hard limit: LimitNOFILE= in systemd, --ulimit nofile= in docker)",
 		append(kv, "maxConnections", configured)...)
 }

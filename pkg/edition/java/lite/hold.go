@@ -37,7 +37,9 @@ func (s *session) hold(ctx context.Context, rt *compiledRoute, m route.Match) (*
 	_ = s.client.SetReadDeadline(time.Time{})
 	p := &pump{s: s, cancel: cancel, done: make(chan struct{})}
 	go p.run()
+	s.l.held.Add(1)
 	addr, err := s.l.wake.Hold(holdCtx, rt.key, host, s.l.readyCheck(rt.key, host))
+	s.l.held.Add(-1)
 	perr := p.stop(time.Time{})
 	switch {
 	case p.clientErr != nil:
@@ -62,6 +64,9 @@ func (s *session) hold(ctx context.Context, rt *compiledRoute, m route.Match) (*
 	return rt, plan, nil
 }
 
+// HeldLogins is how many logins are held right now while their route's target wakes.
+func (l *Lite) HeldLogins() int64 { return l.held.Load() }
+
 // woken puts addr, the backend that just answered a status exchange, first in
 // plan (once: a backend that refuses this login is not asked again). A server
 // that has just started answers its first burst of logins slowly (every held
@@ -76,7 +81,7 @@ func (s *session) woken(plan *loginPlan, m route.Match, addr string, holdFor tim
 	}
 	plan.order = order
 	if !slices.Contains(m.Backends, addr) {
-		plan.match.Backends = append([]string{addr}, m.Backends...)
+		plan.named = addr
 	}
 	warm := s.start.Add(holdFor)
 	if warm.After(time.Now().Add(s.snap.cfg.ConnectionTimeout + s.snap.cfg.Lite.FirstResponseTimeout)) {
@@ -105,13 +110,14 @@ func (l *Lite) readyCheck(routeKey, host string) func(context.Context, wake.Resu
 			if ctx.Err() != nil {
 				return "", false
 			}
-			x := statusCall{addr: addr, tmpl: addr}
-			proxyProtocol := false
-			if rt != nil {
-				// The guard must know which template addr came from ($n filled
-				// from the player's host), as for a player's dial.
-				x.tmpl, proxyProtocol = rt.template(m.Backends, addr), rt.cfg.ProxyProtocol
+			// A backend the engine named, not the operator, is guarded like a
+			// template's expansion; for the route's own, the guard must know the
+			// template addr came from, as for a player's dial.
+			x := statusCall{addr: addr, tmpl: engineNamed}
+			if rt != nil && slices.Contains(m.Backends, addr) {
+				x.tmpl = rt.template(m.Backends, addr)
 			}
+			proxyProtocol := rt != nil && rt.cfg.ProxyProtocol
 			x.preamble = func() ([]byte, error) { return reach.Probe(addr, proxyProtocol) }
 			cctx, cancel := context.WithTimeout(ctx, readyTimeout)
 			body, rep, err := l.exchange(cctx, x)

@@ -8,7 +8,6 @@ import (
 
 	"go.minekube.com/gate/pkg/edition/java/lite/status"
 	"go.minekube.com/gate/pkg/edition/java/lite/wire"
-	"go.minekube.com/gate/pkg/lite/logging"
 )
 
 // legacyQuiet is how long a legacy (0xFE) pinger may pause before we take what it sent
@@ -27,16 +26,8 @@ func (s *session) serveLegacy(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	host := wire.CleanHost(ping.Host)
-	s.ev.VHost, s.ev.Protocol, s.ev.Intent = host, ping.Protocol, wire.IntentStatus
-	m, ok := s.snap.table.Match(host)
-	if !ok {
-		return reject(ReasonNoRoute, "no route for legacy ping host %s", logging.Clip(host))
-	}
-	rt := s.snap.routes[m.Route]
-	s.ev.Route = rt.key
-	s.emit(EventRouted)
-	if err := s.admitIntent(); err != nil { // the status quota, as for any ping
+	rt, m, err := s.routeHost(ping.Host, ping.Protocol, wire.IntentStatus) // the status quota, as for any ping
+	if err != nil {
 		return err
 	}
 	port := wire.DefaultPort

@@ -119,6 +119,7 @@ type Lite struct {
 
 	sessions sync.WaitGroup
 	live     atomic.Int64 // connections being handled, for the shutdown lines
+	held     atomic.Int64 // logins held while their route's target wakes (hold.go)
 	connsMu  sync.Mutex
 	conns    map[net.Conn]struct{}
 }

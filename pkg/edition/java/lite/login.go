@@ -21,7 +21,15 @@ type loginPlan struct {
 	budget    time.Time
 	warm      string
 	warmUntil time.Time
+	// named is a backend a wake engine named that the route does not list (a
+	// webhook's reply): dialled through the guard like a template's expansion.
+	named string
 }
+
+// engineNamed is the template an engine-named backend is dialled under: a host that
+// is all capture, so the guard exempts nothing (no loopback, no interface address,
+// not the proxy itself).
+const engineNamed = "$1"
 
 // noBackend: every backend of the plan failed or refused (or the budget ran
 // out). The player has not been told yet (session.run decides whether the
@@ -95,11 +103,16 @@ type joinable struct {
 // one: it is settled as a failure the strategies see, and full is its frame.
 func (s *session) attempt(ctx context.Context, rt *compiledRoute, plan loginPlan, addr string) (joinable, []byte, error) {
 	s.ev.Backend, s.ev.BackendTemplate = addr, rt.template(plan.match.Backends, addr)
+	tmpl := s.ev.BackendTemplate
+	if addr == plan.named {
+		tmpl = engineNamed
+	}
 	lease := s.l.mgr.Reserve(addr)
-	backend, err := s.connectBackend(ctx, rt, addr, plan.budget)
+	backend, err := s.connectBackend(ctx, rt, addr, tmpl, plan.budget)
 	var first firstBytes
 	if err == nil {
 		first, err = s.firstAnswer(backend, addr, plan)
+		s.l.dials.End(s.sending)
 	}
 	var full []byte
 	if err == nil {
@@ -166,14 +179,14 @@ func (s *session) join(ctx context.Context, rt *compiledRoute, j joinable) error
 
 // connectBackend dials addr and sends the preamble: PROXY header if the route asks for
 // one, the handshake (rewritten only if configured) and every byte read past it.
-func (s *session) connectBackend(ctx context.Context, rt *compiledRoute, addr string, budget time.Time) (net.Conn, error) {
+// tmpl is the configured backend addr came from: the guard exempts only the host that
+// template writes out.
+func (s *session) connectBackend(ctx context.Context, rt *compiledRoute, addr, tmpl string, budget time.Time) (net.Conn, error) {
 	deadline := earliest(time.Now().Add(s.snap.cfg.ConnectionTimeout), budget)
 	dctx, cancel := context.WithDeadline(ctx, deadline)
 	defer cancel()
 	start := time.Now()
-	// The event context names the template addr came from (attempt sets it): the
-	// guard exempts only the host that template writes out.
-	backend, err := s.dialAside(dctx, addr, s.ev.BackendTemplate)
+	backend, err := s.dialAside(dctx, addr, tmpl)
 	s.ev.Duration, s.ev.Err = time.Since(start), err
 	if err == nil {
 		// A latency sample; the attempt's verdict is its lease's.
@@ -220,6 +233,7 @@ func (s *session) sendPreamble(backend net.Conn, rt *compiledRoute, addr string,
 	if err != nil {
 		return err
 	}
+	payload := bufs[len(bufs)-1] // what follows any PROXY header; WriteTo consumes bufs
 	_ = backend.SetWriteDeadline(deadline)
 	if len(bufs) == 1 {
 		_, err = backend.Write(bufs[0])
@@ -229,5 +243,6 @@ func (s *session) sendPreamble(backend net.Conn, rt *compiledRoute, addr string,
 	if err != nil {
 		return fmt.Errorf("send handshake to %s: %w", addr, err)
 	}
+	s.sending = s.l.dials.Begin(payload, s.playerIP())
 	return nil
 }

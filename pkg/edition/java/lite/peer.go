@@ -5,11 +5,11 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"net"
 	"net/netip"
 
 	"github.com/pires/go-proxyproto"
 
+	"go.minekube.com/gate/pkg/edition/java/lite/reach"
 	"go.minekube.com/gate/pkg/edition/java/lite/wire"
 )
 
@@ -68,7 +68,8 @@ func (s *session) trusted() bool { return s.peerIn(s.snap.cfg.ProxyProtocolTrust
 // peerIn reports whether the socket peer (not an address a PROXY header names) is
 // inside one of prefixes.
 func (s *session) peerIn(prefixes []netip.Prefix) bool {
-	ip := addrOf(s.client.RemoteAddr())
+	ap, _ := reach.AddrPort(s.client.RemoteAddr())
+	ip := ap.Addr()
 	if !ip.IsValid() {
 		return false
 	}
@@ -80,20 +81,10 @@ func (s *session) peerIn(prefixes []netip.Prefix) bool {
 	return false
 }
 
-// addrOf returns the IP of a TCP address (IPv4-mapped addresses unmapped); the zero
-// Addr for anything else.
-func addrOf(a net.Addr) netip.Addr {
-	switch t := a.(type) {
-	case *net.TCPAddr:
-		return t.AddrPort().Addr().Unmap()
-	case nil:
-		return netip.Addr{}
-	}
-	ap, err := netip.ParseAddrPort(a.String())
-	if err != nil {
-		return netip.Addr{}
-	}
-	return ap.Addr().Unmap()
+// playerIP is the player's IP: from a trusted PROXY header, else the socket's.
+func (s *session) playerIP() netip.Addr {
+	ap, _ := reach.AddrPort(s.clientAddr)
+	return ap.Addr()
 }
 
 // forwardAddress is the server address a tcpShieldRealIP route's backends get to see,

@@ -21,13 +21,18 @@ func (p *handshakeBufs) get() []byte {
 	return new([handshakeBufSize]byte)[:0]
 }
 
+// put takes back a buffer get returned (one that grew past it is left to the GC).
+func (p *handshakeBufs) put(b []byte) {
+	if cap(b) == handshakeBufSize {
+		p.pool.Put((*[handshakeBufSize]byte)(b[:handshakeBufSize]))
+	}
+}
+
 // releaseBuf gives the session's read buffer back and reports how many bytes it held.
 // Nothing may use s.buf, s.raw or s.extra() afterwards.
 func (s *session) releaseBuf() int {
 	n := len(s.buf)
-	if cap(s.buf) == handshakeBufSize {
-		s.l.hsBufs.pool.Put((*[handshakeBufSize]byte)(s.buf[:handshakeBufSize]))
-	}
+	s.l.hsBufs.put(s.buf)
 	s.buf, s.raw = nil, nil
 	return n
 }

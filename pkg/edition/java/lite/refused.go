@@ -2,11 +2,10 @@ package lite
 
 import (
 	"errors"
-	"fmt"
-	"strconv"
 	"time"
 
 	"go.minekube.com/gate/pkg/edition/java/lite/admission"
+	"go.minekube.com/gate/pkg/edition/java/lite/status"
 	"go.minekube.com/gate/pkg/lite/logging"
 )
 
@@ -30,22 +29,13 @@ func limitDisconnect(err error, wait time.Duration) []byte {
 	var msg string
 	switch {
 	case errors.Is(err, admission.ErrRateLimited):
-		msg = "You are connecting too often. Try again in " + retryIn(wait) + "."
+		msg = "You are connecting too often. Try again in " + status.RetryIn(wait) + "."
 	case errors.Is(err, admission.ErrTooManyFromAddr):
 		msg = "Too many connections from your address. Close one of them and try again."
 	default:
 		msg = "The server is handling too many connections. Try again in a few seconds."
 	}
 	return disconnectFrame(nil, msg)
-}
-
-// retryIn is wait in whole seconds, rounded up and at least one: "1 second", "5 seconds".
-func retryIn(wait time.Duration) string {
-	n := max(1, int((wait+time.Second-1)/time.Second))
-	if n == 1 {
-		return "1 second"
-	}
-	return fmt.Sprintf("%d seconds", n)
 }
 
 // tellLimit tells a player refused at accept by an admission limit why, if the
@@ -61,10 +51,14 @@ func (s *session) tellLimit(err error) {
 		return
 	}
 	_ = s.client.SetReadDeadline(earliest(time.Now().Add(tellTimeout), s.admitted.handshakeBy))
-	if legacy, herr := s.readHandshake(); herr != nil || legacy || !s.hs.IsLogin() {
-		return
+	s.tellLogin(limitDisconnect(err, s.l.adm.RetryAfter(s.admitted.player, err)))
+}
+
+// tellLogin reads the handshake and sends frame if it is a login's: a ping is closed.
+func (s *session) tellLogin(frame []byte) {
+	if legacy, err := s.readHandshake(); err == nil && !legacy && s.hs.IsLogin() {
+		s.sendDisconnect(frame)
 	}
-	s.sendDisconnect(limitDisconnect(err, s.l.adm.RetryAfter(s.admitted.player, err)))
 }
 
 // tellFull answers a connection accepted past the open-files cap (it holds a slot of
@@ -81,9 +75,7 @@ func (s *session) tellFull() error {
 			return reject(ReasonProxyFull, "at the open-files cap of %d connections; proxy header: %w", l.fdCap, err)
 		}
 	}
-	if legacy, err := s.readHandshake(); err == nil && !legacy && s.hs.IsLogin() {
-		s.sendDisconnect(proxyFullDisconnect)
-	}
+	s.tellLogin(proxyFullDisconnect)
 	return reject(ReasonProxyFull, "at the open-files cap of %d connections", l.fdCap)
 }
 
@@ -96,17 +88,6 @@ func (s *session) tellProxyFull(err error) error {
 	s.ev.Backend, s.ev.BackendTemplate = "", ""
 	s.sendDisconnect(proxyFullDisconnect)
 	return reject(ReasonProxyFull, "%w", err)
-}
-
-// tellUnavailable tells the player no backend of the route served them: the last
-// backend's own "full" answer if one gave it, else the route's unavailable text.
-func (s *session) tellUnavailable(rt *compiledRoute, fail *noBackend) error {
-	if fail.refusal != nil {
-		s.sendDisconnect(fail.refusal)
-	} else {
-		s.sendDisconnect(rt.unavailable)
-	}
-	return reject(ReasonUnavailable, "%w", fail)
 }
 
 // sendDisconnect writes a Login Disconnect frame under a write deadline.
@@ -124,14 +105,5 @@ func startingDisconnect(host string, typical time.Duration) []byte {
 		return disconnectFrame(nil, "The server "+name+" is starting up. Please join again in a moment.")
 	}
 	return disconnectFrame(nil, "The server "+name+" is starting up; it usually starts in about "+
-		aboutDuration(typical)+". Please join again in a moment.")
-}
-
-// aboutDuration says d the way a player reads it: "40 seconds", "2 minutes".
-func aboutDuration(d time.Duration) string {
-	if d < 90*time.Second {
-		n := max(5, int((d+2500*time.Millisecond)/(5*time.Second))*5) // to the nearest 5 seconds
-		return strconv.Itoa(n) + " seconds"
-	}
-	return strconv.Itoa(int((d+30*time.Second)/time.Minute)) + " minutes"
+		status.About(typical)+". Please join again in a moment.")
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"net"
-	"syscall"
 	"time"
 
 	"go.minekube.com/gate/pkg/edition/java/lite/relay"
@@ -97,7 +96,3 @@ func endReason(ctx context.Context, r relay.Result) string {
 // RelayStats reports what the instance's relay holds now (sessions, parked
 // directions, workers, splice pipes), for metrics and tests.
 func (l *Lite) RelayStats() relay.Stats { return l.rel.Stats() }
-
-func isConnReset(err error) bool {
-	return errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)
-}

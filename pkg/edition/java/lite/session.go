@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"syscall"
 	"time"
 
 	"go.minekube.com/gate/pkg/edition/java/lite/admission"
+	"go.minekube.com/gate/pkg/edition/java/lite/reach"
 	"go.minekube.com/gate/pkg/edition/java/lite/route"
 	"go.minekube.com/gate/pkg/edition/java/lite/wire"
 	"go.minekube.com/gate/pkg/lite/logging"
@@ -53,6 +55,8 @@ type session struct {
 	admitted admissionState
 
 	event Event // what conn.ev points to
+	// sending is the login being sent to a backend, as reach.Logins knows it.
+	sending reach.Sending
 	// overCap: accepted past the open-files cap (fdcap.go). The connection holds a
 	// slot of Lite.telling, given back once its socket is closed and before Serve
 	// counts it gone, so the cap never sees a moment with one connection too few.
@@ -230,11 +234,16 @@ func (s *session) run(ctx context.Context) error {
 // route matches the handshake's cleaned host against the route table and charges
 // the intent's quota. A login to no route is told so.
 func (s *session) route() (*compiledRoute, route.Match, error) {
-	host := wire.CleanHost(s.hs.Address)
-	s.ev.VHost, s.ev.Protocol, s.ev.Intent = host, s.hs.Protocol, s.hs.Intent
+	return s.routeHost(s.hs.Address, s.hs.Protocol, s.hs.Intent)
+}
+
+// routeHost is route for a host given by a handshake or a legacy ping.
+func (s *session) routeHost(addr string, protocol, intent int32) (*compiledRoute, route.Match, error) {
+	host := wire.CleanHost(addr)
+	s.ev.VHost, s.ev.Protocol, s.ev.Intent = host, protocol, intent
 	m, ok := s.snap.table.Match(host)
 	if !ok {
-		if s.hs.IsLogin() {
+		if intent != wire.IntentStatus {
 			_, _ = s.client.Write(s.snap.unknownHost)
 		}
 		return nil, m, reject(ReasonNoRoute, "no route for host %s", logging.Clip(host))
@@ -271,21 +280,29 @@ func (s *session) serveLogin(ctx context.Context, rt *compiledRoute, m route.Mat
 	return s.tell(rt, s.login(ctx, rt, plan))
 }
 
-// tell turns a failed login into what the player is told (refused.go).
+// tell turns a failed login into what the player is told (refused.go): the proxy is
+// full, or no backend served them (the last backend's own "full" answer if one gave
+// it, else the route's unavailable text).
 func (s *session) tell(rt *compiledRoute, err error) error {
-	if fail, ok := errors.AsType[*noBackend](err); ok {
-		return s.tellUnavailable(rt, fail)
-	}
-	if errors.Is(err, errProxyFull) {
+	fail, ok := errors.AsType[*noBackend](err)
+	switch {
+	case ok && fail.refusal != nil:
+		s.sendDisconnect(fail.refusal)
+	case ok:
+		s.sendDisconnect(rt.unavailable)
+	case errors.Is(err, errProxyFull):
 		return s.tellProxyFull(err)
+	default:
+		return err
 	}
-	return err
+	return reject(ReasonUnavailable, "%w", fail)
 }
 
 // refuseLoop refuses a connection whose peer is the local end of one of the proxy's
-// own live backend connections.
+// own live backend connections, or that carries a login this proxy is sending to a
+// backend right now (reach.Logins: a forwarder or another replica brought it back).
 func (s *session) refuseLoop() error {
-	if s.l.dials.Refuse(s.client) {
+	if s.l.dials.Refuse(s.client) || s.hs.IsLogin() && s.l.dials.Seen(s.buf, s.playerIP()) {
 		return reject(ReasonLoop, "connection from this proxy's own backend dial (a backend address leads back here)")
 	}
 	return nil
@@ -350,7 +367,7 @@ func isClientNoise(err error) bool {
 	var ne net.Error
 	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
 		errors.Is(err, net.ErrClosed) || (errors.As(err, &ne) && ne.Timeout()) ||
-		isConnReset(err)
+		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)
 }
 
 // earliest returns the earlier of two deadlines.

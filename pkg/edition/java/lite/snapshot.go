@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"time"
 
 	"go.minekube.com/gate/pkg/edition/java/lite/config"
 	"go.minekube.com/gate/pkg/edition/java/lite/reach"
@@ -49,11 +48,7 @@ type compiledRoute struct {
 }
 
 func compile(cfg *config.Config) (*snapshot, error) {
-	specs := make([]route.Spec, len(cfg.Lite.Routes))
-	for i, r := range cfg.Lite.Routes {
-		specs[i] = route.Spec{Hosts: r.Host, Backends: r.Backend}
-	}
-	table, err := route.Compile(specs)
+	table, err := route.Compile(cfg.Lite.Specs())
 	if err != nil {
 		return nil, err
 	}
@@ -65,7 +60,9 @@ func compile(cfg *config.Config) (*snapshot, error) {
 	}
 	globalUnavailable := cfg.Lite.Disconnect.Unavailable
 	for _, r := range cfg.Lite.Routes {
-		cr := &compiledRoute{key: r.Key, cfg: r, first: reach.NewFirst(r.ProxyProtocol, r.ModifyVirtualHost, r.TCPShieldRealIP)}
+		// The config is read-only once loaded, so the route renders from it directly.
+		cr := &compiledRoute{key: r.Key, cfg: r, fallback: r.Fallback,
+			first: reach.NewFirst(r.ProxyProtocol, r.ModifyVirtualHost, r.TCPShieldRealIP)}
 		if cr.key == "" {
 			cr.key = strings.Join(r.Host, ",")
 		}
@@ -74,8 +71,6 @@ func compile(cfg *config.Config) (*snapshot, error) {
 			msg = globalUnavailable
 		}
 		cr.unavailable = disconnectFrame(msg, defaultUnavailable)
-		// The config is read-only once loaded, so the route renders from it directly.
-		cr.fallback = r.Fallback
 		for _, b := range r.Backend {
 			if route.MaxParam(b) == 0 {
 				cr.static = append(cr.static, b)
@@ -112,12 +107,7 @@ func (r *compiledRoute) asleepStatus(card []byte, protocol int32) []byte {
 	if card != nil {
 		return card
 	}
-	fb := status.Fallback{}
-	if r.fallback != nil {
-		fb = *r.fallback
-	}
-	fb.MOTD, fb.Online = r.cfg.WakeSettings.AsleepMOTD, 0
-	return fb.Render(protocol)
+	return r.fallback.Asleep(r.cfg.WakeSettings.AsleepMOTD, protocol)
 }
 
 // template returns the configured backend (with $n unfilled) that addr was expanded
@@ -143,9 +133,4 @@ func (s *snapshot) strategyRoutes() []strategy.Route {
 		out = append(out, r.cfg.StrategyRoute(r.key, r.static))
 	}
 	return out
-}
-
-// statusTimeout bounds one status exchange with a backend, dial included.
-func (s *snapshot) statusTimeout() time.Duration {
-	return s.cfg.ConnectionTimeout
 }

@@ -157,7 +157,8 @@ func (l *Lite) aggregate(rt *compiledRoute, backends []string, body []byte) []by
 // (the status cache shares it between concurrent pings), so it has its own context.
 func (l *Lite) fetchStatus(q statusQuery, addr string) ([]byte, error) {
 	rt, hs := q.rt, q.hs
-	ctx, cancel := context.WithTimeout(context.Background(), q.snap.statusTimeout())
+	// One connection timeout bounds the whole exchange, dial included.
+	ctx, cancel := context.WithTimeout(context.Background(), q.snap.cfg.ConnectionTimeout)
 	defer cancel()
 	connected := false // a failed dial is the dial's verdict alone, not a status one too
 	body, rep, err := l.exchange(ctx, statusCall{addr: addr, tmpl: rt.template(q.backends, addr),

@@ -10,6 +10,7 @@ import (
 	"go.minekube.com/gate/pkg/edition/java/lite/wire"
 	"go.minekube.com/gate/pkg/lite/discovery"
 	engine "go.minekube.com/gate/pkg/lite/engine/docker"
+	"go.minekube.com/gate/pkg/lite/hostport"
 )
 
 // Labels read on containers. gate's win over mc-router's of the same meaning.
@@ -182,11 +183,11 @@ func readContainer(c engine.Container, notReady bool, network string) (hosts []s
 	}
 	port := wire.DefaultPort
 	if v, ok := label(c.Labels, LabelPort, LabelMCRouterPort); ok {
-		p, err := strconv.ParseUint(strings.TrimSpace(v), 10, 16)
-		if err != nil || p == 0 {
+		p, err := hostport.ParsePort(strings.TrimSpace(v))
+		if err != nil {
 			return skip("container skipped: port label is not a port (1-65535)", "value", v)
 		}
-		port = uint16(p)
+		port = p
 	}
 	// A stopped container has no address; it gets one when it starts.
 	if !stopped {

@@ -2,16 +2,17 @@ package kubernetes
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"net/netip"
 	"slices"
-	"strconv"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
 
 	"go.minekube.com/gate/pkg/lite/discovery"
+	"go.minekube.com/gate/pkg/lite/hostport"
 )
 
 // Annotations the source reads. Every other annotation under KeyPrefix is a
@@ -117,12 +118,11 @@ func routeBackends(portAnn string, endpointSlices []*discoveryv1.EndpointSlice) 
 	portAnn = strings.TrimSpace(portAnn)
 	var wantNumber int32
 	if portAnn != "" {
-		if n, err := strconv.ParseUint(portAnn, 10, 16); err == nil {
-			if n == 0 {
-				return []discovery.Backend{}, fmt.Sprintf("annotation %s: port 0 is not a port", AnnotationPort)
-			}
-			wantNumber = int32(n)
+		n, err := hostport.ParsePort(portAnn)
+		if errors.Is(err, hostport.ErrRange) {
+			return []discovery.Backend{}, fmt.Sprintf("annotation %s: port %s is not a port (1-65535)", AnnotationPort, portAnn)
 		}
+		wantNumber = int32(n) // 0 when the annotation names the port
 	}
 	var addrs []netip.AddrPort
 	var warning string

@@ -278,6 +278,9 @@ func (w *watchers) routes() []serviceRouteOf {
 		}
 		key := svc.Namespace + "/" + svc.Name
 		sr := buildRoute(svc, byService[key])
+		if sr.route != nil {
+			sr.route.Created = svc.CreationTimestamp.Time
+		}
 		if sr.route == nil && sr.warning == "" {
 			continue
 		}

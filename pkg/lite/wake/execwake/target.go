@@ -54,6 +54,7 @@ type Options struct {
 // a process of its own.
 type Target struct {
 	key     string
+	name    string // wake.Name(key): errors must not carry the arguments
 	wake    []string
 	sleep   []string
 	timeout time.Duration
@@ -80,7 +81,7 @@ func Check(s wake.Spec) error {
 			continue
 		}
 		if _, err := exec.LookPath(argv[0]); err != nil {
-			return fmt.Errorf("%s: %w", s.Key(), err)
+			return fmt.Errorf("%s: %w", wake.Name(s.Key()), err)
 		}
 	}
 	return nil
@@ -93,7 +94,7 @@ func New(s wake.Spec, o Options) (*Target, error) {
 	if err := Check(s); err != nil {
 		return nil, err
 	}
-	t := &Target{key: s.Key(), wake: s.Command, sleep: s.SleepCommand, timeout: s.Timeout, opts: o}
+	t := &Target{key: s.Key(), name: wake.Name(s.Key()), wake: s.Command, sleep: s.SleepCommand, timeout: s.Timeout, opts: o}
 	if t.timeout == 0 {
 		t.timeout = DefaultTimeout
 	}
@@ -113,11 +114,11 @@ func (t *Target) Timeout() time.Duration { return t.timeout }
 func (t *Target) Wake(ctx context.Context, req wake.Request) (wake.Result, error) {
 	out, err := t.run(ctx, t.wake, "wake", req)
 	if err != nil {
-		return wake.Result{}, fmt.Errorf("%s: wake: %w", t.key, err)
+		return wake.Result{}, fmt.Errorf("%s: wake: %w", t.name, err)
 	}
 	backend, err := backendLine(out)
 	if err != nil {
-		return wake.Result{}, fmt.Errorf("%s: wake: exited 0, but %w", t.key, err)
+		return wake.Result{}, fmt.Errorf("%s: wake: exited 0, but %w", t.name, err)
 	}
 	return wake.Result{Backend: backend}, nil
 }
@@ -128,7 +129,7 @@ func (t *Target) Sleep(ctx context.Context, req wake.Request) error {
 		return nil
 	}
 	if _, err := t.run(ctx, t.sleep, "sleep", req); err != nil {
-		return fmt.Errorf("%s: sleep: %w", t.key, err)
+		return fmt.Errorf("%s: sleep: %w", t.name, err)
 	}
 	return nil
 }

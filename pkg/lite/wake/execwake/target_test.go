@@ -100,7 +100,7 @@ exit 3
 		t.Fatal("no error")
 	}
 	msg := err.Error()
-	for _, want := range []string{tg.Key(), "exit status 3", "no such container: survival", "…"} {
+	for _, want := range []string{wake.Name(tg.Key()), "exit status 3", "no such container: survival", "…"} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("error lacks %q: %.300s", want, msg)
 		}

@@ -12,6 +12,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -54,6 +55,7 @@ type Options struct {
 // Target calls one webhook URL. It is safe for concurrent use.
 type Target struct {
 	key     string
+	name    string // wake.Name(key): errors must not carry the URL's token
 	url     string
 	secret  []byte
 	timeout time.Duration
@@ -85,7 +87,7 @@ func New(s wake.Spec, o Options) (*Target, error) {
 	if err := Check(s); err != nil {
 		return nil, err
 	}
-	t := &Target{key: s.Key(), url: s.URL, timeout: s.Timeout, client: o.Client, minB: o.MinBackoff, maxB: o.MaxBackoff, now: o.Now, rnd: o.Rand}
+	t := &Target{key: s.Key(), name: wake.Name(s.Key()), url: s.URL, timeout: s.Timeout, client: o.Client, minB: o.MinBackoff, maxB: o.MaxBackoff, now: o.Now, rnd: o.Rand}
 	if s.Secret != "" {
 		t.secret = []byte(s.Secret)
 	}
@@ -134,11 +136,11 @@ func (t *Target) Timeout() time.Duration { return t.timeout }
 func (t *Target) Wake(ctx context.Context, req wake.Request) (wake.Result, error) {
 	reply, err := t.call(ctx, "wake", req)
 	if err != nil {
-		return wake.Result{}, fmt.Errorf("%s: wake: %w", t.key, err)
+		return wake.Result{}, fmt.Errorf("%s: wake: %w", t.name, err)
 	}
 	backend, err := parseReply(reply)
 	if err != nil {
-		return wake.Result{}, fmt.Errorf("%s: wake: accepted, but %w", t.key, err)
+		return wake.Result{}, fmt.Errorf("%s: wake: accepted, but %w", t.name, err)
 	}
 	return wake.Result{Backend: backend}, nil
 }
@@ -146,7 +148,7 @@ func (t *Target) Wake(ctx context.Context, req wake.Request) (wake.Result, error
 // Sleep posts action "sleep"; the reply's body is not looked at.
 func (t *Target) Sleep(ctx context.Context, req wake.Request) error {
 	if _, err := t.call(ctx, "sleep", req); err != nil {
-		return fmt.Errorf("%s: sleep: %w", t.key, err)
+		return fmt.Errorf("%s: sleep: %w", t.name, err)
 	}
 	return nil
 }
@@ -222,7 +224,7 @@ func (e *finalError) Unwrap() error { return e.err }
 func (t *Target) attempt(ctx context.Context, body []byte, sig string) ([]byte, time.Duration, error) {
 	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, t.url, bytes.NewReader(body))
 	if err != nil {
-		return nil, 0, &finalError{err}
+		return nil, 0, &finalError{withoutURL(err)}
 	}
 	hreq.Header.Set("Content-Type", "application/json")
 	hreq.Header.Set("User-Agent", "gate-wake")
@@ -231,6 +233,7 @@ func (t *Target) attempt(ctx context.Context, body []byte, sig string) ([]byte, 
 	}
 	resp, err := t.client.Do(hreq)
 	if err != nil {
+		err = withoutURL(err)
 		if ctx.Err() != nil {
 			return nil, 0, &finalError{fmt.Errorf("POST: %w", ctx.Err())}
 		}
@@ -240,17 +243,32 @@ func (t *Target) attempt(ctx context.Context, body []byte, sig string) ([]byte, 
 	reply, rerr := io.ReadAll(io.LimitReader(resp.Body, MaxReply+1))
 	// Drain a little more so that the connection can be reused.
 	_, _ = io.CopyN(io.Discard, resp.Body, 4<<10)
-	switch code := resp.StatusCode; {
+	// A failed reply is told by its code alone: its body and reason phrase
+	// are the remote's words, which must not reach logs or the admin API
+	// (a URL the proxy may reach is not one whose answers it may show).
+	code := resp.StatusCode
+	status := strconv.Itoa(code) + " " + http.StatusText(code)
+	switch {
 	case code >= 200 && code < 300:
 		if rerr != nil {
 			return nil, 0, fmt.Errorf("read reply: %w", rerr)
 		}
 		return reply, 0, nil
 	case code >= 500 || code == http.StatusTooManyRequests:
-		return nil, retryAfter(resp.Header.Get("Retry-After")), fmt.Errorf("reply %s: %s", resp.Status, excerpt(reply))
+		return nil, retryAfter(resp.Header.Get("Retry-After")), fmt.Errorf("reply %s", status)
 	default:
-		return nil, 0, &finalError{fmt.Errorf("reply %s (not retried): %s", resp.Status, excerpt(reply))}
+		return nil, 0, &finalError{fmt.Errorf("reply %s (not retried)", status)}
 	}
+}
+
+// withoutURL drops the URL a *url.Error quotes (token, userinfo and all);
+// the target's name already says which webhook failed.
+func withoutURL(err error) error {
+	var uerr *url.Error
+	if errors.As(err, &uerr) {
+		return uerr.Err
+	}
+	return err
 }
 
 // backoff is the wait after failed attempt n (0-based): min·2ⁿ capped at
@@ -276,18 +294,6 @@ func retryAfter(v string) time.Duration {
 	return time.Duration(n) * time.Second
 }
 
-// excerpt is the start of a reply for an error message.
-func excerpt(b []byte) string {
-	s := strings.TrimSpace(string(b))
-	if len(s) > 200 {
-		s = s[:200] + "…"
-	}
-	if s == "" {
-		return "(empty body)"
-	}
-	return strconv.Quote(s)
-}
-
 // parseReply reads the backend a wake reply names. A body that is not a JSON
 // object (empty, "ok") names none; a JSON object must be whole, within
 // MaxReply, and its backend, if any, host:port.
@@ -303,13 +309,13 @@ func parseReply(b []byte) (string, error) {
 		Backend *string `json:"backend"`
 	}
 	if err := json.Unmarshal(trimmed, &r); err != nil {
-		return "", fmt.Errorf("the reply is not valid JSON: %w", err)
+		return "", errors.New("the reply is not valid JSON")
 	}
 	if r.Backend == nil || *r.Backend == "" {
 		return "", nil
 	}
 	if err := wake.CheckBackend(*r.Backend); err != nil {
-		return "", fmt.Errorf("the reply's backend %q: %w", *r.Backend, err)
+		return "", errors.New("the reply's backend is not host:port with a port 1-65535")
 	}
 	return *r.Backend, nil
 }

@@ -159,7 +159,7 @@ func TestClientErrorsAreNotRetried(t *testing.T) {
 		})
 		tg := newTarget(t, h.srv.URL, "k", 5*time.Second)
 		_, err := tg.Wake(context.Background(), wake.Request{})
-		if err == nil || !strings.Contains(err.Error(), tg.Key()) || !strings.Contains(err.Error(), http.StatusText(code)) {
+		if err == nil || !strings.Contains(err.Error(), wake.Name(tg.Key())) || !strings.Contains(err.Error(), http.StatusText(code)) {
 			t.Errorf("%d: error %v", code, err)
 		}
 		if n := len(h.requests()); n != 1 {
@@ -337,5 +337,21 @@ func TestConcurrentCallsAreSafe(t *testing.T) {
 	}
 	if len(ids) != 50 {
 		t.Errorf("%d distinct delivery ids for 50 calls", len(ids))
+	}
+}
+
+// TestErrorRepliesAreToldByTheirCodeAlone pins issue 30's item 8: the first
+// 200 bytes of an error reply, and the URL with its token, were quoted into
+// the error, hence into State.Error and the logs.
+func TestErrorRepliesAreToldByTheirCodeAlone(t *testing.T) {
+	h := newHook(t, func(_ int, w http.ResponseWriter, _ *http.Request) {
+		w.WriteHeader(http.StatusForbidden)
+		io.WriteString(w, "internal note: token=s3cret")
+	})
+	tg := newTarget(t, h.srv.URL+"/wake?token=s3cret", "", time.Second)
+	_, err := tg.Wake(context.Background(), wake.Request{})
+	if err == nil || !strings.Contains(err.Error(), "403 Forbidden") || strings.Contains(err.Error(), "s3cret") ||
+		strings.Contains(err.Error(), "/wake") {
+		t.Fatalf("error %v, want the status code without the body or the URL's path and query", err)
 	}
 }

@@ -35,13 +35,9 @@ func (d *decoder) prefixList(e entry) []netip.Prefix {
 	}
 	var out []netip.Prefix
 	for _, it := range items {
-		p, err := parsePrefix(it.s)
-		if err != nil {
-			d.errorf(it.line, it.path, ErrInvalid,
-				"invalid CIDR %q (want an IP address or a prefix like 203.0.113.0/24)", truncate(it.s))
-			continue
+		if p, ok := d.prefix(it, "203.0.113.0/24"); ok {
+			out = append(out, p)
 		}
-		out = append(out, p)
 	}
 	return out
 }

@@ -7,13 +7,15 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"go.minekube.com/gate/pkg/lite/hostport"
 )
 
 // paramRE finds `$n` template references; validation treats each as a label.
 var paramRE = regexp.MustCompile(`\$[0-9]+`)
 
-// validBackend checks host or host:port with port 1..65535, IPv6 in
-// brackets, `$n` standing for a DNS label. A port with a `$n` in it
+// validBackend checks host or host:port with a port to dial (hostport's
+// rule), IPv6 in brackets, `$n` standing for a DNS label. A port with a `$n` in it
 // (`127.0.0.1:$1`, `$1:$2`) is checked when it is dialled, after expansion,
 // as in Gate.
 func validBackend(addr string) error {
@@ -23,7 +25,7 @@ func validBackend(addr string) error {
 	}
 	_, rawPort, _ := splitOptionalPort(addr)
 	if port != "" && !paramRE.MatchString(rawPort) {
-		if err := validPort(port, 1); err != nil {
+		if _, err := hostport.ParsePort(port); err != nil {
 			return err
 		}
 	}
@@ -31,13 +33,13 @@ func validBackend(addr string) error {
 }
 
 // validListenAddr checks host:port for a listener: the host may be empty
-// (every interface) and port 0 picks a free port.
+// (every interface) and the port may be 0 (a free one).
 func validListenAddr(addr string) error {
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
 		return errors.New("want host:port")
 	}
-	if err := validPort(port, 0); err != nil {
+	if _, err := hostport.ParseListenPort(port); err != nil {
 		return err
 	}
 	if host == "" {
@@ -70,17 +72,6 @@ func splitOptionalPort(addr string) (host, port string, err error) {
 		return addr[:i], addr[i+1:], nil
 	}
 	return "", "", errors.New("IPv6 addresses need brackets, e.g. [::1]:25565")
-}
-
-func validPort(port string, lo int) error {
-	n, err := strconv.Atoi(port)
-	if err != nil || strings.HasPrefix(port, "+") || strings.HasPrefix(port, "-") {
-		return errors.New("port must be a number")
-	}
-	if n < lo || n > 65535 {
-		return errors.New("port out of range (want " + strconv.Itoa(lo) + "..65535)")
-	}
-	return nil
 }
 
 // validHost accepts an IP address or a DNS name; bracketed hosts must be IPv6.

@@ -8,7 +8,6 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"time"
@@ -131,7 +130,8 @@ func ParseEnv(data []byte, file string, environ []string) (*Config, []Warning, e
 	}
 	var root yaml.Node
 	if err := yaml.Unmarshal(data, &root); err != nil {
-		d.errorf(syntaxLine(err), "", ErrSyntax, "%s", err.Error())
+		line, msg := syntaxError(data, err)
+		d.errorf(line, "", ErrSyntax, "%s", msg)
 		return nil, d.warns, d.errs
 	}
 	d.decodeRoot(&root, cfg)
@@ -156,18 +156,6 @@ func (d *decoder) finish() {
 		d.warns = append(d.warns, Warning{File: d.file,
 			Msg: fmt.Sprintf("%d more warnings not shown (the limit is %d)", d.droppedWarns, maxWarnings)})
 	}
-}
-
-var syntaxLineRE = regexp.MustCompile(`line (\d+)`)
-
-// syntaxLine extracts the line from a yaml syntax error message.
-func syntaxLine(err error) int {
-	m := syntaxLineRE.FindStringSubmatch(err.Error())
-	if m == nil {
-		return 0
-	}
-	n, _ := strconv.Atoi(m[1])
-	return n
 }
 
 // decodeRoot walks the document: `config:` and `api:` are ours, Gate's other

@@ -1,8 +1,6 @@
 package config
 
 import (
-	"errors"
-	"strings"
 	"testing"
 )
 
@@ -306,6 +304,24 @@ var parseErrorCases = []struct {
 		kind: ErrSyntax,
 	},
 	{
+		name: "tab indenting a key names the tab's line, not the value's before it",
+		src:  "config:\n  lite:\n    enabled: true\n\troutes: []\n",
+		want: []string{`config.yml:4: yaml: line 4: found a tab character that violates indentation`},
+		kind: ErrSyntax,
+	},
+	{
+		name: "tab after spaces, blank lines between",
+		src:  "config:\n  lite:\n    enabled: true\n\n  \troutes: []\n",
+		want: []string{`config.yml:5: yaml: line 5: found a tab character that violates indentation`},
+		kind: ErrSyntax,
+	},
+	{
+		name: "tab in a block scalar's indentation",
+		src:  "config:\n  lite:\n    motd: |\n      x\n\ty\n",
+		want: []string{`config.yml:5: yaml: line 5: found a tab character where an indentation space is expected`},
+		kind: ErrSyntax,
+	},
+	{
 		name: "all errors at once",
 		src: `config:
   bind: nope
@@ -331,29 +347,7 @@ func TestParseErrors(t *testing.T) {
 	for _, tc := range parseErrorCases {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg, _, err := parse(t, tc.src)
-			if err == nil {
-				t.Fatalf("Parse succeeded, want errors %q", tc.want)
-			}
-			if cfg != nil {
-				t.Fatal("Parse returned a config together with errors")
-			}
-			var list ErrorList
-			if !errors.As(err, &list) {
-				t.Fatalf("error %T is not an ErrorList", err)
-			}
-			got := make([]string, len(list))
-			for i, e := range list {
-				got[i] = e.Error()
-			}
-			if strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
-				t.Fatalf("errors:\n got %q\nwant %q", got, tc.want)
-			}
-			if err.Error() != strings.Join(tc.want, "\n") {
-				t.Fatalf("Error() = %q, want the errors one per line", err.Error())
-			}
-			if !errors.Is(err, tc.kind) {
-				t.Fatalf("errors.Is(err, %v) = false", tc.kind)
-			}
+			wantErrors(t, cfg, err, tc.want, tc.kind)
 		})
 	}
 }

@@ -18,6 +18,30 @@ type Discovery struct {
 	// "docker". Default [file, kubernetes, docker]; sources left out follow
 	// in that default order.
 	Precedence []string
+	// Claims holds each source's `hosts` (kubernetes.hosts, docker.hosts).
+	// They live apart from the source settings because they reload live.
+	Claims Claims
+}
+
+// Claims are the host claims the file grants each discovery source's owners.
+type Claims struct {
+	// Kubernetes maps namespaces to the host patterns their Services may
+	// claim. Default nil: any namespace, any host.
+	Kubernetes HostClaims
+	// Docker maps container names to the host patterns they may claim.
+	// Default nil: any container, any host.
+	Docker HostClaims
+}
+
+// For returns the claims of the named source (nil for others).
+func (c Claims) For(source string) HostClaims {
+	switch source {
+	case SourceKubernetes:
+		return c.Kubernetes
+	case SourceDocker:
+		return c.Docker
+	}
+	return nil
 }
 
 // KubernetesDiscovery is `config.lite.discovery.kubernetes`.
@@ -73,6 +97,7 @@ func (d *decoder) decodeDiscovery(e entry, dst *Discovery) {
 				"kubeconfig":    func(g entry) { d.path(g, &k.Kubeconfig) },
 				"namespace":     func(g entry) { d.str(g, &k.Namespace) },
 				"labelSelector": func(g entry) { d.str(g, &k.LabelSelector) },
+				"hosts":         func(g entry) { d.decodeHostClaims(g, &dst.Claims.Kubernetes) },
 			}, nil)
 		},
 		"docker": func(f entry) {
@@ -81,6 +106,7 @@ func (d *decoder) decodeDiscovery(e entry, dst *Discovery) {
 				"enabled": func(g entry) { d.boolean(g, &c.Enabled) },
 				"host":    func(g entry) { d.str(g, &c.Host) },
 				"network": func(g entry) { d.str(g, &c.Network) },
+				"hosts":   func(g entry) { d.decodeHostClaims(g, &dst.Claims.Docker) },
 			}, nil)
 		},
 		"precedence": func(f entry) {

@@ -76,7 +76,8 @@ func TestExampleReferenceMatchesDefaults(t *testing.T) {
 	if cfg.Bind != def.Bind || cfg.ConnectionTimeout != def.ConnectionTimeout || cfg.ReadTimeout != def.ReadTimeout ||
 		cfg.Debug || cfg.ProxyProtocol || !slices.Equal(cfg.ProxyProtocolTrustedProxies, def.ProxyProtocolTrustedProxies) ||
 		!reflect.DeepEqual(cfg.Quota, def.Quota) || cfg.Lite.HealthCheck != def.Lite.HealthCheck ||
-		cfg.Lite.ShutdownGrace != def.Lite.ShutdownGrace || cfg.API != def.API {
+		cfg.Lite.ShutdownGrace != def.Lite.ShutdownGrace || cfg.API != def.API ||
+		!reflect.DeepEqual(cfg.Lite.Discovery.Claims, def.Lite.Discovery.Claims) {
 		t.Fatalf("reference differs from defaults:\n got %+v\nwant %+v", cfg, def)
 	}
 	first := cfg.Lite.Routes[0]

@@ -57,11 +57,18 @@ func defaultLite() Lite {
 		Discovery: Discovery{Precedence: DefaultPrecedence()}, Wake: defaultWake()}
 }
 
-// Specs returns the routes as route specs, ready for route.Compile.
+// Specs returns the routes as route specs, ready for route.Compile. Adjacent
+// file routes (Key "") form one precedence group, in which the operator's
+// order decides; every discovered route is a group of its own, because a
+// source's order says nothing about which host should win.
 func (l *Lite) Specs() []route.Spec {
 	specs := make([]route.Spec, len(l.Routes))
+	group := 0
 	for i, r := range l.Routes {
-		specs[i] = route.Spec{Hosts: r.Host, Backends: r.Backend}
+		if i > 0 && (r.Key != "" || l.Routes[i-1].Key != "") {
+			group++
+		}
+		specs[i] = route.Spec{Hosts: r.Host, Backends: r.Backend, Group: group}
 	}
 	return specs
 }
@@ -86,29 +93,9 @@ func (d *decoder) decodeLite(e entry, l *Lite) {
 		"tcpShieldTrustedProxies": func(f entry) {
 			l.TCPShieldTrustedProxies = d.prefixList(f)
 		},
-		"sessionLogEvery": func(f entry) { d.intField(f, 0, &l.SessionLogEvery) },
-		"shutdownGrace": func(f entry) {
-			var v time.Duration
-			if !d.duration(f, &v) {
-				return
-			}
-			if v < 0 {
-				d.invalid(f, "must not be negative, got %s", v)
-				return
-			}
-			l.ShutdownGrace = v
-		},
-		"firstResponseTimeout": func(f entry) {
-			var v time.Duration
-			if !d.duration(f, &v) {
-				return
-			}
-			if v <= 0 {
-				d.invalid(f, "must be positive, got %s", v)
-				return
-			}
-			l.FirstResponseTimeout = v
-		},
+		"sessionLogEvery":      func(f entry) { d.intField(f, 0, &l.SessionLogEvery) },
+		"shutdownGrace":        func(f entry) { d.nonNegative(f, &l.ShutdownGrace) },
+		"firstResponseTimeout": func(f entry) { d.positive(f, &l.FirstResponseTimeout) },
 	}, nil)
 	if !ok {
 		return

@@ -19,25 +19,29 @@ func p2cRoute(lines string) string {
 ` + lines
 }
 
-func TestP2CKeys(t *testing.T) {
-	tests := []struct {
-		name     string
-		lines    string
-		backends []string
-		capacity map[string]int
-		p2c      P2CConfig
-		status   StatusMode
-	}{
-		{
-			name:     "omitted keys are the defaults",
-			lines:    "        backend: a:25565\n        strategy: p2c\n",
-			backends: []string{"a:25565"},
-			p2c:      P2CConfig{LatencyWeight: 250 * time.Millisecond, StaleAfter: 30 * time.Second, Saturation: 0.9},
-			status:   StatusBackend,
-		},
-		{
-			name: "every key set",
-			lines: `        backend: [a:25565, b:25565]
+// p2cDefaults is what a route's p2c keys are when the file leaves them out.
+var p2cDefaults = P2CConfig{LatencyWeight: 250 * time.Millisecond, StaleAfter: 30 * time.Second, Saturation: 0.9}
+
+// p2cKeyCases are one-route configs (the route's lines after its host) and
+// the route they must give.
+var p2cKeyCases = []struct {
+	name     string
+	lines    string
+	backends []string
+	capacity map[string]int
+	p2c      P2CConfig
+	status   StatusMode
+}{
+	{
+		name:     "omitted keys are the defaults",
+		lines:    "        backend: a:25565\n        strategy: p2c\n",
+		backends: []string{"a:25565"},
+		p2c:      p2cDefaults,
+		status:   StatusBackend,
+	},
+	{
+		name: "every key set",
+		lines: `        backend: [a:25565, b:25565]
         strategy: p2c
         latencyWeight: 100ms
         staleAfter: 1m
@@ -46,39 +50,41 @@ func TestP2CKeys(t *testing.T) {
         drainMotd: '(?i)maintenance'
         status: aggregate
 `,
-			backends: []string{"a:25565", "b:25565"},
-			p2c:      P2CConfig{LatencyWeight: 100 * time.Millisecond, StaleAfter: time.Minute, Saturation: 0.75, Peers: 3},
-			status:   StatusAggregate,
-		},
-		{
-			name:     "bare numbers are milliseconds and saturation 1 is allowed",
-			lines:    "        backend: a\n        strategy: p2c\n        latencyWeight: 400\n        staleAfter: 5000\n        saturation: 1\n",
-			backends: []string{"a"},
-			p2c:      P2CConfig{LatencyWeight: 400 * time.Millisecond, StaleAfter: 5 * time.Second, Saturation: 1},
-			status:   StatusBackend,
-		},
-		{
-			name: "list items may carry a capacity",
-			lines: `        strategy: p2c
+		backends: []string{"a:25565", "b:25565"},
+		p2c:      P2CConfig{LatencyWeight: 100 * time.Millisecond, StaleAfter: time.Minute, Saturation: 0.75, Peers: 3},
+		status:   StatusAggregate,
+	},
+	{
+		name:     "bare numbers are milliseconds and saturation 1 is allowed",
+		lines:    "        backend: a\n        strategy: p2c\n        latencyWeight: 400\n        staleAfter: 5000\n        saturation: 1\n",
+		backends: []string{"a"},
+		p2c:      P2CConfig{LatencyWeight: 400 * time.Millisecond, StaleAfter: 5 * time.Second, Saturation: 1},
+		status:   StatusBackend,
+	},
+	{
+		name: "list items may carry a capacity",
+		lines: `        strategy: p2c
         backend:
           - a:25565
           - {address: b:25565, capacity: 100}
           - address: c:25565
 `,
-			backends: []string{"a:25565", "b:25565", "c:25565"},
-			capacity: map[string]int{"b:25565": 100},
-			p2c:      P2CConfig{LatencyWeight: 250 * time.Millisecond, StaleAfter: 30 * time.Second, Saturation: 0.9},
-			status:   StatusBackend,
-		},
-		{
-			name:     "empty drain pattern is none",
-			lines:    "        backend: a\n        strategy: p2c\n        drainMotd: ''\n",
-			backends: []string{"a"},
-			p2c:      P2CConfig{LatencyWeight: 250 * time.Millisecond, StaleAfter: 30 * time.Second, Saturation: 0.9},
-			status:   StatusBackend,
-		},
-	}
-	for _, tt := range tests {
+		backends: []string{"a:25565", "b:25565", "c:25565"},
+		capacity: map[string]int{"b:25565": 100},
+		p2c:      p2cDefaults,
+		status:   StatusBackend,
+	},
+	{
+		name:     "empty drain pattern is none",
+		lines:    "        backend: a\n        strategy: p2c\n        drainMotd: ''\n",
+		backends: []string{"a"},
+		p2c:      p2cDefaults,
+		status:   StatusBackend,
+	},
+}
+
+func TestP2CKeys(t *testing.T) {
+	for _, tt := range p2cKeyCases {
 		t.Run(tt.name, func(t *testing.T) {
 			r := mustParse(t, p2cRoute(tt.lines)).Lite.Routes[0]
 			drain := r.P2C.Drain
@@ -157,13 +163,7 @@ func TestP2CKeyWarnings(t *testing.T) {
 			if strings.HasPrefix(tt.lines, "        host:") {
 				src = strings.Replace(src, "      - host: play.example.com\n", "      -\n", 1)
 			}
-			_, warns, err := parse(t, src)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := warningStrings(warns); !slices.Equal(got, tt.want) {
-				t.Fatalf("warnings\n got %q\nwant %q", got, tt.want)
-			}
+			wantWarnings(t, src, tt.want)
 		})
 	}
 }

@@ -67,10 +67,8 @@ func (d *decoder) trustedProxies(e entry, cfg *Config) {
 	}
 	prefixes := make([]netip.Prefix, 0, len(items))
 	for _, it := range items {
-		p, err := parsePrefix(it.s)
-		if err != nil {
-			d.errorf(it.line, it.path, ErrInvalid,
-				"invalid CIDR %q (want an IP address or a prefix like 10.0.0.0/8)", truncate(it.s))
+		p, ok := d.prefix(it, "10.0.0.0/8")
+		if !ok {
 			continue
 		}
 		if cfg.ProxyProtocol && p.Bits() == 0 {
@@ -79,6 +77,18 @@ func (d *decoder) trustedProxies(e entry, cfg *Config) {
 		prefixes = append(prefixes, p)
 	}
 	cfg.ProxyProtocolTrustedProxies = prefixes
+}
+
+// prefix parses one item of a list of addresses and prefixes, reporting a bad
+// one with example as the prefix form wanted.
+func (d *decoder) prefix(it listItem, example string) (netip.Prefix, bool) {
+	p, err := parsePrefix(it.s)
+	if err != nil {
+		d.errorf(it.line, it.path, ErrInvalid,
+			"invalid CIDR %q (want an IP address or a prefix like %s)", truncate(it.s), example)
+		return netip.Prefix{}, false
+	}
+	return p, true
 }
 
 // parsePrefix accepts "10.0.0.0/8" or a bare address (a single-host prefix).

@@ -1,21 +1,11 @@
 package config
 
-import (
-	"slices"
-	"testing"
-)
+import "testing"
 
-// Regression: a backend on a tcpShieldRealIP route and on a route without it trusts a
-// RealIP block that players can forge through the second route; nothing said so.
-func TestBackendOnRealIPAndPlainRoutesWarns(t *testing.T) {
-	tests := []struct {
-		name string
-		src  string
-		want []string
-	}{
-		{
-			name: "same backend, other spelling of the default port",
-			src: `config:
+var realIPWarningCases = []warningCase{
+	{
+		name: "same backend, other spelling of the default port",
+		src: `config:
   lite:
     enabled: true
     routes:
@@ -27,11 +17,11 @@ func TestBackendOnRealIPAndPlainRoutesWarns(t *testing.T) {
           - 10.0.0.3
           - 10.0.0.1:25565
 `,
-			want: []string{`config.yml:11: config.lite.routes[1].backend[1]: backend "10.0.0.1:25565" is also reached by route 0 (line 5) with tcpShieldRealIP, and this route has none: a player connecting here can forge the RealIP block that backend trusts (give both routes tcpShieldRealIP, or use separate backends)`},
-		},
-		{
-			name: "deprecated realIP counts too",
-			src: `config:
+		want: []string{`config.yml:11: config.lite.routes[1].backend[1]: backend "10.0.0.1:25565" is also reached by route 0 (line 5) with tcpShieldRealIP, and this route has none: a player connecting here can forge the RealIP block that backend trusts (give both routes tcpShieldRealIP, or use separate backends)`},
+	},
+	{
+		name: "deprecated realIP counts too",
+		src: `config:
   lite:
     enabled: true
     routes:
@@ -41,14 +31,14 @@ func TestBackendOnRealIPAndPlainRoutesWarns(t *testing.T) {
         backend: mc.example.net:25565
         realIP: true
 `,
-			want: []string{
-				`config.yml:6: config.lite.routes[0].backend: backend "Mc.Example.Net" is also reached by route 1 (line 7) with tcpShieldRealIP, and this route has none: a player connecting here can forge the RealIP block that backend trusts (give both routes tcpShieldRealIP, or use separate backends)`,
-				`config.yml:9: config.lite.routes[1].realIP: deprecated: use tcpShieldRealIP`,
-			},
+		want: []string{
+			`config.yml:6: config.lite.routes[0].backend: backend "Mc.Example.Net" is also reached by route 1 (line 7) with tcpShieldRealIP, and this route has none: a player connecting here can forge the RealIP block that backend trusts (give both routes tcpShieldRealIP, or use separate backends)`,
+			`config.yml:9: config.lite.routes[1].realIP: deprecated: use tcpShieldRealIP`,
 		},
-		{
-			name: "both routes shielded",
-			src: `config:
+	},
+	{
+		name: "both routes shielded",
+		src: `config:
   lite:
     enabled: true
     routes:
@@ -59,10 +49,10 @@ func TestBackendOnRealIPAndPlainRoutesWarns(t *testing.T) {
         backend: 10.0.0.1
         tcpShieldRealIP: true
 `,
-		},
-		{
-			name: "different ports are different backends",
-			src: `config:
+	},
+	{
+		name: "different ports are different backends",
+		src: `config:
   lite:
     enabled: true
     routes:
@@ -72,10 +62,10 @@ func TestBackendOnRealIPAndPlainRoutesWarns(t *testing.T) {
       - host: b.example.com
         backend: 10.0.0.1
 `,
-		},
-		{
-			name: "templates are not compared",
-			src: `config:
+	},
+	{
+		name: "templates are not compared",
+		src: `config:
   lite:
     enabled: true
     routes:
@@ -85,17 +75,11 @@ func TestBackendOnRealIPAndPlainRoutesWarns(t *testing.T) {
       - host: '*.b.example.com'
         backend: $1.internal:25565
 `,
-		},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			_, ws, err := parse(t, tc.src)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := warningStrings(ws); !slices.Equal(got, tc.want) {
-				t.Fatalf("warnings:\n%q\nwant\n%q", got, tc.want)
-			}
-		})
-	}
+	},
+}
+
+// Regression: a backend on a tcpShieldRealIP route and on a route without it trusts a
+// RealIP block that players can forge through the second route; nothing said so.
+func TestBackendOnRealIPAndPlainRoutesWarns(t *testing.T) {
+	runWarningCases(t, realIPWarningCases)
 }

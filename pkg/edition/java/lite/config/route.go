@@ -21,7 +21,7 @@ type Route struct {
 	// (wire.DefaultPort, 25565, when omitted), IPv6 in brackets; `$n`
 	// is filled from the n-th wildcard of the matched host. Required.
 	Backend []string
-	// Strategy orders the backends. Default strategy.Sequential.
+	// Strategy orders the backends. Default strategy.Default.
 	Strategy strategy.Name
 	// CachePingTTL is how long a backend's status response is reused.
 	// Default 10s (also when configured 0); -1 when configured negative,
@@ -118,12 +118,13 @@ func (d *decoder) decodeRoutes(e entry, l *Lite, health HealthCheck) {
 	if len(d.errs) == 0 {
 		d.lintRoutes(l, metas)
 		d.lintRealIP(l, metas)
+		d.lintCatchAll(l, metas)
 	}
 }
 
 func (d *decoder) decodeRoute(e entry, l *Lite, health HealthCheck) (Route, routeMeta) {
 	r := Route{
-		Strategy:     strategy.Sequential,
+		Strategy:     strategy.Default,
 		CachePingTTL: defaultCachePingTTL,
 		Disconnect:   Messages{Unavailable: l.Disconnect.Unavailable},
 		HealthCheck:  l.HealthCheck,

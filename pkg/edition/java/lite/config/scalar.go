@@ -2,6 +2,7 @@ package config
 
 import (
 	"math"
+	"slices"
 	"time"
 
 	"go.yaml.in/yaml/v3"
@@ -28,28 +29,32 @@ func (d *decoder) str(e entry, dst *string) {
 	}
 }
 
-func (d *decoder) boolean(e entry, dst *bool) bool {
-	n, ok := d.scalar(e, "true or false")
+// typed decodes e's scalar as a T when its YAML tag is one of tags (so "yes"
+// is not true and "1.5" is not an integer). want names T in the report.
+func typed[T any](d *decoder, e entry, want string, tags ...string) (T, bool) {
+	var v T
+	n, ok := d.scalar(e, want)
 	if !ok {
-		return false
+		return v, false
 	}
-	var b bool
-	if n.ShortTag() != "!!bool" || n.Decode(&b) != nil {
-		d.invalid(e, "want true or false, got %s", describe(n))
-		return false
+	if !slices.Contains(tags, n.ShortTag()) || n.Decode(&v) != nil {
+		d.invalid(e, "want %s, got %s", want, describe(n))
+		return v, false
 	}
-	*dst = b
-	return true
+	return v, true
+}
+
+func (d *decoder) boolean(e entry, dst *bool) bool {
+	b, ok := typed[bool](d, e, "true or false", "!!bool")
+	if ok {
+		*dst = b
+	}
+	return ok
 }
 
 func (d *decoder) integer(e entry, lo, hi int64, dst *int64) bool {
-	n, ok := d.scalar(e, "an integer")
+	v, ok := typed[int64](d, e, "an integer", "!!int")
 	if !ok {
-		return false
-	}
-	var v int64
-	if n.ShortTag() != "!!int" || n.Decode(&v) != nil {
-		d.invalid(e, "want an integer, got %s", describe(n))
 		return false
 	}
 	if v < lo && hi == 1<<31-1 {
@@ -73,13 +78,12 @@ func (d *decoder) intField(e entry, lo int64, dst *int) {
 }
 
 func (d *decoder) number(e entry, dst *float64) bool {
-	n, ok := d.scalar(e, "a number")
+	v, ok := typed[float64](d, e, "a number", "!!int", "!!float")
 	if !ok {
 		return false
 	}
-	var v float64
-	if tag := n.ShortTag(); tag != "!!int" && tag != "!!float" || n.Decode(&v) != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-		d.invalid(e, "want a number, got %s", describe(n))
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		d.invalid(e, "want a number, got %s", describe(resolve(e.val)))
 		return false
 	}
 	*dst = v
@@ -123,6 +127,20 @@ func (d *decoder) positive(e entry, dst *time.Duration) bool {
 	}
 	if v <= 0 {
 		d.invalid(e, "must be greater than 0, got %s", v)
+		return false
+	}
+	*dst = v
+	return true
+}
+
+// nonNegative decodes a duration that must be >= 0, reporting whether it did.
+func (d *decoder) nonNegative(e entry, dst *time.Duration) bool {
+	var v time.Duration
+	if !d.duration(e, &v) {
+		return false
+	}
+	if v < 0 {
+		d.invalid(e, "must not be negative, got %s", v)
 		return false
 	}
 	*dst = v

@@ -19,6 +19,9 @@ import (
 // dial went to an address that is not the host's own (through NAT it may arrive at
 // any of the proxy's addresses, so it cannot be told apart there).
 type Dials struct {
+	// Logins catches the loops no address shows, by the bytes of the logins being
+	// dialled.
+	*Logins
 	local *LocalAddrs
 	n     atomic.Int64 // entries, so the check with no dials at all is one atomic load
 	m     sync.Map     // netip.AddrPort (local address) -> *dial
@@ -30,15 +33,15 @@ type dial struct {
 }
 
 // NewDials returns an empty set that knows the host's addresses from local.
-func NewDials(local *LocalAddrs) *Dials { return &Dials{local: local} }
+func NewDials(local *LocalAddrs) *Dials { return &Dials{local: local, Logins: NewLogins()} }
 
 // Add records c, a backend connection just dialled. Remove must follow when it closes.
 func (d *Dials) Add(c net.Conn) {
-	ap, ok := addrPort(c.LocalAddr())
+	ap, ok := AddrPort(c.LocalAddr())
 	if !ok {
 		return
 	}
-	remote, _ := addrPort(c.RemoteAddr())
+	remote, _ := AddrPort(c.RemoteAddr())
 	if _, dup := d.m.LoadOrStore(ap, &dial{remote: remote}); !dup {
 		d.n.Add(1)
 	}
@@ -46,7 +49,7 @@ func (d *Dials) Add(c net.Conn) {
 
 // Remove forgets c (before or after it is closed).
 func (d *Dials) Remove(c net.Conn) {
-	ap, ok := addrPort(c.LocalAddr())
+	ap, ok := AddrPort(c.LocalAddr())
 	if !ok {
 		return
 	}
@@ -65,7 +68,7 @@ func (d *Dials) Refuse(c net.Conn) bool {
 	if b == nil {
 		return false
 	}
-	if arrived, ok := addrPort(c.LocalAddr()); !ok || b.remote != arrived {
+	if arrived, ok := AddrPort(c.LocalAddr()); !ok || b.remote != arrived {
 		ip := b.remote.Addr()
 		if ip.IsLoopback() || ip.IsUnspecified() || d.local.Has(ip) {
 			return false // that dial went to another socket of this host
@@ -86,7 +89,7 @@ func (d *Dials) Looped(c net.Conn) bool {
 func (d *Dials) Len() int { return int(d.n.Load()) }
 
 func (d *Dials) get(a net.Addr) *dial {
-	ap, ok := addrPort(a)
+	ap, ok := AddrPort(a)
 	if !ok {
 		return nil
 	}
@@ -97,11 +100,22 @@ func (d *Dials) get(a net.Addr) *dial {
 	return v.(*dial)
 }
 
-func addrPort(a net.Addr) (netip.AddrPort, bool) {
-	t, ok := a.(*net.TCPAddr)
-	if !ok || t == nil {
+// AddrPort is a connection address as the proxy compares addresses: IPv4-mapped
+// addresses unmapped; ok is false for an address that is not IP and port.
+func AddrPort(a net.Addr) (ap netip.AddrPort, ok bool) {
+	switch t := a.(type) {
+	case *net.TCPAddr:
+		if t == nil {
+			return netip.AddrPort{}, false
+		}
+		ap = t.AddrPort()
+	case nil:
 		return netip.AddrPort{}, false
+	default:
+		var err error
+		if ap, err = netip.ParseAddrPort(a.String()); err != nil {
+			return netip.AddrPort{}, false
+		}
 	}
-	ap := t.AddrPort()
 	return netip.AddrPortFrom(ap.Addr().Unmap(), ap.Port()), true
 }

@@ -100,9 +100,9 @@ func Probe(backend string, proxyProtocol bool) ([]byte, error) {
 	}
 	host, port := SplitBackend(backend)
 	if port == 0 {
-		port = int(wire.DefaultPort)
+		port = wire.DefaultPort
 	}
-	out = wire.AppendHandshake(out, wire.Handshake{Protocol: -1, Address: host, Port: uint16(port), Intent: wire.IntentStatus})
+	out = wire.AppendHandshake(out, wire.Handshake{Protocol: -1, Address: host, Port: port, Intent: wire.IntentStatus})
 	return wire.AppendStatusRequest(out), nil
 }
 

@@ -6,12 +6,12 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"go.minekube.com/gate/pkg/edition/java/lite/route"
+	"go.minekube.com/gate/pkg/lite/hostport"
 )
 
 // Bounds of the guard for template-expanded backends.
@@ -72,7 +72,7 @@ func (g *Guard) SetOwn(addrs ...string) {
 		if err != nil {
 			continue
 		}
-		p, err := strconv.ParseUint(port, 10, 16)
+		p, err := hostport.ParseListenPort(port)
 		if err != nil {
 			continue
 		}
@@ -80,7 +80,7 @@ func (g *Guard) SetOwn(addrs ...string) {
 		if err != nil {
 			ip = netip.IPv4Unspecified()
 		}
-		own = append(own, netip.AddrPortFrom(ip.Unmap(), uint16(p)))
+		own = append(own, netip.AddrPortFrom(ip.Unmap(), p))
 	}
 	g.own.Store(&own)
 }
@@ -104,7 +104,7 @@ func (g *Guard) Expanded(ctx context.Context, tmpl, addr string) (string, error)
 	if err != nil {
 		return "", fmt.Errorf("backend %s: %w", target, err)
 	}
-	port, err := strconv.ParseUint(portStr, 10, 16)
+	port, err := hostport.ParsePort(portStr)
 	if err != nil {
 		return "", fmt.Errorf("backend %s: bad port: %w", target, err)
 	}
@@ -115,7 +115,7 @@ func (g *Guard) Expanded(ctx context.Context, tmpl, addr string) (string, error)
 	}
 	named := NamedHost(tmpl) == host
 	for _, ip := range ips {
-		ap := netip.AddrPortFrom(ip.Unmap(), uint16(port))
+		ap := netip.AddrPortFrom(ip.Unmap(), port)
 		if !g.Protected(ap, named) {
 			return ap.String(), nil
 		}
@@ -141,7 +141,9 @@ func (g *Guard) lookup(ctx context.Context, host string) ([]netip.Addr, error) {
 	return g.dns.LookupNetIP(ctx, "ip", host)
 }
 
-// Protected reports an address a player's captures must not reach. named reports
+// Protected reports an address a player's captures must not reach: the proxy's own
+// listening addresses, and unless named, loopback, the host's interface addresses,
+// unspecified, link-local and multicast ones. named reports
 // that the template writes this host out: the address classes then do not apply,
 // the proxy's own listening addresses still do.
 func (g *Guard) Protected(ap netip.AddrPort, named bool) bool {
@@ -152,8 +154,11 @@ func (g *Guard) Protected(ap netip.AddrPort, named bool) bool {
 	if named {
 		return false
 	}
+	// Any address of the host's own interfaces gets loopback's treatment: a service
+	// bound on 0.0.0.0 (RCON, a database, a Docker API, a sidecar) answers there too.
 	return ip.IsLoopback() || ip.IsUnspecified() || ip.IsLinkLocalUnicast() ||
-		ip.IsLinkLocalMulticast() || ip.IsInterfaceLocalMulticast() || ip.IsMulticast()
+		ip.IsLinkLocalMulticast() || ip.IsInterfaceLocalMulticast() || ip.IsMulticast() ||
+		g.local.Has(ip)
 }
 
 // ownPort reports whether ip:port is one of the proxy's listening addresses.

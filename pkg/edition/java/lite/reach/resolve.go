@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"go.minekube.com/gate/pkg/edition/java/lite/wire"
+	"go.minekube.com/gate/pkg/lite/hostport"
 	"go.minekube.com/gate/pkg/lite/logging"
 )
 
@@ -28,7 +29,7 @@ var ErrBadPort = errors.New("port is not a number in 1-65535")
 // lookup. The host of the result may still be a name.
 func Resolve(ctx context.Context, r SRVResolver, addr string) (string, error) {
 	if _, port, err := net.SplitHostPort(addr); err == nil {
-		if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 || port[0] == '+' {
+		if _, err := hostport.ParsePort(port); err != nil {
 			return "", fmt.Errorf("backend %s: %w (got %s)", logging.Clip(addr), ErrBadPort, logging.Clip(strconv.Quote(port)))
 		}
 		return addr, nil
@@ -52,12 +53,13 @@ func Resolve(ctx context.Context, r SRVResolver, addr string) (string, error) {
 // DefaultPort is wire.DefaultPort as the port part of a "host:port" address.
 func DefaultPort() string { return strconv.Itoa(int(wire.DefaultPort)) }
 
-// SplitBackend returns a backend address's host and port (0 when it has none).
-func SplitBackend(addr string) (string, int) {
+// SplitBackend returns a backend address's host and port (0 when it has none,
+// or none that hostport accepts).
+func SplitBackend(addr string) (string, uint16) {
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
 		return strings.TrimSuffix(strings.TrimPrefix(addr, "["), "]"), 0
 	}
-	p, _ := strconv.Atoi(port)
+	p, _ := hostport.ParsePort(port)
 	return host, p
 }

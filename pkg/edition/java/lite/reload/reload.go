@@ -11,6 +11,7 @@ import (
 	"github.com/go-logr/logr"
 
 	"go.minekube.com/gate/pkg/edition/java/lite/config"
+	"go.minekube.com/gate/pkg/lite/logging"
 )
 
 // DefaultDebounce is how long the watcher waits after the last file event before
@@ -117,9 +118,7 @@ func (r *Reloader) Reload(force bool) Result {
 	r.last = sum
 	cfg, warns, err := config.Parse(data, r.o.Path)
 	res := Result{Warnings: warns}
-	for _, w := range warns {
-		r.o.Log.Info("config warning", "warning", w.String())
-	}
+	LogWarnings(r.o.Log, warns)
 	if err != nil {
 		res.Err = err
 		return r.finish(res)
@@ -131,6 +130,14 @@ func (r *Reloader) Reload(force bool) Result {
 	}
 	res.Config, r.cur = cfg, cfg
 	return r.finish(res)
+}
+
+// LogWarnings logs each of a load's config warnings at warn level, the first
+// load's (by the caller of Load) as well as a reload's.
+func LogWarnings(log logr.Logger, warns []config.Warning) {
+	for _, w := range warns {
+		logging.Warn(log, "config warning", "warning", w.String())
+	}
 }
 
 // finish logs a reload's outcome and reports it. r.mu is held.

@@ -1,6 +1,7 @@
 package reload
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -16,6 +17,7 @@ import (
 	"github.com/go-logr/logr/funcr"
 
 	"go.minekube.com/gate/pkg/edition/java/lite/config"
+	"go.minekube.com/gate/pkg/lite/logging"
 )
 
 // cfgYAML is a valid config whose only route sends host to backend.
@@ -185,54 +187,59 @@ func TestInvalidFileKeepsRunningConfig(t *testing.T) {
 	h.waitApplied("b.example.com")
 }
 
+// reloadCase is a file written over the running one (a.example.com) and
+// what one Reload of it must do.
+type reloadCase struct {
+	name        string
+	next        string
+	force       bool
+	failApply   error
+	wantApplied []string
+	wantRestart []string
+	wantErr     string
+	unchanged   bool
+}
+
+var reloadCases = []reloadCase{
+	{
+		name:      "unchanged content does nothing",
+		next:      cfgYAML("localhost:25565", "a.example.com", "127.0.0.1:1"),
+		unchanged: true,
+	},
+	{
+		name:        "SIGHUP reloads unchanged content",
+		next:        cfgYAML("localhost:25565", "a.example.com", "127.0.0.1:1"),
+		force:       true,
+		wantApplied: []string{"a.example.com"},
+	},
+	{
+		name:        "a new bind is logged as needing a restart, the rest applies",
+		next:        cfgYAML("localhost:25577", "b.example.com", "127.0.0.1:1"),
+		wantApplied: []string{"b.example.com"},
+		wantRestart: []string{"config.bind (running on localhost:25565, file says localhost:25577)"},
+	},
+	{
+		name: "enabling the API needs a restart",
+		next: cfgYAML("localhost:25565", "b.example.com", "127.0.0.1:1") +
+			"api:\n  enabled: true\n",
+		wantApplied: []string{"b.example.com"},
+		wantRestart: []string{"api.enabled (running false, file says true)"},
+	},
+	{
+		name:      "an apply error keeps the running config",
+		next:      cfgYAML("localhost:25565", "b.example.com", "127.0.0.1:1"),
+		failApply: errors.New("compile config: boom"),
+		wantErr:   "apply config: compile config: boom",
+	},
+	{
+		name:    "an invalid file keeps the running config",
+		next:    invalidYAML,
+		wantErr: `unknown "round_robin"`,
+	},
+}
+
 func TestReload(t *testing.T) {
-	tests := []struct {
-		name        string
-		next        string
-		force       bool
-		failApply   error
-		wantApplied []string
-		wantRestart []string
-		wantErr     string
-		unchanged   bool
-	}{
-		{
-			name:      "unchanged content does nothing",
-			next:      cfgYAML("localhost:25565", "a.example.com", "127.0.0.1:1"),
-			unchanged: true,
-		},
-		{
-			name:        "SIGHUP reloads unchanged content",
-			next:        cfgYAML("localhost:25565", "a.example.com", "127.0.0.1:1"),
-			force:       true,
-			wantApplied: []string{"a.example.com"},
-		},
-		{
-			name:        "a new bind is logged as needing a restart, the rest applies",
-			next:        cfgYAML("localhost:25577", "b.example.com", "127.0.0.1:1"),
-			wantApplied: []string{"b.example.com"},
-			wantRestart: []string{"config.bind (running on localhost:25565, file says localhost:25577)"},
-		},
-		{
-			name: "enabling the API needs a restart",
-			next: cfgYAML("localhost:25565", "b.example.com", "127.0.0.1:1") +
-				"api:\n  enabled: true\n",
-			wantApplied: []string{"b.example.com"},
-			wantRestart: []string{"api.enabled (running false, file says true)"},
-		},
-		{
-			name:      "an apply error keeps the running config",
-			next:      cfgYAML("localhost:25565", "b.example.com", "127.0.0.1:1"),
-			failApply: errors.New("compile config: boom"),
-			wantErr:   "apply config: compile config: boom",
-		},
-		{
-			name:    "an invalid file keeps the running config",
-			next:    invalidYAML,
-			wantErr: `unknown "round_robin"`,
-		},
-	}
-	for _, tt := range tests {
+	for _, tt := range reloadCases {
 		t.Run(tt.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "config.yml")
 			write(t, path, cfgYAML("localhost:25565", "a.example.com", "127.0.0.1:1"))
@@ -240,35 +247,7 @@ func TestReload(t *testing.T) {
 			h.failApp = tt.failApply
 			write(t, path, tt.next)
 			res := h.r.Reload(tt.force)
-			if res.Unchanged != tt.unchanged {
-				t.Fatalf("Unchanged = %v, want %v", res.Unchanged, tt.unchanged)
-			}
-			if !slices.Equal(h.applied, tt.wantApplied) {
-				t.Fatalf("applied %v, want %v", h.applied, tt.wantApplied)
-			}
-			if !slices.Equal(res.RestartNeeded, tt.wantRestart) {
-				t.Fatalf("restart needed %q, want %q", res.RestartNeeded, tt.wantRestart)
-			}
-			switch {
-			case tt.wantErr == "" && res.Err != nil:
-				t.Fatalf("err = %v", res.Err)
-			case tt.wantErr != "" && (res.Err == nil || !strings.Contains(res.Err.Error(), tt.wantErr)):
-				t.Fatalf("err = %v, want it to contain %q", res.Err, tt.wantErr)
-			}
-			wantHost := "a.example.com"
-			if len(tt.wantApplied) > 0 {
-				wantHost = tt.wantApplied[len(tt.wantApplied)-1]
-			}
-			if got := h.r.Current().Lite.Routes[0].Host[0]; got != wantHost {
-				t.Fatalf("Current() = %s, want %s", got, wantHost)
-			}
-			wantResults := 1
-			if tt.unchanged {
-				wantResults = 0
-			}
-			if len(h.results) != wantResults {
-				t.Fatalf("OnResult called %d times, want %d", len(h.results), wantResults)
-			}
+			checkReload(t, h, tt, res)
 			// The same rejected content is not reported again on the next event.
 			if tt.wantErr != "" {
 				if again := h.r.Reload(false); !again.Unchanged {
@@ -276,6 +255,65 @@ func TestReload(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// checkReload compares one Reload's result, what reached Apply and OnResult,
+// and the config in force with tt.
+func checkReload(t *testing.T, h *harness, tt reloadCase, res Result) {
+	t.Helper()
+	if res.Unchanged != tt.unchanged {
+		t.Fatalf("Unchanged = %v, want %v", res.Unchanged, tt.unchanged)
+	}
+	if !slices.Equal(h.applied, tt.wantApplied) {
+		t.Fatalf("applied %v, want %v", h.applied, tt.wantApplied)
+	}
+	if !slices.Equal(res.RestartNeeded, tt.wantRestart) {
+		t.Fatalf("restart needed %q, want %q", res.RestartNeeded, tt.wantRestart)
+	}
+	switch {
+	case tt.wantErr == "" && res.Err != nil:
+		t.Fatalf("err = %v", res.Err)
+	case tt.wantErr != "" && (res.Err == nil || !strings.Contains(res.Err.Error(), tt.wantErr)):
+		t.Fatalf("err = %v, want it to contain %q", res.Err, tt.wantErr)
+	}
+	wantHost := "a.example.com"
+	if len(tt.wantApplied) > 0 {
+		wantHost = tt.wantApplied[len(tt.wantApplied)-1]
+	}
+	if got := h.r.Current().Lite.Routes[0].Host[0]; got != wantHost {
+		t.Fatalf("Current() = %s, want %s", got, wantHost)
+	}
+	wantResults := 1
+	if tt.unchanged {
+		wantResults = 0
+	}
+	if len(h.results) != wantResults {
+		t.Fatalf("OnResult called %d times, want %d", len(h.results), wantResults)
+	}
+}
+
+// Regression: config warnings were logged at INFO, where an operator
+// filtering for problems does not look.
+func TestReloadLogsConfigWarningsAtWarn(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "config.yml")
+	write(t, path, cfgYAML("localhost:25565", "a.example.com", "127.0.0.1:1"))
+	var buf bytes.Buffer
+	log, err := logging.New(&buf, logging.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := New(Options{Path: path, Apply: func(*config.Config) error { return nil }, Log: log})
+	if _, _, err := r.Load(); err != nil {
+		t.Fatal(err)
+	}
+	write(t, path, cfgYAML("localhost:25565", "a.example.com", "127.0.0.1:1")+"        realIP: true\n")
+	if res := r.Reload(false); res.Err != nil || len(res.Warnings) != 1 {
+		t.Fatalf("Reload = %+v, want one warning", res)
+	}
+	want := `level=WARN msg="config warning" warning="` + path + `:8: config.lite.routes[0].realIP: deprecated: use tcpShieldRealIP"`
+	if !strings.Contains(buf.String(), want) {
+		t.Fatalf("log:\n%s\nwant a line with %s", buf.String(), want)
 	}
 }
 

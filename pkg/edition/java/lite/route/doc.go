@@ -6,7 +6,9 @@
 // Pattern language: `*` matches any run of bytes (dots included, the empty run
 // too), `?` exactly one byte, everything else is literal. Matching is
 // case-insensitive. Routes are tried in configuration order and, within a
-// route, its hosts in order; the first match wins. `*` captures are greedy
+// route, its hosts in order; the first match wins. That order holds within a
+// precedence group (Spec.Group: the file's routes, or one discovered route);
+// across groups an exact host beats a wildcard and a catch-all comes last. `*` captures are greedy
 // like the regular expression `(.*)`; `?` captures its byte.
 //
 // A route whose backends use `$n` only matches when every capture of the

@@ -12,6 +12,9 @@ type pattern struct {
 	text  string // lower-cased pattern
 	route int    // index of the route in the specs
 	host  int    // index of the pattern within its route's hosts
+	// groupStart is the index in the table's patterns of the first pattern
+	// of this pattern's group (Spec.Group).
+	groupStart int
 
 	segs    []string // text split at '*'; len(segs) == stars+1
 	segCap  []int    // capture index of the first '?' of each segment

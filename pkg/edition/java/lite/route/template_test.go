@@ -2,33 +2,37 @@ package route
 
 import "testing"
 
-func TestWildcards(t *testing.T) {
-	tests := []struct {
-		name    string
-		pattern string
-		want    int
-	}{
-		{"exact host", "play.example.com", 0},
-		{"subdomain star", "*.example.com", 1},
-		{"catch-all", "*", 1},
-		{"stars and question marks", "*.mc?.*", 3},
-		{"adjacent stars", "**", 2},
-	}
-	for _, tc := range tests {
+// countCase is a string and what a counting function of this package gives
+// for it.
+type countCase struct {
+	name string
+	in   string
+	want int
+}
+
+func runCountCases(t *testing.T, fn string, count func(string) int, cases []countCase) {
+	t.Helper()
+	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := Wildcards(tc.pattern); got != tc.want {
-				t.Fatalf("Wildcards(%q) = %d, want %d", tc.pattern, got, tc.want)
+			if got := count(tc.in); got != tc.want {
+				t.Fatalf("%s(%q) = %d, want %d", fn, tc.in, got, tc.want)
 			}
 		})
 	}
 }
 
+func TestWildcards(t *testing.T) {
+	runCountCases(t, "Wildcards", Wildcards, []countCase{
+		{"exact host", "play.example.com", 0},
+		{"subdomain star", "*.example.com", 1},
+		{"catch-all", "*", 1},
+		{"stars and question marks", "*.mc?.*", 3},
+		{"adjacent stars", "**", 2},
+	})
+}
+
 func TestMaxParam(t *testing.T) {
-	tests := []struct {
-		name    string
-		backend string
-		want    int
-	}{
+	runCountCases(t, "MaxParam", MaxParam, []countCase{
 		{"plain address", "10.0.0.1:25565", 0},
 		{"one reference", "$1.servers.svc:25565", 1},
 		{"highest of several", "$2-$1.svc", 2},
@@ -37,14 +41,7 @@ func TestMaxParam(t *testing.T) {
 		{"zero references nothing", "$0.svc", 0},
 		{"trailing dollar", "svc$", 0},
 		{"huge number saturates", "$99999999999999999999999", maxParamNumber},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			if got := MaxParam(tc.backend); got != tc.want {
-				t.Fatalf("MaxParam(%q) = %d, want %d", tc.backend, got, tc.want)
-			}
-		})
-	}
+	})
 }
 
 func TestExpand(t *testing.T) {

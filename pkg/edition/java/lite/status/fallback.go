@@ -58,6 +58,17 @@ type statusResponse struct {
 
 var emptyText = json.RawMessage(`{"text":""}`)
 
+// Asleep renders f for a route whose server sleeps and has never answered: motd as
+// its MOTD, nobody online. A nil Fallback renders the MOTD alone.
+func (f *Fallback) Asleep(motd json.RawMessage, protocol int32) []byte {
+	var v Fallback
+	if f != nil {
+		v = *f
+	}
+	v.MOTD, v.Online = motd, 0
+	return v.Render(protocol)
+}
+
 // Render returns the Status Response JSON for a client speaking protocol. A MOTD that is not
 // valid JSON is shown as plain text rather than breaking the whole response. A nil Fallback
 // renders the zero value.

@@ -8,6 +8,9 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"time"
+
+	"go.minekube.com/gate/pkg/lite/strategy"
 )
 
 // ErrNotStatus is returned by ParseReport when the input is not a JSON object.
@@ -147,4 +150,17 @@ func flattenObject(sb *strings.Builder, c map[string]any, depth int) {
 			flatten(sb, e, depth+1)
 		}
 	}
+}
+
+// StrategyReport is what backend selection learns from a Status Response body and
+// the time it took (rtt): the parsed report, or only rtt for a body that is not one.
+func StrategyReport(body []byte, rtt time.Duration) strategy.Report {
+	r := strategy.Report{RTT: rtt}
+	rep, err := ParseReport(body)
+	if err != nil {
+		return r
+	}
+	r.Online, r.Max, r.HasPlayers = rep.Online, rep.Max, rep.HasPlayers
+	r.Version, r.Protocol, r.MOTD = rep.VersionName, rep.Protocol, rep.MOTD
+	return r
 }

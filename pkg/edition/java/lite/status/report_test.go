@@ -41,14 +41,20 @@ func TestParseReportRealShapes(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := ParseReport(data)
-			if err != nil {
-				t.Fatalf("ParseReport: %v", err)
-			}
-			if got != tc.want {
-				t.Errorf("ParseReport =\n%+v\nwant\n%+v", got, tc.want)
-			}
+			wantReport(t, data, tc.want)
 		})
+	}
+}
+
+// wantReport fails t unless ParseReport reads data as want.
+func wantReport(t *testing.T, data []byte, want Report) {
+	t.Helper()
+	got, err := ParseReport(data)
+	if err != nil {
+		t.Fatalf("ParseReport: %v", err)
+	}
+	if got != want {
+		t.Errorf("ParseReport =\n%+v\nwant\n%+v", got, want)
 	}
 }
 
@@ -72,15 +78,7 @@ func TestParseReportOddFields(t *testing.T) {
 		{"description null", `{"description":null}`, Report{}},
 		{"leading whitespace", " \n{\"version\":{\"name\":\"1.21\",\"protocol\":767}}", Report{VersionName: "1.21", Protocol: 767}},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			got, err := ParseReport([]byte(tc.in))
-			if err != nil {
-				t.Fatalf("ParseReport: %v", err)
-			}
-			if got != tc.want {
-				t.Errorf("ParseReport =\n%+v\nwant\n%+v", got, tc.want)
-			}
-		})
+		t.Run(tc.name, func(t *testing.T) { wantReport(t, []byte(tc.in), tc.want) })
 	}
 }
 

@@ -14,70 +14,73 @@ var overlongID = func() []byte {
 	return append(wire.AppendVarInt(nil, int32(len(body))), body...)
 }()
 
-func TestParseHandshake(t *testing.T) {
-	floodgate := "play.example.com\x00^Floodgate^" + strings.Repeat("QUJDREVGR0g=", 80)
-	loginStart := frameOf(0x00, append([]byte{0x05}, "Steve"...))
-	tests := []struct {
-		name    string
-		in      []byte
-		want    wire.Handshake
-		wantN   int // 0: the whole input
-		wantErr error
-	}{
-		{"vanilla 1.20.4 login", frameOf(0, handshakeBody(765, "mc.example.com", 25565, 2)),
-			wire.Handshake{Protocol: 765, Address: "mc.example.com", Port: 25565, Intent: 2}, 0, nil},
-		{"forge FML2 suffix", frameOf(0, handshakeBody(754, "mc.example.com\x00FML2\x00", 25565, 2)),
-			wire.Handshake{Protocol: 754, Address: "mc.example.com\x00FML2\x00", Port: 25565, Intent: 2}, 0, nil},
-		{"forge FML3 suffix", frameOf(0, handshakeBody(763, "mc.example.com\x00FML3\x00", 25565, 2)),
-			wire.Handshake{Protocol: 763, Address: "mc.example.com\x00FML3\x00", Port: 25565, Intent: 2}, 0, nil},
-		{"tcpshield suffix", frameOf(0, handshakeBody(769, "mc.example.com///198.51.100.4:50000///1700000000///sig", 25565, 2)),
-			wire.Handshake{Protocol: 769, Address: "mc.example.com///198.51.100.4:50000///1700000000///sig", Port: 25565, Intent: 2}, 0, nil},
-		{"floodgate data of about 1 KiB", frameOf(0, handshakeBody(766, floodgate, 19132, 2)),
-			wire.Handshake{Protocol: 766, Address: floodgate, Port: 19132, Intent: 2}, 0, nil},
-		{"transfer intent", frameOf(0, handshakeBody(767, "lobby.example.com", 25566, 3)),
-			wire.Handshake{Protocol: 767, Address: "lobby.example.com", Port: 25566, Intent: 3}, 0, nil},
-		{"status from a pinger with protocol -1", frameOf(0, handshakeBody(-1, "localhost", 25565, 1)),
-			wire.Handshake{Protocol: -1, Address: "localhost", Port: 25565, Intent: 1}, 0, nil},
-		{"login start in same segment", cat(frameOf(0, handshakeBody(765, "mc.example.com", 25565, 2)), loginStart),
-			wire.Handshake{Protocol: 765, Address: "mc.example.com", Port: 25565, Intent: 2}, 22, nil},
-		{"address exactly at cap", frameOf(0, handshakeBody(765, strings.Repeat("a", wire.MaxAddressLen), 25565, 2)),
-			wire.Handshake{Protocol: 765, Address: strings.Repeat("a", wire.MaxAddressLen), Port: 25565, Intent: 2}, 0, nil},
+var floodgateAddress = "play.example.com\x00^Floodgate^" + strings.Repeat("QUJDREVGR0g=", 80)
 
-		{"nothing read yet", nil, wire.Handshake{}, 0, wire.ErrIncomplete},
-		{"length prefix only", []byte{0x15}, wire.Handshake{}, 0, wire.ErrIncomplete},
-		{"length prefix says 1 MiB", []byte{0x80, 0x80, 0x40}, wire.Handshake{}, 0, wire.ErrTooLarge},
-		{"length one over cap", []byte{0x81, 0x40}, wire.Handshake{}, 0, wire.ErrTooLarge},
-		{"4-byte length prefix", []byte{0x80, 0x80, 0x80, 0x01}, wire.Handshake{}, 0, wire.ErrMalformed},
-		{"legacy 1.6 ping is not a handshake", []byte{0xfe, 0x01, 0xfa}, wire.Handshake{}, 0, wire.ErrMalformed},
-		{"http request rejected before the frame completes", []byte("GET / HTTP/1.1\r\n"), wire.Handshake{}, 0, wire.ErrMalformed},
-		{"tls client hello rejected before the frame completes", []byte{0x16, 0x03, 0x01, 0x02, 0x00}, wire.Handshake{}, 0, wire.ErrMalformed},
-		{"frame too short to be a handshake", []byte{0x03, 0x00}, wire.Handshake{}, 0, wire.ErrMalformed},
-		{"overlong packet id refused whole (regression: accepted or refused by segmentation)", overlongID, wire.Handshake{}, 0, wire.ErrMalformed},
-		{"overlong packet id refused from its first bytes", overlongID[:3], wire.Handshake{}, 0, wire.ErrMalformed},
-		{"incomplete frame with id 0 waits", []byte{0x10, 0x00, 0xfd}, wire.Handshake{}, 0, wire.ErrIncomplete},
-		{"wrong packet id", frameOf(1, handshakeBody(765, "a", 25565, 2)), wire.Handshake{}, 0, wire.ErrMalformed},
-		{"intent 0", frameOf(0, handshakeBody(765, "a", 25565, 0)), wire.Handshake{}, 0, wire.ErrMalformed},
-		{"intent 4", frameOf(0, handshakeBody(765, "a", 25565, 4)), wire.Handshake{}, 0, wire.ErrMalformed},
-		{"trailing byte inside frame", frameOf(0, append(handshakeBody(765, "a", 25565, 2), 0x00)), wire.Handshake{}, 0, wire.ErrMalformed},
-		{"address longer than cap", frameOf(0, handshakeBody(765, strings.Repeat("a", wire.MaxAddressLen+1), 25565, 2)), wire.Handshake{}, 0, wire.ErrTooLarge},
-		{"address runs past frame end", frameOf(0, []byte{0xfd, 0x05, 0x09, 'a'}), wire.Handshake{}, 0, wire.ErrMalformed},
-		{"frame ends before port", frameOf(0, append([]byte{0xfd, 0x05}, wire.AppendString(nil, "a")...)), wire.Handshake{}, 0, wire.ErrMalformed},
-		{"frame ends before intent", frameOf(0, append([]byte{0xfd, 0x05}, append(wire.AppendString(nil, "a"), 0x63, 0xdd)...)), wire.Handshake{}, 0, wire.ErrMalformed},
-		{"negative address length", frameOf(0, []byte{0xfd, 0x05, 0xff, 0xff, 0xff, 0xff, 0x0f}), wire.Handshake{}, 0, wire.ErrMalformed},
-		{"invalid utf-8 address", frameOf(0, handshakeBody(765, "a\xc3\x28", 25565, 2)), wire.Handshake{}, 0, wire.ErrMalformed},
-		{"6th continuation byte in protocol", frameOf(0, []byte{0x80, 0x80, 0x80, 0x80, 0x80, 0x00}), wire.Handshake{}, 0, wire.ErrMalformed},
-	}
-	for _, tt := range tests {
+// handshakeCases are handshakes clients send, each parsed from a frame of its own.
+var handshakeCases = []struct {
+	name string
+	want wire.Handshake
+}{
+	{"vanilla 1.20.4 login", wire.Handshake{Protocol: 765, Address: "mc.example.com", Port: 25565, Intent: 2}},
+	{"forge FML2 suffix", wire.Handshake{Protocol: 754, Address: "mc.example.com\x00FML2\x00", Port: 25565, Intent: 2}},
+	{"forge FML3 suffix", wire.Handshake{Protocol: 763, Address: "mc.example.com\x00FML3\x00", Port: 25565, Intent: 2}},
+	{"tcpshield suffix", wire.Handshake{Protocol: 769, Address: "mc.example.com///198.51.100.4:50000///1700000000///sig", Port: 25565, Intent: 2}},
+	{"floodgate data of about 1 KiB", wire.Handshake{Protocol: 766, Address: floodgateAddress, Port: 19132, Intent: 2}},
+	{"transfer intent", wire.Handshake{Protocol: 767, Address: "lobby.example.com", Port: 25566, Intent: 3}},
+	{"status from a pinger with protocol -1", wire.Handshake{Protocol: -1, Address: "localhost", Port: 25565, Intent: 1}},
+	{"address exactly at cap", wire.Handshake{Protocol: 765, Address: strings.Repeat("a", wire.MaxAddressLen), Port: 25565, Intent: 2}},
+}
+
+func TestParseHandshake(t *testing.T) {
+	for _, tt := range handshakeCases {
 		t.Run(tt.name, func(t *testing.T) {
-			hs, n, err := wire.ParseHandshake(tt.in)
-			checkErr(t, err, tt.wantErr)
-			wantN := tt.wantN
-			if wantN == 0 && tt.wantErr == nil {
-				wantN = len(tt.in)
-			}
-			if hs != tt.want || n != wantN {
-				t.Fatalf("ParseHandshake = %+v, %d; want %+v, %d", hs, n, tt.want, wantN)
-			}
+			in := frameOf(0, handshakeBody(tt.want.Protocol, tt.want.Address, tt.want.Port, tt.want.Intent))
+			checkParsed(t, "ParseHandshake", result(wire.ParseHandshake(in)), parsed[wire.Handshake]{tt.want, len(in), nil})
+		})
+	}
+}
+
+func TestParseHandshakeLeavesLoginStartInTheSameSegment(t *testing.T) {
+	want := wire.Handshake{Protocol: 765, Address: "mc.example.com", Port: 25565, Intent: 2}
+	in := cat(frameOf(0, handshakeBody(765, "mc.example.com", 25565, 2)), frameOf(0x00, append([]byte{0x05}, "Steve"...)))
+	checkParsed(t, "ParseHandshake", result(wire.ParseHandshake(in)), parsed[wire.Handshake]{want, 22, nil})
+}
+
+// handshakeRefusals are inputs ParseHandshake must wait on or refuse.
+var handshakeRefusals = []struct {
+	name string
+	in   []byte
+	want error
+}{
+	{"nothing read yet", nil, wire.ErrIncomplete},
+	{"length prefix only", []byte{0x15}, wire.ErrIncomplete},
+	{"length prefix says 1 MiB", []byte{0x80, 0x80, 0x40}, wire.ErrTooLarge},
+	{"length one over cap", []byte{0x81, 0x40}, wire.ErrTooLarge},
+	{"4-byte length prefix", []byte{0x80, 0x80, 0x80, 0x01}, wire.ErrMalformed},
+	{"legacy 1.6 ping is not a handshake", []byte{0xfe, 0x01, 0xfa}, wire.ErrMalformed},
+	{"http request rejected before the frame completes", []byte("GET / HTTP/1.1\r\n"), wire.ErrMalformed},
+	{"tls client hello rejected before the frame completes", []byte{0x16, 0x03, 0x01, 0x02, 0x00}, wire.ErrMalformed},
+	{"frame too short to be a handshake", []byte{0x03, 0x00}, wire.ErrMalformed},
+	{"overlong packet id refused whole (regression: accepted or refused by segmentation)", overlongID, wire.ErrMalformed},
+	{"overlong packet id refused from its first bytes", overlongID[:3], wire.ErrMalformed},
+	{"incomplete frame with id 0 waits", []byte{0x10, 0x00, 0xfd}, wire.ErrIncomplete},
+	{"wrong packet id", frameOf(1, handshakeBody(765, "a", 25565, 2)), wire.ErrMalformed},
+	{"intent 0", frameOf(0, handshakeBody(765, "a", 25565, 0)), wire.ErrMalformed},
+	{"intent 4", frameOf(0, handshakeBody(765, "a", 25565, 4)), wire.ErrMalformed},
+	{"trailing byte inside frame", frameOf(0, append(handshakeBody(765, "a", 25565, 2), 0x00)), wire.ErrMalformed},
+	{"address longer than cap", frameOf(0, handshakeBody(765, strings.Repeat("a", wire.MaxAddressLen+1), 25565, 2)), wire.ErrTooLarge},
+	{"address runs past frame end", frameOf(0, []byte{0xfd, 0x05, 0x09, 'a'}), wire.ErrMalformed},
+	{"frame ends before port", frameOf(0, append([]byte{0xfd, 0x05}, wire.AppendString(nil, "a")...)), wire.ErrMalformed},
+	{"frame ends before intent", frameOf(0, append([]byte{0xfd, 0x05}, append(wire.AppendString(nil, "a"), 0x63, 0xdd)...)), wire.ErrMalformed},
+	{"negative address length", frameOf(0, []byte{0xfd, 0x05, 0xff, 0xff, 0xff, 0xff, 0x0f}), wire.ErrMalformed},
+	{"invalid utf-8 address", frameOf(0, handshakeBody(765, "a\xc3\x28", 25565, 2)), wire.ErrMalformed},
+	{"6th continuation byte in protocol", frameOf(0, []byte{0x80, 0x80, 0x80, 0x80, 0x80, 0x00}), wire.ErrMalformed},
+}
+
+func TestParseHandshakeRefusals(t *testing.T) {
+	for _, tt := range handshakeRefusals {
+		t.Run(tt.name, func(t *testing.T) {
+			checkParsed(t, "ParseHandshake", result(wire.ParseHandshake(tt.in)), parsed[wire.Handshake]{err: tt.want})
 		})
 	}
 }

@@ -67,6 +67,27 @@ func cat(parts ...[]byte) []byte {
 	return bytes.Join(parts, nil)
 }
 
+// parsed is what a strconv-style parser returns: a value, how many bytes it
+// used, and an error.
+type parsed[T comparable] struct {
+	v   T
+	n   int
+	err error
+}
+
+// result gathers a parser's three results, so that a call can be passed whole.
+func result[T comparable](v T, n int, err error) parsed[T] { return parsed[T]{v, n, err} }
+
+// checkParsed fails t unless got is want: the error as errors.Is sees it, the
+// value and the length exactly.
+func checkParsed[T comparable](t *testing.T, fn string, got, want parsed[T]) {
+	t.Helper()
+	checkErr(t, got.err, want.err)
+	if got.v != want.v || got.n != want.n {
+		t.Fatalf("%s = %#v, %d; want %#v, %d", fn, got.v, got.n, want.v, want.n)
+	}
+}
+
 // checkErr reports whether err matches want (nil means success expected).
 func checkErr(t *testing.T, err, want error) bool {
 	t.Helper()

@@ -76,11 +76,7 @@ func TestParseLegacyPing(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p, n, err := wire.ParseLegacyPing(tt.in, tt.eof)
-			checkErr(t, err, tt.wantErr)
-			if p != tt.want || n != tt.wantN {
-				t.Fatalf("ParseLegacyPing = %+v, %d; want %+v, %d", p, n, tt.want, tt.wantN)
-			}
+			checkParsed(t, "ParseLegacyPing", result(wire.ParseLegacyPing(tt.in, tt.eof)), parsed[wire.LegacyPing]{tt.want, tt.wantN, tt.wantErr})
 		})
 	}
 }

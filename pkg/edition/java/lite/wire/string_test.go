@@ -31,11 +31,7 @@ func TestParseString(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s, n, err := wire.ParseString(tt.in, tt.max)
-			checkErr(t, err, tt.wantErr)
-			if s != tt.want || n != tt.wantN {
-				t.Fatalf("ParseString = %q, %d; want %q, %d", s, n, tt.want, tt.wantN)
-			}
+			checkParsed(t, "ParseString", result(wire.ParseString(tt.in, tt.max)), parsed[string]{tt.want, tt.wantN, tt.wantErr})
 		})
 	}
 }

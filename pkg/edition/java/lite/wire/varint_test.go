@@ -61,11 +61,7 @@ func TestParseVarInt(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			v, n, err := wire.ParseVarInt(unhex(t, tt.in))
-			checkErr(t, err, tt.wantErr)
-			if v != tt.wantV || n != tt.wantN {
-				t.Fatalf("ParseVarInt(%s) = %d, %d; want %d, %d", tt.in, v, n, tt.wantV, tt.wantN)
-			}
+			checkParsed(t, "ParseVarInt("+tt.in+")", result(wire.ParseVarInt(unhex(t, tt.in))), parsed[int32]{tt.wantV, tt.wantN, tt.wantErr})
 		})
 	}
 }
