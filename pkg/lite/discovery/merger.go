@@ -223,13 +223,21 @@ func (m *Merger) decode(source string, routes []Route) ([]decoded, []Rejected) {
 			Hosts: r.Hosts, Backends: addrs, Settings: r.Settings,
 			Namespace: r.Namespace, Container: r.Container})
 		if err != nil {
+			// A route whose only fault is a `wake` it may not ask for comes back
+			// without it (config.ErrNotGranted): served, without waking.
+			served := len(cr.Host) > 0
 			rejected = append(rejected, Rejected{Origin: r.Origin, Err: err.Error()})
 			if key := "reject\x00" + err.Error(); !m.warned[key] {
 				m.warned[key] = true
-				m.o.Log.Error(errors.New(strings.ReplaceAll(err.Error(), "\n", "; ")),
-					"discovered route rejected; the source's other routes still apply", "source", source, "origin", r.Origin)
+				msg := "discovered route rejected; the source's other routes still apply"
+				if served {
+					msg = "discovered route's wake refused; the route is served without waking"
+				}
+				m.o.Log.Error(errors.New(strings.ReplaceAll(err.Error(), "\n", "; ")), msg, "source", source, "origin", r.Origin)
 			}
-			continue
+			if !served {
+				continue
+			}
 		}
 		cr.BackendOrigin = origins
 		cr.Key = source + "/" + strings.Join(cr.Host, ",")
