@@ -141,7 +141,7 @@ func (t *Target) run(ctx context.Context, argv []string, action string, req wake
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Dir = t.opts.Dir
 	cmd.Env = append(append([]string(nil), t.opts.Env...),
-		EnvAction+"="+action, EnvServerAddress+"="+req.ServerAddress, EnvBackend+"="+req.Backend)
+		EnvAction+"="+action, EnvServerAddress+"="+hostChars(req.ServerAddress), EnvBackend+"="+req.Backend)
 	stdout, stderr := &tail{max: stdoutTail}, &tail{max: stderrTail}
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	cmd.WaitDelay = pipeGrace
@@ -201,4 +201,22 @@ func (w *tail) excerpt() string {
 		s = "…" + s
 	}
 	return "; stderr: " + s
+}
+
+// maxHostChars bounds GATE_WAKE_SERVER_ADDRESS: a DNS name is at most 253.
+const maxHostChars = 253
+
+// hostChars keeps what a host name (or the route's host pattern) is made of: a player
+// chooses the server address, and a newline, a quote or a `$` must not reach a
+// command's environment, where a script could paste it into a shell line.
+func hostChars(s string) string {
+	out := make([]byte, 0, min(len(s), maxHostChars))
+	for i := 0; i < len(s) && len(out) < maxHostChars; i++ {
+		c := s[i]
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' ||
+			c == '.' || c == '-' || c == '_' || c == '*' || c == ':' {
+			out = append(out, c)
+		}
+	}
+	return string(out)
 }
