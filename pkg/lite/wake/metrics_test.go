@@ -72,16 +72,36 @@ func TestOneLogLinePerTransition(t *testing.T) {
 		r.c.ReportPlayers(key, 0)
 	}
 	for want, n := range map[string]int{
-		`"from"="awake" "to"="idle"`:    2, // new target (awake, unknown, nobody on it); after the wake
+		// Between awake and idle (a new target nobody is on; after the wake) is
+		// every session's start and end: debug, not INFO (issue 30, item 11).
+		`"from"="awake" "to"="idle"`:    0,
 		`"from"="idle" "to"="asleep"`:   1, // the observer's answer
 		`"from"="asleep" "to"="waking"`: 1,
 		`"from"="waking" "to"="awake"`:  1,
 	} {
 		if got := r.log.Count(want); got != n {
-			t.Errorf("%d lines %s, want %d", got, want, n)
+			t.Errorf("%d INFO lines %s, want %d", got, want, n)
 		}
 	}
-	if n := r.log.Count(`"target"="docker mc"`); n != 5 {
-		t.Errorf("%d transition lines, want 5", n)
+	if n := r.log.Count(`"target"="docker mc"`); n != 3 {
+		t.Errorf("%d INFO transition lines, want 3", n)
+	}
+}
+
+// Regression (issue 30, item 11): each session's start and end on a wake route
+// wrote INFO phase lines (idle -> awake, awake -> idle). 100 sessions now write
+// none at INFO; they stay visible at debug.
+func TestSessionsWriteNoInfoPhaseLines(t *testing.T) {
+	r := newRig(t, nil)
+	r.asleepTarget(time.Minute)
+	if _, err := r.c.Wake(context.Background(), key, Request{}, readyNow); err != nil {
+		t.Fatal(err)
+	}
+	before := r.log.Count(`"target"="docker mc"`)
+	for range 100 {
+		r.c.Session(key)()
+	}
+	if n := r.log.Count(`"target"="docker mc"`) - before; n != 0 {
+		t.Fatalf("100 sessions wrote %d INFO phase lines, want 0", n)
 	}
 }

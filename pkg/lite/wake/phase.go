@@ -243,7 +243,19 @@ func (c *Coordinator) logChanges(logs []change) {
 			if ch.turnedAway > 0 {
 				kv = append(kv, "turnedAway", ch.turnedAway)
 			}
-			c.log.Info("wake target changed phase", kv...)
+			// Between awake and idle is every session's start and end on the
+			// route, and players reporting in: a debug line, not one per player.
+			log := c.log
+			if countdownOnly(s.from.shown(), s.to.shown()) {
+				log = c.log.V(1)
+			}
+			log.Info("wake target changed phase", kv...)
 		}
 	}
+}
+
+// countdownOnly reports a change between awake and idle: the idle countdown armed or
+// cancelled, nothing started or stopped.
+func countdownOnly(from, to string) bool {
+	return (from == PhaseAwake || from == PhaseIdle) && (to == PhaseAwake || to == PhaseIdle)
 }
