@@ -2,9 +2,7 @@ package dockerwake_test
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -22,7 +20,6 @@ import (
 	"go.minekube.com/gate/internal/mctest"
 	"go.minekube.com/gate/pkg/edition/java/lite"
 	"go.minekube.com/gate/pkg/edition/java/lite/config"
-	"go.minekube.com/gate/pkg/lite/discovery"
 	dockersource "go.minekube.com/gate/pkg/lite/discovery/docker"
 	"go.minekube.com/gate/pkg/lite/engine/docker"
 	"go.minekube.com/gate/pkg/lite/wake"
@@ -79,27 +76,12 @@ func startWakeProxy(t *testing.T, dockerHost string) *wakeProxy {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := discovery.NewMerger(discovery.MergerOptions{Apply: l.Reload, Log: log.WithName("discovery")})
-	if err := m.SetFile(cfg); err != nil {
-		t.Fatal(err)
-	}
 	src, err := dockersource.New(dockersource.Options{Config: cfg.Lite.Discovery.Docker, Log: log, MinBackoff: 20 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	mctest.Run(t, "proxy", func(ctx context.Context) error {
-		if err := l.Serve(ctx, ln); !errors.Is(err, context.Canceled) {
-			return err
-		}
-		return nil
-	})
-	mctest.Run(t, "docker source", func(ctx context.Context) error { return src.Run(ctx, m) })
-	mctest.WaitFor(t, "proxy ready", 5*time.Second, l.Ready)
-	return &wakeProxy{Lite: l, addr: ln.Addr().String()}
+	_, addr := enginetest.ServeDiscovered(t, cfg, l, src, log)
+	return &wakeProxy{Lite: l, addr: addr}
 }
 
 // route is the proxy's route in force for host.

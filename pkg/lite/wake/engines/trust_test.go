@@ -1,8 +1,6 @@
 package engines_test
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -20,6 +18,7 @@ import (
 	"github.com/go-logr/logr"
 	"github.com/go-logr/logr/funcr"
 
+	"go.minekube.com/gate/internal/enginetest"
 	"go.minekube.com/gate/internal/mctest"
 	"go.minekube.com/gate/pkg/edition/java/lite"
 	"go.minekube.com/gate/pkg/edition/java/lite/config"
@@ -60,27 +59,12 @@ func startTrustProxy(t *testing.T, yaml string, source newSource) *trustProxy {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := discovery.NewMerger(discovery.MergerOptions{Apply: l.Reload, Log: log.WithName("discovery")})
-	if err := m.SetFile(cfg); err != nil {
-		t.Fatal(err)
-	}
 	src, err := source(cfg, log)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	mctest.Run(t, "proxy", func(ctx context.Context) error {
-		if err := l.Serve(ctx, ln); !errors.Is(err, context.Canceled) {
-			return err
-		}
-		return nil
-	})
-	mctest.Run(t, "source", func(ctx context.Context) error { return src.Run(ctx, m) })
-	mctest.WaitFor(t, "proxy ready", 5*time.Second, l.Ready)
-	return &trustProxy{Lite: l, m: m, addr: ln.Addr().String(), logs: logs}
+	m, addr := enginetest.ServeDiscovered(t, cfg, l, src, log)
+	return &trustProxy{Lite: l, m: m, addr: addr, logs: logs}
 }
 
 // serves reports whether a route of host is in force.
