@@ -2,7 +2,6 @@ package docker
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"io"
 	"net"
@@ -17,6 +16,9 @@ import (
 	"go.minekube.com/gate/pkg/edition/java/lite"
 	"go.minekube.com/gate/pkg/edition/java/lite/config"
 	"go.minekube.com/gate/pkg/lite/discovery"
+	engine "go.minekube.com/gate/pkg/lite/engine/docker"
+	"go.minekube.com/gate/pkg/lite/wake"
+	"go.minekube.com/gate/pkg/lite/wake/dockerwake"
 )
 
 // TestContainersServePlayersThroughTheProxy runs the whole path: a real proxy
@@ -28,7 +30,7 @@ func TestContainersServePlayersThroughTheProxy(t *testing.T) {
 	var ids []string
 	for i := 1; i <= 3; i++ {
 		ids = append(ids, e.Run(t, enginetest.Container{Name: enginetest.Uniq(fmt.Sprintf("play-%d", i)), Labels: map[string]string{
-			"gate.hosts": host, "gate.strategy": "round-robin"}}))
+			"gate.hosts": host, "gate.strategy": "round-robin", LabelComposeProject: enginetest.Uniq("play")}}))
 	}
 	p := startProxy(t, e.Host)
 	mctest.WaitFor(t, "a route of 3 backends", 10*time.Second, func() bool { return len(p.backends(host)) == 3 })
@@ -71,45 +73,61 @@ func TestContainersServePlayersThroughTheProxy(t *testing.T) {
 	}
 }
 
-// proxy is a real Lite instance serving a Merger fed by a docker Source.
+// proxy is a real Lite instance serving a Merger fed by a docker Source, with
+// the Docker wake targets the gate binary builds.
 type proxy struct {
 	*lite.Lite
-	addr string
+	addr   string
+	merger *discovery.Merger
+	logs   *mctest.Logs
 }
 
-func startProxy(t *testing.T, dockerHost string) *proxy {
-	t.Helper()
-	cfg, _, err := config.ParseEnv([]byte(fmt.Sprintf(`
+// proxyYAML is the proxy's config, with the daemon's address to fill in.
+// Quotas off: the suites log in many times from one address.
+const proxyYAML = `
 config:
+  quota:
+    connections: {enabled: false}
+    logins: {enabled: false}
+    status: {enabled: false}
+    maxConnectionsPerIP: 0
   lite:
     enabled: true
     shutdownGrace: 0s
     discovery:
       docker: {enabled: true, host: %q}
-`, dockerHost)), "config.yml", nil)
+`
+
+func startProxy(t *testing.T, dockerHost string) *proxy {
+	t.Helper()
+	cfg, _, err := config.ParseEnv([]byte(fmt.Sprintf(proxyYAML, dockerHost)), "config.yml", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	l, err := lite.New(cfg, lite.Options{Seed: 1, Log: logr.Discard()})
+	containers, err := engine.Dial(dockerHost, engine.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := discovery.NewMerger(discovery.MergerOptions{Apply: l.Reload})
-	if err := m.SetFile(cfg); err != nil {
-		t.Fatal(err)
+	t.Cleanup(containers.Close) // after the proxy, registered later, has stopped
+	targets := func(s wake.Spec) (wake.Target, error) {
+		tg, err := dockerwake.New(containers, s)
+		if err != nil {
+			return nil, err // not a nil *Target in a non-nil interface
+		}
+		return tg, nil
 	}
-	src, err := New(Options{Config: cfg.Lite.Discovery.Docker, MinBackoff: 20 * time.Millisecond})
+	logs := &mctest.Logs{}
+	log := logs.Logger(0)
+	l, err := lite.New(cfg, lite.Options{Seed: 1, Log: logr.Discard(), WakeTargets: targets, Wake: wake.Options{Log: log.WithName("wake")}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	src, err := New(Options{Config: cfg.Lite.Discovery.Docker, Log: log, MinBackoff: 20 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
-	mctest.Run(t, "proxy", func(ctx context.Context) error { return l.Serve(ctx, ln) })
-	mctest.Run(t, "docker source", func(ctx context.Context) error { return src.Run(ctx, m) })
-	mctest.WaitFor(t, "proxy ready", 5*time.Second, l.Ready)
-	return &proxy{Lite: l, addr: ln.Addr().String()}
+	m, addr := enginetest.ServeDiscovered(t, cfg, l, src, log)
+	return &proxy{Lite: l, addr: addr, merger: m, logs: logs}
 }
 
 // backends lists the proxy's backends of host's route.
@@ -133,7 +151,7 @@ func (p *proxy) join(t *testing.T, host string) net.Conn {
 	}
 	t.Cleanup(func() { _ = c.Close() })
 	pre := mctest.LoginPreamble(protocol, host, "echo")
-	_ = c.SetDeadline(time.Now().Add(10 * time.Second))
+	_ = c.SetDeadline(time.Now().Add(config.MaxHoldFor)) // a login to a sleeping container is held while it starts
 	if _, err := c.Write(pre); err != nil {
 		t.Fatal(err)
 	}
