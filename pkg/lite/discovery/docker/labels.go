@@ -32,6 +32,7 @@ const (
 	LabelMCRouterAutoScaleUp   = "mc-router.auto-scale-up"           // true: wake `container`
 	LabelMCRouterAutoScaleDown = "mc-router.auto-scale-down"         // false: idleAfter `never`
 	LabelMCRouterAsleepMOTD    = "mc-router.auto-scale-asleep-motd"  // asleepMotd
+	LabelMCRouterLoadingMOTD   = "mc-router.auto-scale-loading-motd" // loadingMotd
 	LabelMCRouterWaitTimeout   = "mc-router.auto-scale-wait-timeout" // holdFor, if under config.MaxHoldFor
 
 	// LabelComposeProject is the label docker compose puts on every
@@ -75,8 +76,10 @@ func settings(labels map[string]string) (s map[string]string, skip, warn *proble
 	if set && !down && mine("wake") && !mine("idleAfter") {
 		s["idleAfter"] = "never"
 	}
-	if v, ok := labels[LabelMCRouterAsleepMOTD]; ok && !mine("asleepMotd") {
-		s["asleepMotd"] = v
+	for label, key := range map[string]string{LabelMCRouterAsleepMOTD: "asleepMotd", LabelMCRouterLoadingMOTD: "loadingMotd"} {
+		if v, ok := labels[label]; ok && !mine(key) {
+			s[key] = v
+		}
 	}
 	if v, ok := labels[LabelMCRouterWaitTimeout]; ok && !mine("holdFor") {
 		warn = holdFor(s, v)

@@ -80,6 +80,9 @@ func (p *proxy) runCase(t *testing.T, tc mcRouterCase, name, domain string) {
 			t.Errorf("ping of %s: %s, %v; want the description %q", host(tc.asleep), body, err, tc.motd)
 		}
 	}
+	if tc.loading != "" {
+		p.pingWhileWaking(t, host(tc.loading), tc.motd)
+	}
 	if tc.catchAll {
 		mctest.WaitFor(t, "a catch-all route of "+name, 10*time.Second, func() bool { return p.routeOf("*").Origin == "docker "+name })
 		p.waitReady(t, "*", host("nobody"), false)
@@ -87,6 +90,26 @@ func (p *proxy) runCase(t *testing.T, tc mcRouterCase, name, domain string) {
 			t.Errorf("a host nobody claims is served by %s, want %s", b.Origin, name)
 		}
 	}
+}
+
+// pingWhileWaking holds a login to host, which wakes its container, and
+// waits for a ping to show want meanwhile.
+func (p *proxy) pingWhileWaking(t *testing.T, host, want string) {
+	t.Helper()
+	p.waitRoute(t, host, true)
+	if body, err := mctest.Ping(p.addr, protocol, host); err != nil || strings.Contains(body, want) {
+		t.Fatalf("ping of %s before any login: %s, %v; want the asleep answer", host, body, err)
+	}
+	c := mctest.Dial(t, p.addr)
+	if _, err := c.Conn.Write(mctest.LoginPreamble(protocol, host, "echo")); err != nil {
+		t.Fatal(err)
+	}
+	var body string
+	mctest.WaitFor(t, "a ping of "+host+" showing "+want, 10*time.Second, func() bool {
+		body, _ = mctest.Ping(p.addr, protocol, host)
+		return strings.Contains(body, want)
+	})
+	_ = c.Close()
 }
 
 // witness runs a container whose route shows once the source listed it.

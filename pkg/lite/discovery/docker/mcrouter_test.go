@@ -41,8 +41,9 @@ type mcRouterCase struct {
 	unknown  []string // hosts whose logins get unknownHost
 	catchAll bool     // a host nobody claims is served by this container too
 	addrIn   string   // the serving backend's address starts with it
-	motd     string   // a ping of unknown[0]... of asleep[0] shows it
+	motd     string   // the description a ping of asleep or loading shows
 	asleep   string   // a host whose ping is answered asleep (with motd)
+	loading  string   // a host whose ping is answered with motd while a login wakes it
 	route    func(config.Route) string
 	skip     string
 }
@@ -96,6 +97,10 @@ var mcRouterCases = []mcRouterCase{
 	{name: "README mc-router.auto-scale-asleep-motd: shown while the container is stopped",
 		labels: map[string]string{"mc-router.host": "mc.{h}", "mc-router.auto-scale-up": "true", "mc-router.auto-scale-asleep-motd": "zzz {h}"},
 		make:   stoppedOne, asleep: "mc", motd: "zzz {h}"},
+	{name: "README mc-router.auto-scale-loading-motd: shown while the container wakes (D14)",
+		// The server listens on another port than the route's: it stays waking.
+		labels: map[string]string{"mc-router.host": "mc.{h}", "mc-router.auto-scale-up": "true", "mc-router.auto-scale-loading-motd": "warming {h}",
+			"mc-router.port": "25566"}, make: stoppedOne, loading: "mc", motd: "warming {h}"},
 	{name: "README mc-router.auto-scale-down=false: never stopped (idleAfter never)",
 		labels: map[string]string{"mc-router.host": "mc.{h}", "mc-router.auto-scale-up": "true", "mc-router.auto-scale-down": "false"}, served: []string{"mc"},
 		route: wakeSettings(config.DefaultHoldFor, 0)},

@@ -206,7 +206,7 @@ func routeLabels(labels map[string]string) (hosts []string, isDefault bool, bad 
 	if !ok {
 		return nil, isDefault, nil
 	}
-	hosts = splitHosts(text)
+	hosts = discovery.SplitHosts(text)
 	if len(hosts) == 0 && !isDefault {
 		return nil, false, &problem{"container skipped: its host label lists no host", []any{"label", hostsLabelName(labels)}}
 	}
@@ -260,20 +260,6 @@ func address(c engine.Container, network string) (string, *problem) {
 		return "", &problem{"container skipped: it has no address on its network (host networking?)", []any{"network", want}}
 	}
 	return ip, nil
-}
-
-// splitHosts splits a host list on commas and newlines, lowercased, without
-// blanks or repeats, in the order written.
-// TODO(issue 31): discovery.SplitHosts once main has it.
-func splitHosts(s string) []string {
-	var out []string
-	for h := range strings.FieldsFuncSeq(s, func(r rune) bool { return r == ',' || r == '\n' }) {
-		h = strings.ToLower(strings.TrimSpace(h))
-		if h != "" && !slices.Contains(out, h) {
-			out = append(out, h)
-		}
-	}
-	return out
 }
 
 // containerName is the container's own name without the leading slash (the

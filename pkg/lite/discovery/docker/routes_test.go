@@ -167,16 +167,17 @@ var buildRoutesCases = []struct {
 		want: []discovery.Route{},
 	},
 	{
-		name: "mc-router auto-scale labels read as wake and asleepMotd",
+		name: "mc-router auto-scale labels read as wake, asleepMotd and loadingMotd",
 		cs: []engine.Container{
-			stopped("mc", map[string]string{"mc-router.host": "m", "mc-router.auto-scale-up": "true", "mc-router.auto-scale-asleep-motd": "zzz"}),
+			stopped("mc", map[string]string{"mc-router.host": "m", "mc-router.auto-scale-up": "true", "mc-router.auto-scale-asleep-motd": "zzz",
+				"mc-router.auto-scale-loading-motd": "soon"}),
 			stopped("no", map[string]string{"mc-router.host": "n", "mc-router.auto-scale-up": "false"}),
 			ctr("own", map[string]string{"mc-router.host": "o", "mc-router.auto-scale-up": "yes", "gate.wake": "exec", "gate.asleepMotd": "mine",
 				"mc-router.auto-scale-asleep-motd": "theirs"}, "bridge=10.0.0.7"),
 		},
 		want: []discovery.Route{
 			{Origin: "docker mc", Container: "mc", Hosts: []string{"m"}, KeyPrefix: "gate.", Backends: []discovery.Backend{},
-				Settings: map[string]string{"wake": "container", "asleepMotd": "zzz"}},
+				Settings: map[string]string{"wake": "container", "asleepMotd": "zzz", "loadingMotd": "soon"}},
 			{Origin: "docker own", Container: "own", Hosts: []string{"o"}, KeyPrefix: "gate.", Backends: []discovery.Backend{be("10.0.0.7:25565", "own")},
 				Settings: map[string]string{"wake": "exec", "asleepMotd": "mine"}},
 		},

@@ -80,15 +80,21 @@ func (t *Target) Wake(ctx context.Context, _ wake.Request) (wake.Result, error) 
 	return wake.Result{}, nil
 }
 
-// unpause thaws the container. The daemon refuses (409) to unpause one that
-// is not paused: another replica thawed it first (it runs: done), or it
-// stopped meanwhile (a start is what it needs now).
+// unpause thaws the container. The daemon refuses to unpause one that is not
+// paused (409; 20.10 says 500): another wake thawed it first (it runs: done),
+// or it stopped meanwhile (a start is what it needs now).
 func (t *Target) unpause(ctx context.Context) error {
 	resp, err := t.c.Send(ctx, docker.Request{Method: http.MethodPost, Path: "/containers/" + t.name + "/unpause"}, http.StatusNoContent)
 	if err == nil {
 		return resp.Body.Close()
 	}
-	if isConflict(err) {
+	st, ierr := t.c.Inspect(ctx, t.name)
+	switch {
+	case ierr != nil:
+		return err
+	case st.Running && !st.Paused:
+		return nil
+	case !st.Running:
 		_, err = t.c.Start(ctx, t.name)
 	}
 	return err
