@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -16,9 +17,8 @@ import (
 	"go.minekube.com/gate/pkg/edition/java/lite"
 	"go.minekube.com/gate/pkg/edition/java/lite/config"
 	"go.minekube.com/gate/pkg/lite/discovery"
-	engine "go.minekube.com/gate/pkg/lite/engine/docker"
 	"go.minekube.com/gate/pkg/lite/wake"
-	"go.minekube.com/gate/pkg/lite/wake/dockerwake"
+	"go.minekube.com/gate/pkg/lite/wake/engines"
 )
 
 // TestContainersServePlayersThroughTheProxy runs the whole path: a real proxy
@@ -104,21 +104,11 @@ func startProxy(t *testing.T, dockerHost string) *proxy {
 	if err != nil {
 		t.Fatal(err)
 	}
-	containers, err := engine.Dial(dockerHost, engine.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(containers.Close) // after the proxy, registered later, has stopped
-	targets := func(s wake.Spec) (wake.Target, error) {
-		tg, err := dockerwake.New(containers, s)
-		if err != nil {
-			return nil, err // not a nil *Target in a non-nil interface
-		}
-		return tg, nil
-	}
+	targets := engines.New(cfg) // the gate binary's wake targets
+	t.Cleanup(targets.Close)    // after the proxy, registered later, has stopped
 	logs := &mctest.Logs{}
 	log := logs.Logger(0)
-	l, err := lite.New(cfg, lite.Options{Seed: 1, Log: logr.Discard(), WakeTargets: targets, Wake: wake.Options{Log: log.WithName("wake")}})
+	l, err := lite.New(cfg, lite.Options{Seed: 1, Log: logr.Discard(), WakeTargets: targets.Target, Wake: wake.Options{Log: log.WithName("wake")}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,4 +162,208 @@ func echoes(c net.Conn) bool {
 	got := make([]byte, len("still here"))
 	_, err := io.ReadFull(c, got)
 	return err == nil && strings.EqualFold(string(got), "still here")
+}
+
+// makeContainer brings the case's container about as tc.make says (removed
+// when the case ends) and returns its name.
+func makeContainer(t *testing.T, d *daemon, tc mcRouterCase, net string, fill func(string) string) string {
+	t.Helper()
+	labels := map[string]string{}
+	for k, v := range tc.labels {
+		labels[k] = fill(v)
+	}
+	c := enginetest.Container{Name: enginetest.Uniq(fmt.Sprintf("mcr-%x", time.Now().UnixNano()%1e6)), Labels: labels, Listen: tc.listen}
+	switch tc.make {
+	case running:
+		d.e.Run(t, c)
+	case stoppedOne:
+		d.e.Create(t, c)
+	case pausedOne:
+		id := d.e.Run(t, c)
+		d.pause(t, id)
+	case noNetwork:
+		id := d.e.Create(t, c)
+		d.disconnect(t, "bridge", id)
+		d.e.Start(t, id)
+	case networkNone:
+		d.e.Start(t, d.inNetworkMode(t, c, "none"))
+	case dualOnly:
+		d.e.Start(t, d.inNetworkMode(t, c, net))
+	case bridgeDual:
+		id := d.e.Create(t, c)
+		d.connect(t, net, id, "mc-alias")
+		d.e.Start(t, id)
+	}
+	return c.Name
+}
+
+// runCase checks what players get from the case's container.
+func (p *proxy) runCase(t *testing.T, tc mcRouterCase, name, domain string) {
+	t.Helper()
+	host := func(h string) string { return h + "." + domain }
+	if tc.served == nil && !tc.catchAll && tc.asleep == "" {
+		// Nothing of the case's own becomes a route: a container created
+		// after it does, and its route says the source has listed both.
+		witness := enginetest.Uniq(fmt.Sprintf("witness-%x", time.Now().UnixNano()%1e6))
+		p.witness(t, witness, host("witness"))
+	}
+	for _, h := range tc.served {
+		p.waitReady(t, host(h), host(h), tc.make == pausedOne || tc.make == stoppedOne)
+		b := p.servedBy(t, host(h))
+		if b.Origin != "docker "+name || !strings.HasPrefix(b.Backend, tc.addrIn) {
+			t.Errorf("%s served by %s (%s), want %s at %s...", host(h), b.Origin, b.Backend, name, tc.addrIn)
+		}
+		if tc.route != nil {
+			if msg := tc.route(p.routeOf(host(h))); msg != "" {
+				t.Error(msg)
+			}
+		}
+	}
+	for _, h := range tc.unknown {
+		if text := p.refusal(t, host(h)); !strings.Contains(text, unknownHost) {
+			t.Errorf("%s: disconnect %q, want %q", host(h), text, unknownHost)
+		}
+	}
+	if tc.asleep != "" {
+		p.waitRoute(t, host(tc.asleep), true)
+		body, err := mctest.Ping(p.addr, protocol, host(tc.asleep))
+		if err != nil || !strings.Contains(body, tc.motd) {
+			t.Errorf("ping of %s: %s, %v; want the description %q", host(tc.asleep), body, err, tc.motd)
+		}
+	}
+	if tc.loading != "" {
+		p.pingWhileWaking(t, host(tc.loading), tc.motd)
+	}
+	if tc.catchAll {
+		mctest.WaitFor(t, "a catch-all route of "+name, 10*time.Second, func() bool { return p.routeOf("*").Origin == "docker "+name })
+		p.waitReady(t, "*", host("nobody"), false)
+		if b := p.servedBy(t, host("nobody")); b.Origin != "docker "+name {
+			t.Errorf("a host nobody claims is served by %s, want %s", b.Origin, name)
+		}
+	}
+}
+
+// pingWhileWaking holds a login to host, which wakes its container, and
+// waits for a ping to show want meanwhile.
+func (p *proxy) pingWhileWaking(t *testing.T, host, want string) {
+	t.Helper()
+	p.waitRoute(t, host, true)
+	if body, err := mctest.Ping(p.addr, protocol, host); err != nil || strings.Contains(body, want) {
+		t.Fatalf("ping of %s before any login: %s, %v; want the asleep answer", host, body, err)
+	}
+	c := mctest.Dial(t, p.addr)
+	if _, err := c.Conn.Write(mctest.LoginPreamble(protocol, host, "echo")); err != nil {
+		t.Fatal(err)
+	}
+	var body string
+	mctest.WaitFor(t, "a ping of "+host+" showing "+want, 10*time.Second, func() bool {
+		body, _ = mctest.Ping(p.addr, protocol, host)
+		return strings.Contains(body, want)
+	})
+	_ = c.Close()
+}
+
+// witness runs a container whose route shows once the source listed it.
+func (p *proxy) witness(t *testing.T, name, host string) {
+	t.Helper()
+	e := enginetest.NeedDocker(t)
+	e.Run(t, enginetest.Container{Name: name, Labels: map[string]string{LabelHosts: host}})
+	p.waitRoute(t, host, false)
+}
+
+// waitRoute waits until a route serves host, without a backend when
+// asleep.
+func (p *proxy) waitRoute(t *testing.T, host string, asleep bool) {
+	t.Helper()
+	mctest.WaitFor(t, "a route of "+host, 10*time.Second, func() bool {
+		r := p.routeOf(host)
+		return r.Origin != "" && (!asleep || len(r.Backend) == 0)
+	})
+}
+
+// waitReady waits for the route of pattern, then (unless it is asleep) for
+// its backends to answer a status ping for host: a container runs, and so is a
+// backend, a moment before its server listens.
+func (p *proxy) waitReady(t *testing.T, pattern, host string, asleep bool) {
+	t.Helper()
+	p.waitRoute(t, pattern, asleep)
+	if !asleep {
+		for _, b := range p.routeOf(pattern).Backend {
+			ping(t, b, host)
+		}
+	}
+}
+
+// routeOf is the route in force with exactly host among its hosts.
+func (p *proxy) routeOf(host string) config.Route {
+	for _, r := range p.Config().Lite.Routes {
+		if slices.Contains(r.Host, host) {
+			return r
+		}
+	}
+	return config.Route{}
+}
+
+// servedBy logs in to host, holds the session until the proxy shows which
+// backend carries it, leaves, and returns that backend.
+func (p *proxy) servedBy(t *testing.T, host string) lite.BackendInfo {
+	t.Helper()
+	c := p.join(t, host)
+	var got []lite.BackendInfo
+	mctest.WaitFor(t, "one backend carrying the session to "+host, 5*time.Second, func() bool {
+		got = p.busy()
+		return len(got) == 1
+	})
+	_ = c.Close()
+	mctest.WaitFor(t, "the session to "+host+" over", 5*time.Second, func() bool { return len(p.busy()) == 0 })
+	return got[0]
+}
+
+// busy lists the backends that carry a session now, each once (a container
+// that is also the catch-all is a backend of two routes).
+func (p *proxy) busy() []lite.BackendInfo {
+	var out []lite.BackendInfo
+	for _, b := range p.Backends() {
+		if b.State.Active > 0 && !slices.ContainsFunc(out, func(o lite.BackendInfo) bool { return o.Backend == b.Backend }) {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// refusal logs in to host and returns the proxy's Disconnect text.
+func (p *proxy) refusal(t *testing.T, host string) string {
+	t.Helper()
+	c := mctest.Dial(t, p.addr)
+	if _, err := c.Conn.Write(mctest.LoginPreamble(protocol, host, "echo")); err != nil {
+		t.Fatal(err)
+	}
+	_ = c.Conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+	text, err := c.Disconnect()
+	if err != nil {
+		t.Fatalf("login to %s: want a Disconnect, got %v", host, err)
+	}
+	return text
+}
+
+// port checks the route's backend port.
+func port(want int) func(config.Route) string {
+	return func(r config.Route) string {
+		for _, b := range r.Backend {
+			if !strings.HasSuffix(b, fmt.Sprintf(":%d", want)) {
+				return fmt.Sprintf("backends %v, want port %d", r.Backend, want)
+			}
+		}
+		return ""
+	}
+}
+
+// wakeSettings checks the route's holdFor and idleAfter (0: never).
+func wakeSettings(holdFor, idleAfter time.Duration) func(config.Route) string {
+	return func(r config.Route) string {
+		if r.Wake == nil || r.WakeSettings.HoldFor != holdFor || r.WakeSettings.IdleAfter != idleAfter {
+			return fmt.Sprintf("wake %v, holdFor %s, idleAfter %s; want container, %s, %s", r.Wake, r.WakeSettings.HoldFor, r.WakeSettings.IdleAfter, holdFor, idleAfter)
+		}
+		return ""
+	}
 }
