@@ -226,12 +226,15 @@ func (p *proxy) runCase(t *testing.T, tc mcRouterCase, name, domain string) {
 	}
 	if tc.asleep != "" {
 		p.waitRoute(t, host(tc.asleep), true)
+		p.waitAsleep(t, name)
 		body, err := mctest.Ping(p.addr, protocol, host(tc.asleep))
 		if err != nil || !strings.Contains(body, tc.motd) {
 			t.Errorf("ping of %s: %s, %v; want the description %q", host(tc.asleep), body, err, tc.motd)
 		}
 	}
 	if tc.loading != "" {
+		p.waitRoute(t, host(tc.loading), true)
+		p.waitAsleep(t, name)
 		p.pingWhileWaking(t, host(tc.loading), tc.motd)
 	}
 	if tc.catchAll {
@@ -243,11 +246,10 @@ func (p *proxy) runCase(t *testing.T, tc mcRouterCase, name, domain string) {
 	}
 }
 
-// pingWhileWaking holds a login to host, which wakes its container, and
-// waits for a ping to show want meanwhile.
+// pingWhileWaking holds a login to host, whose container sleeps, and waits
+// for a ping to show want while it wakes.
 func (p *proxy) pingWhileWaking(t *testing.T, host, want string) {
 	t.Helper()
-	p.waitRoute(t, host, true)
 	if body, err := mctest.Ping(p.addr, protocol, host); err != nil || strings.Contains(body, want) {
 		t.Fatalf("ping of %s before any login: %s, %v; want the asleep answer", host, body, err)
 	}
@@ -261,6 +263,21 @@ func (p *proxy) pingWhileWaking(t *testing.T, host, want string) {
 		return strings.Contains(body, want)
 	})
 	_ = c.Close()
+}
+
+// waitAsleep waits until the proxy knows that the wake target of container
+// name sleeps: until its engine has said so, a ping of the route has no
+// status to answer with.
+func (p *proxy) waitAsleep(t *testing.T, name string) {
+	t.Helper()
+	mctest.WaitFor(t, "the target of "+name+" asleep", 10*time.Second, func() bool {
+		for _, s := range p.Wake().States() {
+			if s.Key == "docker "+name {
+				return s.Phase == wake.PhaseAsleep
+			}
+		}
+		return false
+	})
 }
 
 // witness runs a container whose route shows once the source listed it.
