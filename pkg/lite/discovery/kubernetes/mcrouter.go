@@ -29,6 +29,7 @@ const (
 	annotationMCRouterScaleUp     = "mc-router.itzg.me/autoScaleUp"
 	annotationMCRouterScaleDown   = "mc-router.itzg.me/autoScaleDown"
 	annotationMCRouterAsleepMOTD  = "mc-router.itzg.me/autoScaleAsleepMOTD"
+	annotationMCRouterLoadingMOTD = "mc-router.itzg.me/autoScaleLoadingMOTD"
 	annotationMCRouterWaitTimeout = "mc-router.itzg.me/autoScaleWaitTimeout"
 )
 
@@ -44,10 +45,11 @@ const (
 
 // The route keys mc-router's auto-scale annotations map onto.
 const (
-	keyWake       = "wake"
-	keyIdleAfter  = "idleAfter"
-	keyAsleepMOTD = "asleepMotd"
-	keyHoldFor    = "holdFor"
+	keyWake        = "wake"
+	keyIdleAfter   = "idleAfter"
+	keyAsleepMOTD  = "asleepMotd"
+	keyLoadingMOTD = "loadingMotd"
+	keyHoldFor     = "holdFor"
 )
 
 // minecraftPortName is the name of the Service's TCP port 25565 ("" when it
@@ -144,8 +146,8 @@ func namedBackend(what, host string, port uint16) ([]discovery.Backend, string) 
 // already has is left as it is. autoScaleUp wakes the StatefulSet of the
 // Service's name in its namespace (mc-router scales the StatefulSet serving
 // the Service, with replicas 0 and 1, as the wake does); autoScaleDown false
-// never puts it to sleep; the asleep MOTD and the wait timeout tune it. The
-// warnings say which annotation was not taken as written.
+// never puts it to sleep; the asleep and loading MOTDs and the wait timeout
+// tune it. The warnings say which annotation was not taken as written.
 func mcRouterSettings(svc *corev1.Service, own map[string]string) (map[string]string, []string) {
 	ann := svc.Annotations
 	var warnings []string
@@ -164,8 +166,10 @@ func mcRouterSettings(svc *corev1.Service, own map[string]string) (map[string]st
 		if downSet && !down {
 			mapped[keyIdleAfter] = "never"
 		}
-		if motd := ann[annotationMCRouterAsleepMOTD]; strings.TrimSpace(motd) != "" {
-			mapped[keyAsleepMOTD] = yamlText(motd)
+		for key, motd := range map[string]string{keyAsleepMOTD: ann[annotationMCRouterAsleepMOTD], keyLoadingMOTD: ann[annotationMCRouterLoadingMOTD]} {
+			if strings.TrimSpace(motd) != "" {
+				mapped[key] = yamlText(motd)
+			}
 		}
 		if hold, ok := mcRouterHoldFor(ann, warn); ok {
 			mapped[keyHoldFor] = hold

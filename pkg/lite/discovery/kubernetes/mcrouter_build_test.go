@@ -127,9 +127,9 @@ var mcRouterBuildCases = []buildCase{
 	{
 		name: "autoScaleUp: the StatefulSet of the Service's name, with the MOTD and wait",
 		svc: service("ns", "mc", with(hostA, annotationMCRouterScaleUp, "true", annotationMCRouterScaleDown, "False",
-			annotationMCRouterAsleepMOTD, "yes: [asleep]", annotationMCRouterWaitTimeout, "20s")),
+			annotationMCRouterAsleepMOTD, "yes: [asleep]", annotationMCRouterLoadingMOTD, "§eStarting…", annotationMCRouterWaitTimeout, "20s")),
 		want: mcRoute(backends(), map[string]string{"wake": "statefulset/mc", "idleAfter": "never",
-			"asleepMotd": `"yes: [asleep]"`, "holdFor": "20s"}),
+			"asleepMotd": `"yes: [asleep]"`, "loadingMotd": `"§eStarting…"`, "holdFor": "20s"}),
 	},
 	{
 		name: "autoScaleDown alone wakes too",

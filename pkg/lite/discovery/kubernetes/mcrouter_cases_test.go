@@ -80,7 +80,7 @@ var mcRouterKubeCases = []mcRouterKubeCase{
 	{name: "buildK8sWaker/NilScaleUp", run: scaleUpOffLeavesStatefulSet},
 	{name: "buildK8sWaker/ScaleUpError", run: scaleUpWithoutStatefulSet},
 	{name: "buildK8sWaker/ContextCancellation", run: waitTimeoutEndsHold},
-	{name: "motdAnnotations", run: asleepMOTDAnswersPing},
+	{name: "motdAnnotations", run: motdAnnotations},
 
 	// README and k8s.go: the port rule, "mc-router", then "minecraft", then
 	// the Service's port 25565, mapped to the endpoints' own port (issue 31,

@@ -79,6 +79,7 @@ const (
 	annAutoScaleUp        = "mc-router.itzg.me/autoScaleUp"
 	annAutoScaleDown      = "mc-router.itzg.me/autoScaleDown"
 	annAsleepMOTD         = "mc-router.itzg.me/autoScaleAsleepMOTD"
+	annLoadingMOTD        = "mc-router.itzg.me/autoScaleLoadingMOTD"
 	annWaitTimeout        = "mc-router.itzg.me/autoScaleWaitTimeout"
 )
 

@@ -135,19 +135,33 @@ func waitTimeoutEndsHold(t *testing.T, w *mcWorld, p *mcProxy) {
 }
 
 // TestK8s_motdAnnotations: a ping of the sleeping server gets the asleep
-// MOTD, and wakes nothing.
-func asleepMOTDAnswersPing(t *testing.T, w *mcWorld, p *mcProxy) {
+// MOTD and wakes nothing; while a login wakes it, a ping gets the loading
+// MOTD; then the player joins.
+func motdAnnotations(t *testing.T, w *mcWorld, p *mcProxy) {
 	w.statefulSet(t, p.ns, "mc", 0)
-	scaled(t, w, p, map[string]string{annAsleepMOTD: "Server is sleeping"})
+	scaled(t, w, p, map[string]string{annAsleepMOTD: "Server is sleeping", annLoadingMOTD: "Server is starting"})
 	route(t, p, hasWake)
-	var body string
-	mctest.WaitFor(t, "the asleep MOTD", 10*time.Second, func() bool {
-		body, _ = mctest.Ping(p.addr, mcProtocol, scaledHost)
-		return strings.Contains(body, `"Server is sleeping"`)
-	})
+	pingShows(t, p, "Server is sleeping")
 	if n := w.replicas(t, p.ns, "mc"); n != 0 {
 		t.Fatalf("a ping scaled the StatefulSet to %d", n)
 	}
+	h := w.send(t, p, scaledHost)
+	mctest.WaitFor(t, "the StatefulSet scaled to 1", 10*time.Second, func() bool { return w.replicas(t, p.ns, "mc") == 1 })
+	pingShows(t, p, "Server is starting")
+	w.endpoints(t, p.ns, "mc", w.host("pod"), map[string]int32{"minecraft": w.port("pod")})
+	if got := w.result(t, h); got != "pod" {
+		t.Fatalf("the held player got %q, want to join pod", got)
+	}
+}
+
+// pingShows waits for a ping of scaledHost to show the description motd.
+func pingShows(t *testing.T, p *mcProxy, motd string) {
+	t.Helper()
+	var body string
+	mctest.WaitFor(t, "a ping showing "+motd, 10*time.Second, func() bool {
+		body, _ = mctest.Ping(p.addr, mcProtocol, scaledHost)
+		return strings.Contains(body, strconv.Quote(motd))
+	})
 }
 
 // README: autoScaleDown false keeps the server up once woken.
