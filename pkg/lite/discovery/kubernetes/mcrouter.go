@@ -13,6 +13,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"go.minekube.com/gate/pkg/edition/java/lite/config"
+	"go.minekube.com/gate/pkg/edition/java/lite/wire"
 	"go.minekube.com/gate/pkg/lite/discovery"
 	"go.minekube.com/gate/pkg/lite/hostport"
 )
@@ -34,11 +35,10 @@ const (
 )
 
 // mc-router's port rule: the Service port named "mc-router", else the one
-// named "minecraft", else the one numbered 25565.
+// named "minecraft", else the one numbered wire.DefaultPort.
 const (
-	portNameMCRouter    = "mc-router"
-	portNameMinecraft   = "minecraft"
-	mcRouterDefaultPort = 25565
+	portNameMCRouter  = "mc-router"
+	portNameMinecraft = "minecraft"
 	// noPort is no name a Service port can have (names are DNS labels).
 	noPort = "\x00"
 )
@@ -56,7 +56,7 @@ const (
 // is its only, unnamed port), or noPort when it has none.
 func minecraftPortName(svc *corev1.Service) string {
 	for _, p := range svc.Spec.Ports {
-		if p.Port == mcRouterDefaultPort && (p.Protocol == "" || p.Protocol == corev1.ProtocolTCP) {
+		if p.Port == int32(wire.DefaultPort) && (p.Protocol == "" || p.Protocol == corev1.ProtocolTCP) {
 			return p.Name
 		}
 	}
@@ -94,12 +94,21 @@ func externalNamePort(svc *corev1.Service) (uint16, string) {
 		}
 		return 0, fmt.Sprintf("annotation %s: %q is neither a port (1-65535) nor the name of one of the Service's ports", AnnotationPort, ann)
 	}
-	for _, n := range []string{portNameMCRouter, portNameMinecraft} {
-		if p, ok := byName(n); ok {
-			return p, ""
+	if p, ok := firstNamed(byName, portNameMCRouter, portNameMinecraft); ok {
+		return p, ""
+	}
+	return wire.DefaultPort, ""
+}
+
+// firstNamed is the port find finds under the first of names that it has.
+func firstNamed[P any](find func(name string) (P, bool), names ...string) (P, bool) {
+	for _, n := range names {
+		if p, ok := find(n); ok {
+			return p, true
 		}
 	}
-	return mcRouterDefaultPort, ""
+	var none P
+	return none, false
 }
 
 // proxyBackend reads proxyServerName as mc-router does: host, or host:port
@@ -107,7 +116,7 @@ func externalNamePort(svc *corev1.Service) (uint16, string) {
 func proxyBackend(v string) ([]discovery.Backend, string) {
 	host, portText, err := net.SplitHostPort(v)
 	if err != nil {
-		host, portText = strings.TrimSuffix(strings.TrimPrefix(v, "["), "]"), strconv.Itoa(mcRouterDefaultPort)
+		host, portText = strings.TrimSuffix(strings.TrimPrefix(v, "["), "]"), strconv.Itoa(int(wire.DefaultPort))
 	}
 	port, err := hostport.ParsePort(portText)
 	if err != nil {

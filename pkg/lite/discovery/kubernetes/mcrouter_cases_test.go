@@ -85,35 +85,14 @@ var mcRouterKubeCases = []mcRouterKubeCase{
 	// README and k8s.go: the port rule, "mc-router", then "minecraft", then
 	// the Service's port 25565, mapped to the endpoints' own port (issue 31,
 	// K17, K19, K20).
-	{name: "README/port named mc-router over minecraft",
-		slice: func(w *mcWorld) map[string]int32 {
-			return map[string]int32{"mc-router": w.port("pod"), "minecraft": w.port("other")}
-		},
-		steps: []mcStep{{func(*mcWorld) *corev1.Service {
-			return svc(map[string]string{annExternalServerName: "a.com"}, tcpPort("minecraft", 25565), tcpPort("mc-router", 25566))
-		}, map[string]string{"a.com": "pod"}}}},
-	{name: "README/port named mc-router beside another",
-		slice: func(w *mcWorld) map[string]int32 {
-			return map[string]int32{"mc-router": w.port("pod"), "rcon": w.port("other")}
-		},
-		steps: []mcStep{{func(*mcWorld) *corev1.Service {
-			return svc(map[string]string{annExternalServerName: "a.com"}, tcpPort("mc-router", 25565), tcpPort("rcon", 25575))
-		}, map[string]string{"a.com": "pod"}}}},
-	{name: "README/port 25565 named otherwise beside another",
-		slice: func(w *mcWorld) map[string]int32 {
-			return map[string]int32{"game": w.port("pod"), "query": w.port("other")}
-		},
-		steps: []mcStep{{func(*mcWorld) *corev1.Service {
-			return svc(map[string]string{annExternalServerName: "a.com"}, tcpPort("game", 25565), tcpPort("query", 25566))
-		}, map[string]string{"a.com": "pod"}}}},
-	{name: "README/gate port annotation wins",
-		slice: func(w *mcWorld) map[string]int32 {
-			return map[string]int32{"mc-router": w.port("other"), "game": w.port("pod")}
-		},
-		steps: []mcStep{{func(*mcWorld) *corev1.Service {
-			return svc(map[string]string{annExternalServerName: "a.com", "gate.minekube.com/port": "game"},
-				tcpPort("mc-router", 25565), tcpPort("game", 25566))
-		}, map[string]string{"a.com": "pod"}}}},
+	portCase("README/port named mc-router over minecraft", nil,
+		map[string]string{"minecraft": "other", "mc-router": "pod"}, tcpPort("minecraft", 25565), tcpPort("mc-router", 25566)),
+	portCase("README/port named mc-router beside another", nil,
+		map[string]string{"mc-router": "pod", "rcon": "other"}, tcpPort("mc-router", 25565), tcpPort("rcon", 25575)),
+	portCase("README/port 25565 named otherwise beside another", nil,
+		map[string]string{"game": "pod", "query": "other"}, tcpPort("game", 25565), tcpPort("query", 25566)),
+	portCase("README/gate port annotation wins", map[string]string{"gate.minekube.com/port": "game"},
+		map[string]string{"mc-router": "other", "game": "pod"}, tcpPort("mc-router", 25565), tcpPort("game", 25566)),
 	{name: "README/defaultServer", steps: []mcStep{
 		{func(*mcWorld) *corev1.Service { return svc(map[string]string{annDefaultServer: "true"}) },
 			map[string]string{"a.com": "pod", "anything.example.com": "pod"}},
@@ -126,4 +105,26 @@ var mcRouterKubeCases = []mcRouterKubeCase{
 	{name: "hostile/proxyServerName localhost", steps: []mcStep{
 		{proxied(func(w *mcWorld) string { return net.JoinHostPort("localhost", "25565") }), map[string]string{"mc.example.com": unavailable}},
 	}},
+}
+
+// portCase is a Service "mc" for a.com with annotations ann and ports, whose
+// EndpointSlice gives each of its ports the port of the backend on names
+// ("pod" or "other"): players must reach pod.
+func portCase(name string, ann, on map[string]string, ports ...corev1.ServicePort) mcRouterKubeCase {
+	return mcRouterKubeCase{name: name,
+		slice: func(w *mcWorld) map[string]int32 {
+			out := make(map[string]int32, len(on))
+			for port, backend := range on {
+				out[port] = w.port(backend)
+			}
+			return out
+		},
+		steps: []mcStep{{func(*mcWorld) *corev1.Service {
+			all := map[string]string{annExternalServerName: "a.com"}
+			for k, v := range ann {
+				all[k] = v
+			}
+			return svc(all, ports...)
+		}, map[string]string{"a.com": "pod"}}},
+	}
 }

@@ -12,6 +12,7 @@ import (
 	discoveryv1 "k8s.io/api/discovery/v1"
 	"k8s.io/utils/ptr"
 
+	"go.minekube.com/gate/pkg/edition/java/lite/wire"
 	"go.minekube.com/gate/pkg/lite/discovery"
 	"go.minekube.com/gate/pkg/lite/hostport"
 )
@@ -198,15 +199,8 @@ func slicePort(name, svc25565 string, ports []discoveryv1.EndpointPort) (int32, 
 		}
 		return 0, fmt.Sprintf("annotation %s names port %q, which the EndpointSlices do not have", AnnotationPort, name)
 	}
-	for _, n := range []string{portNameMCRouter, portNameMinecraft} {
-		if port, ok := find(n); ok {
-			return port, ""
-		}
-	}
-	if svc25565 != noPort {
-		if port, ok := find(svc25565); ok {
-			return port, ""
-		}
+	if port, ok := firstNamed(find, portNameMCRouter, portNameMinecraft, svc25565); ok {
+		return port, ""
 	}
 	switch len(tcp) {
 	case 1:
@@ -215,7 +209,7 @@ func slicePort(name, svc25565 string, ports []discoveryv1.EndpointPort) (int32, 
 		return 0, "the EndpointSlices have no TCP port"
 	default:
 		return 0, fmt.Sprintf("the EndpointSlices have %d TCP ports, none named %q or %q and none the Service's %d: set annotation %s",
-			len(tcp), portNameMCRouter, portNameMinecraft, mcRouterDefaultPort, AnnotationPort)
+			len(tcp), portNameMCRouter, portNameMinecraft, wire.DefaultPort, AnnotationPort)
 	}
 }
 
