@@ -7,6 +7,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/uuid"
+
+	"go.minekube.com/gate/pkg/lite/logging"
 )
 
 // Player is who a login says it is: the name from its Login Start and, from 1.19.1
@@ -106,4 +108,17 @@ func isASCII(s string) bool {
 		}
 	}
 	return true
+}
+
+// AppendLog appends the player's log fields to kv: "player" (clipped and quoted like
+// every player-controlled string) and "uuid" when sent. A nil player adds nothing.
+func (p *Player) AppendLog(kv []any) []any {
+	if p == nil {
+		return kv
+	}
+	kv = append(kv, "player", logging.Clip(p.Name))
+	if p.HasUUID() {
+		kv = append(kv, "uuid", p.UUID.String())
+	}
+	return kv
 }

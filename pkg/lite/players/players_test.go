@@ -2,6 +2,7 @@ package players
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/google/uuid"
@@ -127,6 +128,23 @@ func BenchmarkAllows(b *testing.B) {
 	for b.Loop() {
 		if !g.Allows("mc.example.com", p, global, route) {
 			b.Fatal("refused")
+		}
+	}
+}
+
+func TestAppendLogClipsWhatThePlayerWrote(t *testing.T) {
+	tests := []struct {
+		p    *Player
+		want []any
+	}{
+		{nil, nil},
+		{&Player{Name: "Steve"}, []any{"player", "Steve"}},
+		{&Player{Name: "Steve", UUID: validUser.UUID}, []any{"player", "Steve", "uuid", validUser.UUID.String()}},
+		{&Player{Name: "a\nb"}, []any{"player", `"a\nb"`}},
+	}
+	for _, tt := range tests {
+		if got := tt.p.AppendLog(nil); fmt.Sprint(got) != fmt.Sprint(tt.want) {
+			t.Errorf("AppendLog(%+v) = %q, want %q", tt.p, got, tt.want)
 		}
 	}
 }

@@ -180,13 +180,7 @@ func (c *conn) logKV(extra ...any) []any {
 	if c.ev.Backend != "" {
 		kv = append(kv, "backend", c.ev.Backend)
 	}
-	if p := c.player; p != nil {
-		kv = append(kv, "player", logging.Clip(p.Name))
-		if p.HasUUID() {
-			kv = append(kv, "uuid", p.UUID.String())
-		}
-	}
-	return append(kv, extra...)
+	return append(c.player.AppendLog(kv), extra...)
 }
 
 // logSession reports whether this session writes its per-session INFO line

@@ -37,26 +37,35 @@ func (d *decoder) playersHandler(r *Route, l *Lite) map[string]handler {
 	return map[string]handler{"players": func(f entry) { d.decodePlayers(f, &r.Players) }}
 }
 
-// decodePlayers decodes `players`.
+// decodePlayers decodes `players`. A discovered route's allowFile is refused
+// (ErrNotGranted: the route is served without the file), and the route then admits
+// only the players its own allow list names: an allow list that cannot be honoured
+// must not open the route to everyone.
 func (d *decoder) decodePlayers(e entry, p *Players) {
+	var allow, deny []players.Entry
 	d.mapping(e, map[string]handler{
-		"allow":     func(f entry) { p.Allow = d.playerList(f) },
-		"deny":      func(f entry) { p.Deny = d.playerList(f) },
-		"allowFile": func(f entry) { p.AllowFile = d.playersFile(f) },
-		"denyFile":  func(f entry) { p.DenyFile = d.playersFile(f) },
+		"allow": func(f entry) { allow = append(allow, d.playerEntries(f)...) },
+		"deny":  func(f entry) { deny = append(deny, d.playerEntries(f)...) },
+		"allowFile": func(f entry) {
+			if p.AllowFile = d.playersFile(f); p.AllowFile == "" && d.scope.discovered {
+				allow = append(allow, players.Entry{}) // matches no one
+			}
+		},
+		"denyFile": func(f entry) { p.DenyFile = d.playersFile(f) },
 		"text": func(f entry) {
 			if v, ok := d.textComponent(f); ok && v != nil {
 				p.Text = v
 			}
 		},
 	}, nil)
+	p.Allow, p.Deny = players.NewList(allow), players.NewList(deny)
 }
 
-// playerList decodes a name or UUID, or a list of them; every bad item is reported.
-func (d *decoder) playerList(e entry) players.List {
+// playerEntries decodes a name or UUID, or a list of them; every bad item is reported.
+func (d *decoder) playerEntries(e entry) []players.Entry {
 	items, ok := d.stringList(e)
 	if !ok {
-		return players.List{}
+		return nil
 	}
 	entries := make([]players.Entry, 0, len(items))
 	for _, it := range items {
@@ -67,7 +76,7 @@ func (d *decoder) playerList(e entry) players.List {
 		}
 		entries = append(entries, en)
 	}
-	return players.NewList(entries)
+	return entries
 }
 
 // playersFile decodes `allowFile` or `denyFile`: a path, checked to load now so a

@@ -74,7 +74,8 @@ func TestPlayersRefusesBadEntriesAndFiles(t *testing.T) {
 
 // A discovered route may restrict its own players, but a label must not make the
 // proxy read a file: allowFile and denyFile are refused (ErrNotGranted: the route is
-// served without them, logged once by discovery) and its lists are kept.
+// served without them, logged once by discovery) and its lists are kept; a refused
+// allowFile leaves the route to its own allow list (Steve), never open to everyone.
 func TestDiscoveredPlayersMayNotNameFiles(t *testing.T) {
 	l := discoveryLite(t)
 	r, _, err := l.DecodeDiscovered(config.Discovered{Origin: "kubernetes games/lobby", KeyPrefix: "gate.minekube.com/",
@@ -84,7 +85,7 @@ func TestDiscoveredPlayersMayNotNameFiles(t *testing.T) {
 	if !errors.As(err, &list) || len(list) != 1 || !errors.Is(list[0], config.ErrNotGranted) || list[0].Path != "gate.minekube.com/players.allowFile" {
 		t.Fatalf("err = %v, want allowFile refused as not granted", err)
 	}
-	if r.Players.Allow.Len() != 1 || r.Players.Deny.Len() != 1 || r.Players.AllowFile != "" || string(r.Players.Text) != `{"text":"Lobby members only"}` {
-		t.Fatalf("route players = %+v, want the lists and text without the file", r.Players)
+	if r.Players.Allow.Len() != 2 || r.Players.Deny.Len() != 1 || r.Players.AllowFile != "" || string(r.Players.Text) != `{"text":"Lobby members only"}` {
+		t.Fatalf("route players = %+v, want the lists (allow: Steve and an entry matching no one) and text without the file", r.Players)
 	}
 }
