@@ -118,7 +118,7 @@ func (p *Player) AppendLog(kv []any) []any {
 	}
 	kv = append(kv, "player", logging.Clip(p.Name))
 	if p.HasUUID() {
-		kv = append(kv, "uuid", p.UUID.String())
+		kv = append(kv, "uuid", p.UUID) // a fmt.Stringer: formatted only when written
 	}
 	return kv
 }
