@@ -3,6 +3,7 @@ package players
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -150,4 +151,23 @@ func TestMissingAllowFileAdmitsNoOne(t *testing.T) {
 	}
 	writeFile(t, path, `[{"name": "Friend"}]`)
 	mctest.WaitFor(t, "the file once it appears", 5*time.Second, func() bool { return g.Allows("a", friend, &Rules{AllowFile: path}) })
+}
+
+// A path that names no regular file (a directory, a FIFO, a device) is refused
+// without being read: it could block or never end.
+func TestLoadFileRefusesWhatIsNotARegularFile(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := LoadFile(dir); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+		t.Fatalf("LoadFile(directory) = %v", err)
+	}
+	if _, err := LoadFile(os.DevNull); err == nil {
+		t.Fatal("LoadFile(/dev/null) read a device")
+	}
+	big := filepath.Join(dir, "big.json")
+	if err := os.WriteFile(big, append([]byte("["), make([]byte, MaxFileSize+1)...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadFile(big); err == nil || !strings.Contains(err.Error(), "over the") {
+		t.Fatalf("LoadFile(17 MiB) = %v", err)
+	}
 }

@@ -111,7 +111,23 @@ func (g *Guard) load(src *source) {
 	src.cur.Store(f)
 }
 
+// LoadFile reads and parses the access list file at path (see File).
+func LoadFile(path string) (*File, error) {
+	data, err := readFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return ParseFile(data)
+}
+
+// readFile reads a regular file of at most MaxFileSize bytes: a path that names a
+// FIFO or a device must not block or flood the reader.
 func readFile(path string) ([]byte, error) {
+	if info, err := os.Stat(path); err != nil {
+		return nil, fmt.Errorf("access list: %w", err)
+	} else if !info.Mode().IsRegular() {
+		return nil, fmt.Errorf("access list %s is not a regular file", path)
+	}
 	fh, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("open access list: %w", err)

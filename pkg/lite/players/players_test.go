@@ -13,7 +13,7 @@ var (
 	otherUser = Player{Name: "other_player", UUID: uuid.MustParse("0d51a0ca-f498-44bf-813f-635c18594b8c")}
 )
 
-func entry(p Player) Entry { return Entry{Name: p.Name, UUID: p.UUID} }
+func entry(p Player) Entry { return Entry(p) }
 
 // fileRules is a File named by both allowFile and denyFile, as mc-router reads its
 // one allow/deny file; the Guard is bypassed so the cases need no disk.

@@ -3,7 +3,6 @@ package config
 import (
 	"encoding/json"
 	"errors"
-	"os"
 	"path/filepath"
 
 	"go.minekube.com/gate/pkg/lite/players"
@@ -94,11 +93,7 @@ func (d *decoder) playersFile(e entry) string {
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(d.dir, path)
 	}
-	data, err := os.ReadFile(path)
-	if err == nil {
-		_, err = players.ParseFile(data)
-	}
-	if err != nil {
+	if _, err := players.LoadFile(path); err != nil {
 		d.invalid(e, "%v", err)
 		return ""
 	}
