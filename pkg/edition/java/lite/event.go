@@ -54,6 +54,7 @@ const (
 	ReasonProxyFull   = "proxy-full"   // the proxy itself is out of file descriptors or memory
 	ReasonLoop        = "loop"         // the connection came from this proxy's own backend dial
 	ReasonStarting    = "starting"     // a held login's target did not start within holdFor
+	ReasonDenied      = "denied"       // the player is not allowed by the access lists (players)
 
 	ReasonClientClosed  = "client-closed"  // session ended by the player's side
 	ReasonBackendClosed = "backend-closed" // session ended by the backend's side

@@ -72,6 +72,8 @@ type Route struct {
 	// WakeSettings are the route's `holdFor`, `idleAfter`, `asleepMotd` and `loadingMotd`
 	// over `config.lite.wake`, resolved. They matter only with Wake.
 	WakeSettings WakeDefaults
+	// Players are who may join the route, besides config.lite.players (players.go).
+	Players Players
 }
 
 // fileOrigin names a file route's origin, "<file>:<line>".
@@ -157,6 +159,7 @@ func (d *decoder) decodeRoute(e entry, l *Lite, health HealthCheck) (Route, rout
 	maps.Copy(handlers, d.p2cHandlers(&r.P2C))
 	var tuned entry
 	maps.Copy(handlers, d.wakeHandlers(&r, &tuned))
+	maps.Copy(handlers, d.playersHandler(&r, l))
 	ok := d.mapping(e, handlers, nil)
 	r.TCPShieldRealIP = tcpShield || realIP
 	if ok {
