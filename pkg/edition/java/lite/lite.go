@@ -226,7 +226,8 @@ func (l *Lite) Serve(ctx context.Context, ln net.Listener) error {
 		<-ctx.Done()
 		_ = ln.Close()
 	})
-	l.guard.SetOwn(ln.Addr().String(), l.snap.Load().cfg.API.Bind)
+	api := l.snap.Load().cfg.API
+	l.guard.SetOwn(ln.Addr().String(), api.Bind, api.ProbeBind)
 	l.applyFDBudget()
 	l.log.Info("listening", "bind", ln.Addr().String(), "routes", len(l.snap.Load().routes))
 	l.ready.Store(true)

@@ -103,7 +103,7 @@ type joinable struct {
 // one: it is settled as a failure the strategies see, and full is its frame.
 func (s *session) attempt(ctx context.Context, rt *compiledRoute, plan loginPlan, addr string) (joinable, []byte, error) {
 	s.ev.Backend, s.ev.BackendTemplate = addr, rt.template(plan.match.Backends, addr)
-	tmpl := s.ev.BackendTemplate
+	tmpl := s.snap.dialTemplate(rt, plan.match.Backends, addr)
 	if addr == plan.named {
 		tmpl = engineNamed
 	}
