@@ -240,7 +240,7 @@ func (m *Merger) decode(source string, routes []Route) ([]decoded, []Rejected) {
 			}
 		}
 		cr.BackendOrigin = origins
-		cr.Key = source + "/" + strings.Join(cr.Host, ",")
+		cr.Key = source + "/" + config.RouteKey(cr.Host)
 		out = append(out, decoded{Route: cr, catchAll: r.Default})
 	}
 	return out, rejected
