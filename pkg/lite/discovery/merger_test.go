@@ -28,16 +28,25 @@ type world struct {
 
 func newWorld(t *testing.T, fileYAML string) *world {
 	t.Helper()
+	return newWorldWith(t, fileYAML, lite.Options{Log: logr.Discard()}, &mctest.Logs{})
+}
+
+// newWorldWith starts the world with o (its Seed set here), logging the
+// merger's lines to logs.
+func newWorldWith(t *testing.T, fileYAML string, o lite.Options, logs *mctest.Logs) *world {
+	t.Helper()
 	cfg, _, err := config.ParseEnv([]byte(fileYAML), "config.yml", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := lite.New(cfg, lite.Options{Seed: 7, Log: logr.Discard()})
+	o.Seed = 7
+	p, err := lite.New(cfg, o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := &world{t: t, proxy: p, logs: &mctest.Logs{}}
-	w.merger = discovery.NewMerger(discovery.MergerOptions{Apply: p.Reload, Log: w.logs.Logger(0)})
+	w := &world{t: t, proxy: p, logs: logs}
+	// Every change applies at once: the tests log in right after a Replace.
+	w.merger = discovery.NewMerger(discovery.MergerOptions{Apply: p.Reload, Log: w.logs.Logger(0), Coalesce: -1})
 	if err := w.merger.SetFile(cfg); err != nil {
 		t.Fatal(err)
 	}
@@ -269,7 +278,7 @@ func TestRefusedApplyKeepsTheRoutesInForce(t *testing.T) {
 		}
 		applied = append(applied, c)
 		return nil
-	}})
+	}, Coalesce: -1})
 	if err := m.SetFile(cfg); err != nil {
 		t.Fatal(err)
 	}

@@ -3,7 +3,6 @@ package config
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -73,10 +72,15 @@ func (d *decoder) checkSizes(in Discovered) {
 	if len(in.Backends) > MaxBackendsPerRoute {
 		d.errorf(0, "backend", ErrLimit, "%d backends (limit %d)", len(in.Backends), MaxBackendsPerRoute)
 	}
-	for _, k := range slices.Sorted(maps.Keys(in.Settings)) {
-		if v := in.Settings[k]; len(v) > MaxSettingBytes {
-			d.errorf(0, child("", k), ErrLimit, "value of %d bytes (limit %d KiB)", len(v), MaxSettingBytes>>10)
+	var over []string // rare: the common case allocates nothing
+	for k, v := range in.Settings {
+		if len(v) > MaxSettingBytes {
+			over = append(over, k)
 		}
+	}
+	slices.Sort(over)
+	for _, k := range over {
+		d.errorf(0, child("", k), ErrLimit, "value of %d bytes (limit %d KiB)", len(in.Settings[k]), MaxSettingBytes>>10)
 	}
 }
 
