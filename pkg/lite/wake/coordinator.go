@@ -299,6 +299,16 @@ func (c *Coordinator) Asleep(key string) bool {
 	return t != nil && t.phase.down()
 }
 
+// Phase is the key's phase as State.Phase names it, "" for a key not bound.
+func (c *Coordinator) Phase(key string) string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if t := c.targets[key]; t != nil {
+		return t.phase.shown()
+	}
+	return ""
+}
+
 // ReportPlayers feeds players.online from a status answer of the target's
 // backends. A report > 0 cancels the idle countdown; 0 (or unknown, < 0)
 // lets it start. Reports while the target is asleep or waking are ignored:

@@ -23,6 +23,8 @@ type Route struct {
 	IdleAfter time.Duration
 	// AsleepMOTD is the description pings of the sleeping route show.
 	AsleepMOTD json.RawMessage
+	// LoadingMOTD is the one they show while its target wakes.
+	LoadingMOTD json.RawMessage
 	// Host is the route's first host pattern: what sleep calls name.
 	Host string
 	// Backends are the route's backends written without $n: the first is what
@@ -30,9 +32,9 @@ type Route struct {
 	Backends []string
 }
 
-// RenderAsleep rewrites a backend's status answer for a sleeping server with
-// motd as its description (package status does it); ok is false for a body
-// it cannot rewrite.
+// RenderAsleep rewrites a backend's status answer for a server that sleeps or
+// wakes with motd as its description (package status does it); ok is false
+// for a body it cannot rewrite.
 type RenderAsleep func(body []byte, motd json.RawMessage) (out []byte, ok bool)
 
 // RoutesOptions configure a Routes.
@@ -76,14 +78,30 @@ type Routes struct {
 type boundRoute struct {
 	target string // Spec.Key
 	req    Request
-	motd   json.RawMessage
+	motds  [viewEnd]json.RawMessage
 }
 
-// card is a route's last good status and its asleep rendering.
+// view is a phase of a down target that its pings show with a description
+// of its own.
+type view uint8
+
+const (
+	asleepView view = iota
+	loadingView
+	viewEnd
+)
+
+// card is a route's last good status and its renderings per view. It is
+// never changed once stored: a new rendering stores a copy.
 type card struct {
-	raw    []byte
-	motd   string // the AsleepMOTD asleep was rendered with
-	asleep []byte
+	raw   []byte
+	views [viewEnd]rendering
+}
+
+// rendering is raw shown with a description: body nil until rendered.
+type rendering struct {
+	motd string // what body was rendered with
+	body []byte
 }
 
 // NewRoutes starts the seam with no route bound.
@@ -125,7 +143,8 @@ func (w *Routes) Bind(rs []Route) {
 			req.Backend = r.Backends[0]
 		}
 		key := targets[i].Key()
-		routes[r.Key] = &boundRoute{target: key, req: req, motd: r.AsleepMOTD}
+		routes[r.Key] = &boundRoute{target: key, req: req,
+			motds: [viewEnd]json.RawMessage{asleepView: r.AsleepMOTD, loadingView: r.LoadingMOTD}}
 		for _, b := range r.Backends {
 			byBackend[b] = append(byBackend[b], r.Key)
 		}
@@ -163,8 +182,8 @@ func (w *Routes) route(key string) *boundRoute {
 // Bound reports whether the route has a usable target.
 func (w *Routes) Bound(route string) bool { return w.route(route) != nil }
 
-// Asleep reports whether the route's target sleeps or is waking: its pings
-// are answered from its card and its logins are held.
+// Asleep reports whether the route's target sleeps or is waking: its logins
+// are held (and its pings answered by Down).
 func (w *Routes) Asleep(route string) bool {
 	r := w.route(route)
 	return r != nil && w.coord.Asleep(r.target)
@@ -232,11 +251,14 @@ func (w *Routes) Observe(route string, body []byte, online int, hasPlayers bool)
 	if w.render == nil {
 		return
 	}
-	asleep, ok := w.render(body, r.motd)
+	// The asleep view is rendered now: a body it cannot show is no card.
+	motd := r.motds[asleepView]
+	asleep, ok := w.render(body, motd)
 	if !ok {
 		return
 	}
-	c := &card{raw: bytes.Clone(body), motd: string(r.motd), asleep: asleep}
+	c := &card{raw: bytes.Clone(body)}
+	c.views[asleepView] = rendering{motd: string(motd), body: asleep}
 	w.mu.Lock()
 	w.cards[route] = c
 	w.mu.Unlock()
@@ -253,28 +275,55 @@ func (w *Routes) ObserveBackend(addr string, body []byte, online int, hasPlayers
 	}
 }
 
-// Card is the answer to a ping of the sleeping route: its last good status
-// with the asleep MOTD and nobody online; nil when no backend ever answered
-// (the caller renders its fallback with AsleepMOTD).
-func (w *Routes) Card(route string) []byte {
+// Down is the answer to a ping of a route whose target is down: ok is false
+// when it runs or is not known to be stopped (or the route has no target),
+// and the caller asks its backends. Else motd is the description of the
+// phase, AsleepMOTD or, while it wakes, LoadingMOTD; card is the route's last
+// good status shown with motd and nobody online, nil when no backend ever
+// answered (the caller renders its fallback with motd). It never wakes
+// anything: a ping is not a player.
+func (w *Routes) Down(route string) (card []byte, motd json.RawMessage, ok bool) {
 	w.mu.Lock()
 	r, c := w.routes[route], w.cards[route]
 	w.mu.Unlock()
-	if r == nil || c == nil {
-		return nil
+	if r == nil {
+		return nil, nil, false
 	}
-	if c.motd == string(r.motd) || w.render == nil {
-		return c.asleep
+	var v view
+	switch w.coord.Phase(r.target) {
+	case PhaseAsleep:
+		v = asleepView
+	case PhaseWaking:
+		v = loadingView
+	default:
+		return nil, nil, false
 	}
-	// AsleepMOTD changed by a reload: render again, outside the lock.
-	b, ok := w.render(c.raw, r.motd)
-	if !ok {
-		return c.asleep
+	motd = r.motds[v]
+	if c == nil {
+		return nil, motd, true
 	}
+	if got := c.views[v]; got.body != nil && got.motd == string(motd) {
+		return got.body, motd, true
+	}
+	// Not rendered yet with this MOTD (a reload changed it, or the first
+	// ping of a wake): render outside the lock and keep it.
+	body, rendered := w.renderView(c, motd)
+	if !rendered {
+		return nil, motd, true
+	}
+	next := *c
+	next.views[v] = rendering{motd: string(motd), body: body}
 	w.mu.Lock()
 	if w.cards[route] == c {
-		w.cards[route] = &card{raw: c.raw, motd: string(r.motd), asleep: b}
+		w.cards[route] = &next
 	}
 	w.mu.Unlock()
-	return b
+	return body, motd, true
+}
+
+func (w *Routes) renderView(c *card, motd json.RawMessage) ([]byte, bool) {
+	if w.render == nil {
+		return nil, false
+	}
+	return w.render(c.raw, motd)
 }

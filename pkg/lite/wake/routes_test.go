@@ -120,7 +120,7 @@ func TestRoutesFactoryRunsOutsideTheLocks(t *testing.T) {
 	go func() {
 		defer close(answered)
 		_ = w.Asleep("a")
-		_ = w.Card("a")
+		_, _, _ = w.Down("a")
 		w.Observe("a", []byte(`{}`), 1, true)
 	}()
 	select {
@@ -132,24 +132,10 @@ func TestRoutesFactoryRunsOutsideTheLocks(t *testing.T) {
 	<-done
 }
 
-// The card follows the route's asleep MOTD across a reload, and a session joined on
-// a route keeps its target until it ends, once.
-func TestRoutesCardAndSessions(t *testing.T) {
+// A session joined on a route keeps its target until it ends, once.
+func TestRoutesSessions(t *testing.T) {
 	w, _ := newTestRoutes(t, (&builds{}).build)
-	r := Route{Key: "a", Spec: docker("mc-a"), AsleepMOTD: json.RawMessage(`"zz"`)}
-	w.Bind([]Route{r})
-	if w.Card("a") != nil {
-		t.Fatal("a card before any status answer")
-	}
-	w.Observe("a", []byte(`{}`), 0, true)
-	if got := string(w.Card("a")); got != `"zz"{}` {
-		t.Fatalf("card %q", got)
-	}
-	r.AsleepMOTD = json.RawMessage(`"yy"`)
-	w.Bind([]Route{r})
-	if got := string(w.Card("a")); got != `"yy"{}` {
-		t.Fatalf("card after the MOTD changed: %q", got)
-	}
+	w.Bind([]Route{{Key: "a", Spec: docker("mc-a")}})
 	w.Joined("a", 7)
 	if s := w.Coordinator().States()[0].Sessions; s != 1 {
 		t.Fatalf("%d sessions after a join, want 1", s)
@@ -158,6 +144,52 @@ func TestRoutesCardAndSessions(t *testing.T) {
 	w.Ended(7)
 	if s := w.Coordinator().States()[0].Sessions; s != 0 {
 		t.Fatalf("%d sessions after the end, want 0", s)
+	}
+}
+
+// A ping of a sleeping route shows the asleep MOTD (on its card once a backend
+// answered, following a reload); while its target wakes, the loading MOTD;
+// once awake, Down leaves the ping to the backends.
+func TestRoutesDownShowsThePhasesDescription(t *testing.T) {
+	w, _ := newTestRoutes(t, func(Spec) (Target, error) { return &asleepTarget{}, nil })
+	r := Route{Key: "a", Spec: docker("sleepy"), AsleepMOTD: json.RawMessage(`"zz"`), LoadingMOTD: json.RawMessage(`"ll"`)}
+	w.Bind([]Route{r})
+	mctest.WaitFor(t, "the target to be seen asleep", wait, func() bool { return w.Asleep("a") })
+	down := func(wantCard, wantMOTD string) {
+		t.Helper()
+		card, motd, ok := w.Down("a")
+		if !ok || string(card) != wantCard || string(motd) != wantMOTD {
+			t.Fatalf("Down = %q, %q, %v; want %q, %q, true", card, motd, ok, wantCard, wantMOTD)
+		}
+	}
+	down("", `"zz"`)
+	w.Observe("a", []byte(`{}`), 0, true)
+	down(`"zz"{}`, `"zz"`)
+	r.AsleepMOTD = json.RawMessage(`"yy"`)
+	w.Bind([]Route{r})
+	down(`"yy"{}`, `"yy"`)
+
+	ready, held := make(chan struct{}), make(chan error, 1)
+	go func() {
+		_, err := w.Hold(context.Background(), "a", "a.example.com", func(ctx context.Context, _ Result) (string, bool) {
+			select {
+			case <-ready:
+				return backend, true
+			case <-ctx.Done():
+				return "", false
+			}
+		})
+		held <- err
+	}()
+	mctest.WaitFor(t, "the target to wake", wait, func() bool { return w.Coordinator().Phase("docker sleepy") == PhaseWaking })
+	down(`"ll"{}`, `"ll"`)
+	down(`"ll"{}`, `"ll"`) // rendered once, kept
+	close(ready)
+	if err := <-held; err != nil {
+		t.Fatal(err)
+	}
+	if card, motd, ok := w.Down("a"); ok {
+		t.Fatalf("Down of an awake target = %q, %q, true", card, motd)
 	}
 }
 

@@ -92,21 +92,21 @@ func compile(cfg *config.Config) (*snapshot, error) {
 // wakeRoute is what package wake needs to know of a route that names a target.
 func (r *compiledRoute) wakeRoute() wake.Route {
 	w := wake.Route{Key: r.key, Origin: r.cfg.Origin, Spec: *r.cfg.Wake, IdleAfter: r.cfg.WakeSettings.IdleAfter,
-		AsleepMOTD: r.cfg.WakeSettings.AsleepMOTD, Backends: r.static}
+		AsleepMOTD: r.cfg.WakeSettings.AsleepMOTD, LoadingMOTD: r.cfg.WakeSettings.LoadingMOTD, Backends: r.static}
 	if len(r.cfg.Host) > 0 {
 		w.Host = r.cfg.Host[0]
 	}
 	return w
 }
 
-// asleepStatus answers a ping of the route while its target sleeps: card (package
-// wake: its last good status, rendered asleep); without one, its fallback with the
-// asleep MOTD; without that, the asleep MOTD alone.
-func (r *compiledRoute) asleepStatus(card []byte, protocol int32) []byte {
+// asleepStatus answers a ping of the route while its target sleeps or wakes: card
+// (package wake: its last good status shown with motd, the asleep or loading
+// MOTD); without one, its fallback with motd; without that, motd alone.
+func (r *compiledRoute) asleepStatus(card []byte, motd json.RawMessage, protocol int32) []byte {
 	if card != nil {
 		return card
 	}
-	return r.fallback.Asleep(r.cfg.WakeSettings.AsleepMOTD, protocol)
+	return r.fallback.Asleep(motd, protocol)
 }
 
 // template returns the configured backend (with $n unfilled) that addr was expanded

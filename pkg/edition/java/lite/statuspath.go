@@ -105,9 +105,8 @@ func (s *session) readMore(pending []byte) ([]byte, error) {
 // last good answer if it is recent; else nil (the caller closes).
 func (s *session) statusBody(ctx context.Context, q statusQuery) ([]byte, string) {
 	rt, clientProtocol := q.rt, q.hs.Protocol
-	if s.l.wake.Asleep(rt.key) {
-		// Never wakes the target: a ping is not a player.
-		return rt.asleepStatus(s.l.wake.Card(rt.key), clientProtocol), SourceAsleep
+	if card, motd, down := s.l.wake.Down(rt.key); down {
+		return rt.asleepStatus(card, motd, clientProtocol), SourceAsleep
 	}
 	s.order = s.l.mgr.AppendOrder(s.orderBuf[:0], rt.key, q.backends, strategy.IntentStatus)
 	order := s.order

@@ -20,7 +20,8 @@ import (
 const (
 	// KeyPrefix is how route keys are spelled on a Service.
 	KeyPrefix = "gate.minekube.com/"
-	// AnnotationHosts lists the route's host patterns, comma-separated.
+	// AnnotationHosts lists the route's host patterns, separated by commas
+	// or newlines (discovery.SplitHosts).
 	AnnotationHosts = KeyPrefix + "hosts"
 	// AnnotationPort picks the backend port: a number, or the name of a port
 	// in the Service's EndpointSlices.
@@ -85,12 +86,7 @@ func routeHosts(ann map[string]string) (hosts []string, key string, annotated bo
 	if !ok {
 		return nil, "", false
 	}
-	for h := range strings.SplitSeq(raw, ",") {
-		if h = strings.TrimSpace(h); h != "" && !slices.Contains(hosts, h) {
-			hosts = append(hosts, h)
-		}
-	}
-	return hosts, key, true
+	return discovery.SplitHosts(raw), key, true
 }
 
 // settings collects every gate annotation except the two the source consumes

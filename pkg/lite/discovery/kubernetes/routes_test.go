@@ -139,6 +139,12 @@ var buildRouteCases = []struct {
 		want: &discovery.Route{Origin: "kubernetes ns/mc", Namespace: "ns", Hosts: []string{"a.example.com", "b.example.com"}, Backends: backends(), KeyPrefix: KeyPrefix},
 	},
 	{
+		// mc-router's README recommends a YAML block, one host per line.
+		name: "mc-router externalServerName on several lines",
+		svc:  service("ns", "mc", map[string]string{annotationMCRouterHosts: "a.example.com\nb.example.com\n"}),
+		want: &discovery.Route{Origin: "kubernetes ns/mc", Namespace: "ns", Hosts: []string{"a.example.com", "b.example.com"}, Backends: backends(), KeyPrefix: KeyPrefix},
+	},
+	{
 		name: "mc-router defaultServer is a catch-all",
 		svc:  service("ns", "lobby", map[string]string{annotationMCRouterDefault: "true"}),
 		want: &discovery.Route{Origin: "kubernetes ns/lobby", Namespace: "ns", Hosts: []string{"*"}, Default: true, Backends: backends(), KeyPrefix: KeyPrefix},

@@ -43,7 +43,7 @@ type Lite struct {
 	// every source off.
 	Discovery Discovery
 	// Wake holds the defaults of every route's `holdFor`, `idleAfter` and
-	// `asleepMotd` (`config.lite.wake`), resolved.
+	// `asleepMotd`, `loadingMotd` (`config.lite.wake`), resolved.
 	Wake WakeDefaults
 }
 

@@ -69,7 +69,7 @@ type Route struct {
 	// Wake names the target that sleeps and is woken by a login (`wake`);
 	// nil: the route's servers always run.
 	Wake *wake.Spec
-	// WakeSettings are the route's `holdFor`, `idleAfter` and `asleepMotd`
+	// WakeSettings are the route's `holdFor`, `idleAfter`, `asleepMotd` and `loadingMotd`
 	// over `config.lite.wake`, resolved. They matter only with Wake.
 	WakeSettings WakeDefaults
 }

@@ -23,6 +23,10 @@ const (
 	DefaultIdleAfter = 10 * time.Minute
 	// DefaultAsleepMOTD is the description a sleeping route's ping shows.
 	DefaultAsleepMOTD = "This server is asleep. Join to wake it up."
+	// DefaultLoadingMOTD is the description a route's ping shows while its
+	// target starts: the asleep text would tell a player who just joined to
+	// join again to wake what is already waking.
+	DefaultLoadingMOTD = "This server is starting. Join again in a moment."
 )
 
 // WakeDefaults are the sleeping-server settings every route with a `wake`
@@ -38,13 +42,17 @@ type WakeDefaults struct {
 	// AsleepMOTD replaces the description of the route's last known status
 	// while the target sleeps. Default DefaultAsleepMOTD.
 	AsleepMOTD json.RawMessage
+	// LoadingMOTD replaces it while the target wakes (a wake call or the
+	// wait for a ready backend is under way). Default DefaultLoadingMOTD.
+	LoadingMOTD json.RawMessage
 	// Hooks are the wake targets the file defines by name (`hooks`), which
 	// routes name as `wake: hook/<name>`. Default none.
 	Hooks map[string]WakeHook
 }
 
 func defaultWake() WakeDefaults {
-	return WakeDefaults{HoldFor: DefaultHoldFor, IdleAfter: DefaultIdleAfter, AsleepMOTD: legacyText(DefaultAsleepMOTD)}
+	return WakeDefaults{HoldFor: DefaultHoldFor, IdleAfter: DefaultIdleAfter,
+		AsleepMOTD: legacyText(DefaultAsleepMOTD), LoadingMOTD: legacyText(DefaultLoadingMOTD)}
 }
 
 // scope is where a discovered route lives: the defaults of a `wake` that
@@ -57,8 +65,8 @@ type scope struct {
 }
 
 // wakeHandlers are the route keys of a sleeping server; tuned records the
-// first of holdFor, idleAfter and asleepMotd written, which mean nothing
-// without wake (lintWake).
+// first of holdFor, idleAfter, asleepMotd and loadingMotd written, which
+// mean nothing without wake (lintWake).
 func (d *decoder) wakeHandlers(r *Route, tuned *entry) map[string]handler {
 	tune := func(f entry) {
 		if tuned.key == nil {
@@ -66,10 +74,11 @@ func (d *decoder) wakeHandlers(r *Route, tuned *entry) map[string]handler {
 		}
 	}
 	return map[string]handler{
-		"wake":       func(f entry) { r.Wake = d.wakeSpec(f) },
-		"holdFor":    func(f entry) { tune(f); d.holdFor(f, &r.WakeSettings.HoldFor) },
-		"idleAfter":  func(f entry) { tune(f); d.idleAfter(f, &r.WakeSettings.IdleAfter) },
-		"asleepMotd": func(f entry) { tune(f); d.asleepMOTD(f, &r.WakeSettings.AsleepMOTD) },
+		"wake":        func(f entry) { r.Wake = d.wakeSpec(f) },
+		"holdFor":     func(f entry) { tune(f); d.holdFor(f, &r.WakeSettings.HoldFor) },
+		"idleAfter":   func(f entry) { tune(f); d.idleAfter(f, &r.WakeSettings.IdleAfter) },
+		"asleepMotd":  func(f entry) { tune(f); d.motd(f, &r.WakeSettings.AsleepMOTD) },
+		"loadingMotd": func(f entry) { tune(f); d.motd(f, &r.WakeSettings.LoadingMOTD) },
 	}
 }
 
@@ -83,10 +92,11 @@ func (d *decoder) lintWake(r *Route, tuned entry) {
 // decodeWakeDefaults decodes `config.lite.wake`.
 func (d *decoder) decodeWakeDefaults(e entry, w *WakeDefaults) {
 	d.mapping(e, map[string]handler{
-		"holdFor":    func(f entry) { d.holdFor(f, &w.HoldFor) },
-		"idleAfter":  func(f entry) { d.idleAfter(f, &w.IdleAfter) },
-		"asleepMotd": func(f entry) { d.asleepMOTD(f, &w.AsleepMOTD) },
-		"hooks":      func(f entry) { d.decodeWakeHooks(f, &w.Hooks) },
+		"holdFor":     func(f entry) { d.holdFor(f, &w.HoldFor) },
+		"idleAfter":   func(f entry) { d.idleAfter(f, &w.IdleAfter) },
+		"asleepMotd":  func(f entry) { d.motd(f, &w.AsleepMOTD) },
+		"loadingMotd": func(f entry) { d.motd(f, &w.LoadingMOTD) },
+		"hooks":       func(f entry) { d.decodeWakeHooks(f, &w.Hooks) },
 	}, nil)
 }
 
@@ -118,7 +128,9 @@ func (d *decoder) idleAfter(e entry, dst *time.Duration) {
 	*dst = v
 }
 
-func (d *decoder) asleepMOTD(e entry, dst *json.RawMessage) {
+// motd decodes a description (asleepMotd, loadingMotd) in the forms of a
+// disconnect text; null keeps the default.
+func (d *decoder) motd(e entry, dst *json.RawMessage) {
 	if v, ok := d.textComponent(e); ok && v != nil {
 		*dst = v
 	}

@@ -37,13 +37,16 @@ func TestWakeKeysDefault(t *testing.T) {
 	if w.HoldFor != 25*time.Second || w.IdleAfter != 10*time.Minute || !strings.Contains(string(w.AsleepMOTD), config.DefaultAsleepMOTD) {
 		t.Fatalf("settings = %+v (%s)", w, w.AsleepMOTD)
 	}
+	if !strings.Contains(string(w.LoadingMOTD), config.DefaultLoadingMOTD) {
+		t.Fatalf("loadingMotd = %s", w.LoadingMOTD)
+	}
 	if cfg.Lite.Routes[1].Wake != nil {
 		t.Fatalf("route without wake has %+v", cfg.Lite.Routes[1].Wake)
 	}
 }
 
 func TestWakeKeysRouteOverridesGlobal(t *testing.T) {
-	cfg := wakeRoutes(t, `    wake: {holdFor: 20s, idleAfter: 5m, asleepMotd: "zzz"}
+	cfg := wakeRoutes(t, `    wake: {holdFor: 20s, idleAfter: 5m, asleepMotd: "zzz", loadingMotd: "..."}
     routes:
       - host: a
         backend: 127.0.0.1:1
@@ -53,6 +56,7 @@ func TestWakeKeysRouteOverridesGlobal(t *testing.T) {
         backend: 127.0.0.1:2
         wake: {docker: mc-b}
         holdFor: 10s
+        loadingMotd: {text: "b wakes", color: gold}
 `)
 	a, b := cfg.Lite.Routes[0], cfg.Lite.Routes[1]
 	if a.Wake.Kind != wake.KindExec || strings.Join(a.Wake.Command, " ") != "/bin/start mc" ||
@@ -64,6 +68,9 @@ func TestWakeKeysRouteOverridesGlobal(t *testing.T) {
 	}
 	if b.Wake.Kind != wake.KindDocker || b.Wake.Name != "mc-b" || b.WakeSettings.HoldFor != 10*time.Second || b.WakeSettings.IdleAfter != 5*time.Minute {
 		t.Fatalf("b = %+v %+v", b.Wake, b.WakeSettings)
+	}
+	if string(a.WakeSettings.LoadingMOTD) != `{"text":"..."}` || !strings.Contains(string(b.WakeSettings.LoadingMOTD), `"b wakes"`) {
+		t.Fatalf("loadingMotd a = %s, b = %s", a.WakeSettings.LoadingMOTD, b.WakeSettings.LoadingMOTD)
 	}
 }
 
@@ -79,6 +86,7 @@ func TestWakeKeysBadValuesNameFileLineAndKey(t *testing.T) {
         holdFor: 30s
         idleAfter: -1s
         asleepMotd: "{not json"
+        loadingMotd: "{not json either"
       - host: b
         backend: 127.0.0.1:2
         wake: {webhook: "http://127.0.0.1:9/", sleep: [x]}
@@ -95,8 +103,9 @@ func TestWakeKeysBadValuesNameFileLineAndKey(t *testing.T) {
 		`config.yml:9: config.lite.routes[0].holdFor: 30s is not less than 30s`,
 		`config.yml:10: config.lite.routes[0].idleAfter: must not be negative`,
 		`config.yml:11: config.lite.routes[0].asleepMotd: invalid JSON text component`,
-		`config.yml:14: config.lite.routes[1].wake.sleep: only valid with exec`,
-		`config.yml:17: config.lite.routes[2].wake.exec: want a command as a list of arguments`,
+		`config.yml:12: config.lite.routes[0].loadingMotd: invalid JSON text component`,
+		`config.yml:15: config.lite.routes[1].wake.sleep: only valid with exec`,
+		`config.yml:18: config.lite.routes[2].wake.exec: want a command as a list of arguments`,
 	}
 	for _, w := range want {
 		if !strings.Contains(err.Error(), w) {
@@ -126,14 +135,15 @@ func TestDiscoveredWakeDefaultsToTheObjectsScope(t *testing.T) {
 	l := discoveryLite(t)
 	r, _, err := l.DecodeDiscovered(config.Discovered{Origin: "kubernetes games/mc", KeyPrefix: "gate.minekube.com/",
 		Hosts: []string{"mc.example.com"}, Namespace: "games",
-		Settings: map[string]string{"wake": "deployment/mc", "idleAfter": "2m", "holdFor": "15s"}})
+		Settings: map[string]string{"wake": "deployment/mc", "idleAfter": "2m", "holdFor": "15s", "loadingMotd": "mc starts"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if r.Wake == nil || r.Wake.Kind != wake.KindKubernetes || r.Wake.Namespace != "games" || r.Wake.Name != "mc" {
 		t.Fatalf("wake = %+v", r.Wake)
 	}
-	if r.WakeSettings.IdleAfter != 2*time.Minute || r.WakeSettings.HoldFor != 15*time.Second {
+	if r.WakeSettings.IdleAfter != 2*time.Minute || r.WakeSettings.HoldFor != 15*time.Second ||
+		string(r.WakeSettings.LoadingMOTD) != `{"text":"mc starts"}` {
 		t.Fatalf("settings = %+v", r.WakeSettings)
 	}
 	_, _, err = l.DecodeDiscovered(config.Discovered{Origin: "kubernetes games/mc", KeyPrefix: "gate.minekube.com/",
