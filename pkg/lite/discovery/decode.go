@@ -31,14 +31,14 @@ func lookup(cache map[string][]decodeResult, r Route) (decodeResult, bool) {
 // fitting splits routes into those within config's size caps and the
 // rejections of the others, each logged once. It runs before host claims, so
 // that an object of 50,000 hosts costs one line, not one per host.
-func (m *Merger) fitting(source string, routes []Route) ([]Route, []Rejected) {
+func (m *Merger) fitting(source string, s *sourceState) ([]Route, []Rejected) {
 	var rejected []Rejected
-	out := routes[:0:0]
-	for _, r := range routes {
+	out := s.routes[:0:0]
+	for _, r := range s.routes {
 		in := config.Discovered{Origin: r.Origin, KeyPrefix: r.KeyPrefix, Hosts: r.Hosts, Settings: r.Settings,
 			Backends: make([]string, len(r.Backends))} // only the count matters here
 		if err := in.CheckSizes(); err != nil {
-			rejected = append(rejected, m.reject(source, r.Origin, err, false))
+			rejected = append(rejected, m.reject(source, s, r.Origin, err, false))
 			continue
 		}
 		out = append(out, r)
@@ -65,7 +65,7 @@ func (m *Merger) decode(source string, s *sourceState, routes []Route) ([]decode
 			// A route whose only fault is a `wake` it may not ask for comes back
 			// without it (config.ErrNotGranted): served, without waking.
 			served := len(cr.Host) > 0
-			rejected = append(rejected, m.reject(source, r.Origin, res.err, served))
+			rejected = append(rejected, m.reject(source, s, r.Origin, res.err, served))
 			if !served {
 				continue
 			}
@@ -98,10 +98,9 @@ func (m *Merger) decodeOne(source string, r Route) decodeResult {
 }
 
 // reject records a route left out (or, served, one whose wake was refused)
-// and logs it the first time this problem is seen.
-func (m *Merger) reject(source, origin string, err error, served bool) Rejected {
-	if key := "reject\x00" + err.Error(); !m.warned[key] {
-		m.warned[key] = true
+// and logs it when the problem appears in s's set.
+func (m *Merger) reject(source string, s *sourceState, origin string, err error, served bool) Rejected {
+	if s.firstTime("reject\x00" + err.Error()) {
 		msg := "discovered route rejected; the source's other routes still apply"
 		if served {
 			msg = "discovered route's wake refused; the route is served without waking"

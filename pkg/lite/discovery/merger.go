@@ -48,9 +48,9 @@ type Merger struct {
 	mu      sync.Mutex // serialises merges and applies
 	file    *config.Config
 	sources map[string]*sourceState
-	// warned remembers the conflicts and rejections already logged, so a
-	// source that republishes the same set does not repeat them.
-	warned map[string]bool
+	// conflicts are the host conflicts of the last merge, logged when they
+	// appeared: a source that republishes the same set does not repeat them.
+	conflicts map[string]bool
 	// refusedClaims counts refused claims by source, each counted when it
 	// is first logged.
 	refusedClaims map[string]uint64
@@ -75,6 +75,11 @@ type sourceState struct {
 	// cache holds the decoding of each route of the set by origin, valid
 	// for the file it was decoded with.
 	cache map[string][]decodeResult
+	// warned are the problems of the set's last rebuild (rejections,
+	// refused claims), logged when they appeared; noting collects the
+	// current rebuild's. Only problems that last are remembered: a tenant
+	// cycling through bad values does not grow them.
+	warned, noting map[string]bool
 }
 
 // decoded is a discovered route whose settings parsed.
@@ -101,7 +106,7 @@ func NewMerger(o MergerOptions) *Merger {
 	if o.AfterFunc == nil {
 		o.AfterFunc = func(d time.Duration, f func()) func() bool { return time.AfterFunc(d, f).Stop }
 	}
-	return &Merger{o: o, sources: make(map[string]*sourceState), warned: make(map[string]bool),
+	return &Merger{o: o, sources: make(map[string]*sourceState), conflicts: make(map[string]bool),
 		refusedClaims: make(map[string]uint64), dirty: make(map[string]sourceState)}
 }
 
@@ -202,20 +207,30 @@ func (m *Merger) state(source string) *sourceState {
 	return s
 }
 
+// firstTime notes a problem of s's set and reports whether the set's last
+// rebuild did not have it: a problem is logged once while it lasts.
+func (s *sourceState) firstTime(key string) bool {
+	if s.noting == nil {
+		s.noting = make(map[string]bool)
+	}
+	was := s.warned[key] || s.noting[key]
+	s.noting[key] = true
+	return !was
+}
+
 // rebuild settles s's claims and decodes what is left of its routes.
 func (m *Merger) rebuild(source string, s *sourceState) {
 	if m.file == nil {
-		s.decoded, s.rejected, s.refused = nil, nil, nil
+		s.decoded, s.rejected, s.refused, s.warned = nil, nil, nil, nil
 		return
 	}
-	routes, oversized := m.fitting(source, s.routes)
+	defer func() { s.warned, s.noting = s.noting, nil }()
+	routes, oversized := m.fitting(source, s)
 	routes, s.refused = resolveClaims(source, m.file.Lite.Discovery.Claims.For(source), routes)
 	for _, c := range s.refused {
-		key := "claim\x00" + source + "\x00" + c.Origin + "\x00" + c.Host + "\x00" + c.Reason
-		if m.warned[key] {
+		if !s.firstTime("claim\x00" + c.Origin + "\x00" + c.Host + "\x00" + c.Reason) {
 			continue
 		}
-		m.warned[key] = true
 		m.refusedClaims[source]++
 		m.o.Log.Error(errors.New(c.Reason), "host claim refused; the object's other hosts still apply",
 			"source", source, "origin", c.Origin, "host", c.Host)
@@ -279,6 +294,8 @@ func uniqueKeys(routes []config.Route) []config.Route {
 // earlier one serves it, the later one never sees those players.
 func (m *Merger) warnConflicts(routes []config.Route) {
 	first := make(map[string]string)
+	now := make(map[string]bool)
+	defer func() { m.conflicts = now }()
 	for _, r := range routes {
 		for _, h := range r.Host {
 			h = strings.ToLower(strings.TrimSuffix(h, "."))
@@ -290,11 +307,11 @@ func (m *Merger) warnConflicts(routes []config.Route) {
 			if owner == r.Origin {
 				continue
 			}
-			key := fmt.Sprintf("conflict\x00%s\x00%s\x00%s", h, owner, r.Origin)
-			if m.warned[key] {
+			key := fmt.Sprintf("%s\x00%s\x00%s", h, owner, r.Origin)
+			now[key] = true
+			if m.conflicts[key] {
 				continue
 			}
-			m.warned[key] = true
 			m.o.Log.Info("host claimed by two routes; the first in precedence serves it",
 				"host", h, "serving", owner, "shadowed", r.Origin)
 		}
