@@ -130,6 +130,9 @@ func (m *Merger) SetFile(cfg *config.Config) error {
 			for name, s := range m.sources {
 				s.cache = nil
 				m.rebuild(name, s)
+				if p, ok := m.dirty[name]; ok { // its change waits for its apply still
+					s.decoded, s.rejected, s.refused = p.decoded, p.rejected, p.refused
+				}
 			}
 		}
 		return err

@@ -3,8 +3,11 @@ package discovery_test
 import (
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/go-logr/logr"
+
+	"go.minekube.com/gate/internal/mctest"
 
 	"go.minekube.com/gate/pkg/edition/java/lite"
 	"go.minekube.com/gate/pkg/edition/java/lite/config"
@@ -27,8 +30,19 @@ func fleet(n int) []discovery.Route {
 // BenchmarkDiscoveryEvent is the CPU one discovery event costs with 2,000
 // discovered routes in force: one container of the fleet crash-loops, so its
 // route loses and regains its backend on alternate events, and the merged
-// config is applied to a real proxy.
+// config is applied to a real proxy. "applied" applies every event (the
+// first of a burst, or every one without coalescing); "in a burst" is an
+// event within DefaultCoalesce of the last apply, which waits to be applied
+// with the rest of its burst.
 func BenchmarkDiscoveryEvent(b *testing.B) {
+	b.Run("applied", func(b *testing.B) { benchEvents(b, discovery.MergerOptions{Coalesce: -1}) })
+	b.Run("in a burst", func(b *testing.B) {
+		clk := mctest.NewTimerClock(time.Time{}) // never advanced: every event waits
+		benchEvents(b, discovery.MergerOptions{Now: clk.Now, AfterFunc: clk.AfterFunc})
+	})
+}
+
+func benchEvents(b *testing.B, o discovery.MergerOptions) {
 	cfg, _, err := config.ParseEnv([]byte("config:\n  lite:\n    enabled: true\n    discovery:\n      docker: {enabled: true}\n"), "config.yml", nil)
 	if err != nil {
 		b.Fatal(err)
@@ -37,7 +51,8 @@ func BenchmarkDiscoveryEvent(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	m := discovery.NewMerger(discovery.MergerOptions{Apply: p.Reload, Coalesce: -1}) // every event applied: its whole cost
+	o.Apply = p.Reload
+	m := discovery.NewMerger(o)
 	if err := m.SetFile(cfg); err != nil {
 		b.Fatal(err)
 	}
@@ -54,4 +69,6 @@ func BenchmarkDiscoveryEvent(b *testing.B) {
 		m.Replace("docker", set)
 		i++
 	}
+	b.StopTimer()
+	m.Close()
 }
