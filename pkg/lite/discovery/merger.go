@@ -41,7 +41,9 @@ type MergerOptions struct {
 // Merger joins the file's routes with every source's latest set and applies
 // the result. A file reload and a source's change take the same path: the
 // merged config is applied whole or not at all, and a change that is refused
-// leaves the routes in force as they were.
+// leaves the routes in force as they were. Sources' changes within Coalesce of
+// the last apply are applied together at the window's end, and only the routes
+// whose published content changed are parsed again. Close stops it.
 type Merger struct {
 	o MergerOptions
 
@@ -151,7 +153,8 @@ func (m *Merger) Merged() *config.Config {
 	return m.merged()
 }
 
-// Replace implements Sink.
+// Replace implements Sink. The set is put in force at once, or, within
+// Coalesce of the last apply, at the window's end.
 func (m *Merger) Replace(source string, routes []Route) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
