@@ -251,6 +251,7 @@ func (a *app) run(ctx context.Context) error {
 	err := a.proxy.Serve(ctx, a.ln)
 	stopSide()
 	wg.Wait()
+	a.routes.Close() // the sources are done: no coalesced apply outlives run
 	a.wake.Close()
 	if errors.Is(err, context.Canceled) {
 		return nil

@@ -85,7 +85,8 @@ type Event struct {
 	VHost    string // cleaned virtual host
 	Protocol int32
 	Intent   int32
-	// Route is the route's identity: its host patterns joined with ",".
+	// Route is the route's identity, bounded (config.RouteKey): its host patterns
+	// joined with ",", or the first of a long list with a count and a hash.
 	Route string
 	// Backend is the backend address dialed (with $n filled in).
 	Backend string

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
-	"strings"
 
 	"go.minekube.com/gate/pkg/edition/java/lite/config"
 	"go.minekube.com/gate/pkg/edition/java/lite/reach"
@@ -71,7 +70,7 @@ func compile(cfg *config.Config) (*snapshot, error) {
 		cr := &compiledRoute{key: r.Key, cfg: r, fallback: r.Fallback,
 			first: reach.NewFirst(r.ProxyProtocol, r.ModifyVirtualHost, r.TCPShieldRealIP)}
 		if cr.key == "" {
-			cr.key = strings.Join(r.Host, ",")
+			cr.key = config.RouteKey(r.Host)
 		}
 		msg := r.Disconnect.Unavailable
 		if msg == nil {
