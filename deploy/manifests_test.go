@@ -10,6 +10,7 @@ package deploy
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -201,9 +202,10 @@ func checkDeployment(t *testing.T, d *appsv1.Deployment, cm *corev1.ConfigMap) {
 	for _, p := range c.Ports {
 		ports[p.Name] = p.ContainerPort
 	}
-	if ports["minecraft"] != 25565 || ports["api"] != 8080 {
-		t.Errorf("container ports = %v, want minecraft 25565 and api 8080", ports)
+	if ports["minecraft"] != 25565 || ports["api"] != 8080 || ports["probes"] != 8081 {
+		t.Errorf("container ports = %v, want minecraft 25565, api 8080 and probes 8081", ports)
 	}
+	checkAPIListeners(t, ports, cm)
 	// A locally loaded image (kind, minikube) only works when the kubelet does
 	// not insist on pulling it.
 	if c.ImagePullPolicy != corev1.PullIfNotPresent {
@@ -220,10 +222,33 @@ func checkDeployment(t *testing.T, d *appsv1.Deployment, cm *corev1.ConfigMap) {
 	checkConfigMount(t, d, c, cm)
 }
 
+// checkProbe requires the probe on the probes port: on the API's, any client of the
+// API (idle connections, slow requests) competes with the kubelet for its slots.
 func checkProbe(t *testing.T, name string, p *corev1.Probe, path string) {
 	t.Helper()
-	if p == nil || p.HTTPGet == nil || p.HTTPGet.Path != path || p.HTTPGet.Port != intstr.FromString("api") {
-		t.Errorf("%s probe = %+v, want GET %s on the api port", name, p, path)
+	if p == nil || p.HTTPGet == nil || p.HTTPGet.Path != path || p.HTTPGet.Port != intstr.FromString("probes") {
+		t.Errorf("%s probe = %+v, want GET %s on the probes port", name, p, path)
+	}
+}
+
+// checkAPIListeners ties the container's api and probes ports to the listeners the
+// config binds (api.bind, api.probeBind): a probe aimed at a port nothing serves
+// would restart every pod.
+func checkAPIListeners(t *testing.T, ports map[string]int32, cm *corev1.ConfigMap) {
+	t.Helper()
+	var cfg struct {
+		API struct{ Bind, ProbeBind string } `json:"api"`
+	}
+	if err := yaml.Unmarshal([]byte(cm.Data["config.yml"]), &cfg); err != nil {
+		t.Fatalf("config.yml: %v", err)
+	}
+	for _, l := range []struct{ key, bind, port string }{
+		{"api.bind", cfg.API.Bind, "api"},
+		{"api.probeBind", cfg.API.ProbeBind, "probes"},
+	} {
+		if want := fmt.Sprintf("0.0.0.0:%d", ports[l.port]); l.bind != want {
+			t.Errorf("%s = %q, want %s (the pod IP, the container's %s port)", l.key, l.bind, want, l.port)
+		}
 	}
 }
 

@@ -77,3 +77,21 @@ func TestChartNetworkPolicyValues(t *testing.T) {
 		}
 	}
 }
+
+// The chart's probes port is a value: the container port, the probes and the
+// config's api.probeBind follow it, and the NetworkPolicy still opens it to no one.
+func TestChartProbePortValue(t *testing.T) {
+	o := renderChart(t, map[string]any{"api": map[string]any{"probePort": 9101}}, "games")
+	c := o.deployments[0].Spec.Template.Spec.Containers[0]
+	ports := map[string]int32{}
+	for _, p := range c.Ports {
+		ports[p.Name] = p.ContainerPort
+	}
+	if ports["probes"] != 9101 || ports["api"] != 8080 {
+		t.Fatalf("container ports = %v, want probes 9101 and api 8080", ports)
+	}
+	checkAPIListeners(t, ports, o.configMaps[0])
+	checkProbe(t, "readiness", c.ReadinessProbe, "/readyz")
+	checkProbe(t, "liveness", c.LivenessProbe, "/healthz")
+	checkNetworkPolicy(t, o.netpols, o.deployments[0].Spec.Template.Labels)
+}

@@ -67,6 +67,8 @@ func TestStatusAndHealthcheckFindTheAPI(t *testing.T) {
 	writeFile(t, apiOff, "config:\n  bind: "+acceptAndClose(t)+"\n  lite:\n    enabled: true\n    routes:\n      - host: a.example.com\n        backend: 127.0.0.1:1\n")
 	apiForeign := filepath.Join(dir, "foreign.yml")
 	writeFile(t, apiForeign, "config:\n  lite:\n    enabled: true\n    routes:\n      - host: a\n        backend: 127.0.0.1:1\napi:\n  enabled: true\n  bind: "+foreignBind+"\n")
+	probeForeign := filepath.Join(dir, "probe.yml")
+	writeFile(t, probeForeign, "config:\n  lite:\n    enabled: true\n    routes:\n      - host: a\n        backend: 127.0.0.1:1\napi:\n  enabled: true\n  bind: 127.0.0.1:1\n  probeBind: "+foreignBind+"\n")
 
 	tests := []struct {
 		name string
@@ -82,6 +84,8 @@ func TestStatusAndHealthcheckFindTheAPI(t *testing.T) {
 			"gate lite status: " + foreign + " (--api): admin API: the answer is not from gate's admin API"},
 		{"healthcheck from another program on api.bind", []string{"healthcheck", "-c", apiForeign}, 1,
 			"unhealthy: " + foreign + "/healthz (api.bind in " + apiForeign + "): admin API: the answer is not from gate's admin API"},
+		{"healthcheck asks api.probeBind when set", []string{"healthcheck", "-c", probeForeign}, 1,
+			"unhealthy: " + foreign + "/healthz (api.probeBind in " + probeForeign + "): admin API: the answer is not from gate's admin API"},
 		{"healthcheck with the API off and a non-Minecraft listener", []string{"-c", apiOff, "healthcheck"}, 1,
 			"unhealthy: status ping to "},
 	}

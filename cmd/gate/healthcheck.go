@@ -11,9 +11,10 @@ import (
 
 // healthcheckCmd is the container's HEALTHCHECK (distroless images have no curl):
 // exit 0 when the proxy answers. With --url it fetches that URL. Otherwise it
-// reads the config: with the API on it fetches /healthz from api.bind, else it
-// does a server-list ping (status exchange) with the player listener. Either
-// way the answer must be this proxy's: another program on the port fails.
+// reads the config: with the API on it fetches /healthz from api.probeBind (or
+// api.bind when that is empty), else it does a server-list ping (status
+// exchange) with the player listener. Either way the answer must be this
+// proxy's: another program on the port fails.
 func healthcheckCmd(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("gate healthcheck", stderr)
 	url := fs.String("url", "", "URL to fetch, e.g. http://127.0.0.1:8080/healthz (default: from --config)")
@@ -43,8 +44,12 @@ func check(ctx context.Context, url, path string) (asked string, err error) {
 		return configPath(path), err
 	}
 	if cfg.API.Enabled {
-		base := "http://" + dialable(cfg.API.Bind)
-		return base + admin.PathHealthz + " (api.bind in " + cfg.File + ")",
+		bind, key := cfg.API.Bind, "api.bind"
+		if cfg.API.ProbeBind != "" { // what the orchestrator's probes ask too
+			bind, key = cfg.API.ProbeBind, "api.probeBind"
+		}
+		base := "http://" + dialable(bind)
+		return base + admin.PathHealthz + " (" + key + " in " + cfg.File + ")",
 			(&admin.Client{URL: base}).Check(ctx, admin.PathHealthz)
 	}
 	addr := dialable(cfg.Bind)

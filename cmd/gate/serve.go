@@ -45,6 +45,7 @@ type app struct {
 	apiBind string
 	ln      net.Listener // players
 	apiLn   net.Listener
+	probeLn net.Listener // api.probeBind's; nil when the probes share apiLn
 }
 
 // serve runs the proxy with the root flags in args until ctx ends. started,
@@ -187,7 +188,7 @@ func (a *app) start(ctx context.Context, cfg *config.Config) error {
 		err = admin.CheckBind(cfg.API.Bind, token)
 	}
 	if err == nil {
-		a.apiLn, err = lc.Listen(ctx, "tcp", cfg.API.Bind)
+		err = a.listenAPI(ctx, cfg.API)
 	}
 	if err != nil {
 		_ = a.ln.Close()
@@ -195,7 +196,25 @@ func (a *app) start(ctx context.Context, cfg *config.Config) error {
 	}
 	a.apiBind = cfg.API.Bind
 	a.admin = admin.New(admin.Options{Source: p, Token: token, Metrics: a.metrics.Handler(),
-		PublicMetrics: cfg.API.PublicMetrics, Sources: a.routes.Sources, Wake: p.Wake().States, Log: a.log.WithName("admin")})
+		PublicMetrics: cfg.API.PublicMetrics, Sources: a.routes.Sources, Wake: p.Wake().States,
+		ProbeListener: a.probeLn, Log: a.log.WithName("admin")})
+	return nil
+}
+
+// listenAPI binds the API's listener and, with api.probeBind, the probes' own.
+func (a *app) listenAPI(ctx context.Context, api config.API) error {
+	var lc net.ListenConfig
+	ln, err := lc.Listen(ctx, "tcp", api.Bind)
+	if err != nil {
+		return err
+	}
+	if api.ProbeBind != "" {
+		if a.probeLn, err = lc.Listen(ctx, "tcp", api.ProbeBind); err != nil {
+			_ = ln.Close()
+			return fmt.Errorf("api.probeBind: %w", err)
+		}
+	}
+	a.apiLn = ln
 	return nil
 }
 
@@ -232,6 +251,7 @@ func (a *app) run(ctx context.Context) error {
 	err := a.proxy.Serve(ctx, a.ln)
 	stopSide()
 	wg.Wait()
+	a.routes.Close() // the sources are done: no coalesced apply outlives run
 	a.wake.Close()
 	if errors.Is(err, context.Canceled) {
 		return nil

@@ -50,6 +50,13 @@ type running struct {
 // startGate writes yaml to a config file and runs serve on it until the test ends.
 func startGate(t *testing.T, yaml string, token string) *running {
 	t.Helper()
+	return startGateHook(t, yaml, token, nil)
+}
+
+// startGateHook is startGate that also hands the started app to hook (when not nil),
+// for listeners the running type does not name.
+func startGateHook(t *testing.T, yaml string, token string, hook func(*app)) *running {
+	t.Helper()
 	dir := t.TempDir()
 	r := &running{t: t, path: filepath.Join(dir, "config.yml"), token: token, log: &syncBuffer{}, done: make(chan int, 1)}
 	writeFile(t, r.path, yaml)
@@ -64,6 +71,9 @@ func startGate(t *testing.T, yaml string, token string) *running {
 		r.proxy = a.ln.Addr().String()
 		if a.apiLn != nil {
 			r.api = "http://" + a.apiLn.Addr().String()
+		}
+		if hook != nil {
+			hook(a)
 		}
 		// The hook runs once the listeners are bound, a moment before Serve marks the
 		// proxy ready; tests start from a serving proxy.

@@ -165,6 +165,7 @@ type Bots struct {
 	Count      int
 	Stay       time.Duration // how long a joined bot stays
 	NamePrefix string
+	Version    string // the Minecraft version the bots speak; default NodeVersion
 }
 
 // Run runs the bots with the modules in modules until every one has an
@@ -178,7 +179,11 @@ func (b Bots) Run(ctx context.Context, modules string) ([]BotResult, error) {
 	if prefix == "" {
 		prefix = "bot"
 	}
-	cmd := exec.CommandContext(ctx, "node", nodeScript("bots.js"), host, port, b.Host, NodeVersion,
+	version := b.Version
+	if version == "" {
+		version = NodeVersion
+	}
+	cmd := exec.CommandContext(ctx, "node", nodeScript("bots.js"), host, port, b.Host, version,
 		strconv.Itoa(b.Count), strconv.FormatInt(b.Stay.Milliseconds(), 10), prefix)
 	cmd.Env = append(os.Environ(), "NODE_PATH="+modules)
 	cmd.Stderr = os.Stderr

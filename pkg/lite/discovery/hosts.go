@@ -1,7 +1,6 @@
 package discovery
 
 import (
-	"slices"
 	"strings"
 )
 
@@ -13,9 +12,11 @@ import (
 // for every source.
 func SplitHosts(s string) []string {
 	var out []string
+	seen := map[string]bool{} // a tenant writes the list: repeats are found in linear time
 	for h := range strings.FieldsFuncSeq(s, func(r rune) bool { return r == ',' || r == '\n' }) {
 		h = strings.ToLower(strings.TrimSpace(h))
-		if h != "" && !slices.Contains(out, h) {
+		if h != "" && !seen[h] {
+			seen[h] = true
 			out = append(out, h)
 		}
 	}

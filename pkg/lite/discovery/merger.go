@@ -24,26 +24,46 @@ type MergerOptions struct {
 	Apply func(*config.Config) error
 	// Log receives source transitions, rejected routes and host conflicts.
 	Log logr.Logger
-	// Now is the clock of staleness times. nil uses time.Now.
+	// Now is the clock of staleness times and of Coalesce. nil uses time.Now.
 	Now func() time.Time
+	// Coalesce is the least time between two applies of sources' changes: a
+	// change within it of the last apply waits for its end, and every change
+	// that comes meanwhile is applied with it. Each apply recompiles the
+	// whole route table, so a source that republishes many times a second
+	// (a container crash-looping) costs at most one apply per Coalesce.
+	// 0 means DefaultCoalesce; negative applies every change at once.
+	Coalesce time.Duration
+	// AfterFunc schedules a coalesced apply and returns its stop func; nil
+	// uses time.AfterFunc. Tests inject a fake clock's timers.
+	AfterFunc func(d time.Duration, f func()) (stop func() bool)
 }
 
 // Merger joins the file's routes with every source's latest set and applies
 // the result. A file reload and a source's change take the same path: the
 // merged config is applied whole or not at all, and a change that is refused
-// leaves the routes in force as they were.
+// leaves the routes in force as they were. Sources' changes within Coalesce of
+// the last apply are applied together at the window's end, and only the routes
+// whose published content changed are parsed again. Close stops it.
 type Merger struct {
 	o MergerOptions
 
 	mu      sync.Mutex // serialises merges and applies
 	file    *config.Config
 	sources map[string]*sourceState
-	// warned remembers the conflicts and rejections already logged, so a
-	// source that republishes the same set does not repeat them.
-	warned map[string]bool
+	// conflicts are the host conflicts of the last merge, logged when they
+	// appeared: a source that republishes the same set does not repeat them.
+	conflicts map[string]bool
 	// refusedClaims counts refused claims by source, each counted when it
 	// is first logged.
 	refusedClaims map[string]uint64
+
+	// dirty holds each source changed since the last apply as it was in
+	// force then, to put back if the apply is refused.
+	dirty     map[string]sourceState
+	lastApply time.Time      // of sources' changes; zero before the first
+	stopFlush func() bool    // cancels the coalesced apply due; nil when none is
+	flushes   sync.WaitGroup // the coalesced applies scheduled, for Close
+	closed    bool
 }
 
 type sourceState struct {
@@ -54,6 +74,14 @@ type sourceState struct {
 	updated    time.Time // last Replace
 	staleSince time.Time // zero while fresh
 	cause      error
+	// cache holds the decoding of each route of the set by origin, valid
+	// for the file it was decoded with.
+	cache map[string][]decodeResult
+	// warned are the problems of the set's last rebuild (rejections,
+	// refused claims), logged when they appeared; noting collects the
+	// current rebuild's. Only problems that last are remembered: a tenant
+	// cycling through bad values does not grow them.
+	warned, noting map[string]bool
 }
 
 // decoded is a discovered route whose settings parsed.
@@ -74,8 +102,14 @@ func NewMerger(o MergerOptions) *Merger {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	return &Merger{o: o, sources: make(map[string]*sourceState), warned: make(map[string]bool),
-		refusedClaims: make(map[string]uint64)}
+	if o.Coalesce == 0 {
+		o.Coalesce = DefaultCoalesce
+	}
+	if o.AfterFunc == nil {
+		o.AfterFunc = func(d time.Duration, f func()) func() bool { return time.AfterFunc(d, f).Stop }
+	}
+	return &Merger{o: o, sources: make(map[string]*sourceState), conflicts: make(map[string]bool),
+		refusedClaims: make(map[string]uint64), dirty: make(map[string]sourceState)}
 }
 
 // SetFile applies a new file config with the sources' current routes. It is the
@@ -89,17 +123,23 @@ func (m *Merger) SetFile(cfg *config.Config) error {
 	// inherit (health check, disconnect text) and the hosts it grants:
 	// decode every set again.
 	for name, s := range m.sources {
+		s.cache = nil
 		m.rebuild(name, s)
 	}
 	if err := m.o.Apply(m.merged()); err != nil {
 		m.file = prev
 		if prev != nil {
 			for name, s := range m.sources {
+				s.cache = nil
 				m.rebuild(name, s)
+				if p, ok := m.dirty[name]; ok { // its change waits for its apply still
+					s.decoded, s.rejected, s.refused = p.decoded, p.rejected, p.refused
+				}
 			}
 		}
 		return err
 	}
+	clear(m.dirty) // applied with the file
 	return nil
 }
 
@@ -113,7 +153,8 @@ func (m *Merger) Merged() *config.Config {
 	return m.merged()
 }
 
-// Replace implements Sink.
+// Replace implements Sink. The set is put in force at once, or, within
+// Coalesce of the last apply, at the window's end.
 func (m *Merger) Replace(source string, routes []Route) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -127,23 +168,15 @@ func (m *Merger) Replace(source string, routes []Route) {
 	if reflect.DeepEqual(s.routes, routes) && s.routes != nil {
 		return
 	}
-	prev := *s
-	s.routes = cloneRoutes(routes) // the source may reuse its slices
-	m.rebuild(source, s)
 	if m.file == nil {
+		s.routes = cloneRoutes(routes)
 		return // applied with the file
 	}
-	if err := m.o.Apply(m.merged()); err != nil {
-		s.routes, s.decoded, s.rejected, s.refused = prev.routes, prev.decoded, prev.rejected, prev.refused
-		m.o.Log.Error(err, "discovered routes not applied; the routes in force stay", "source", source)
-		return
+	if _, ok := m.dirty[source]; !ok {
+		m.dirty[source] = *s
 	}
-	backends := 0
-	for _, r := range s.decoded {
-		backends += len(r.Backend)
-	}
-	m.o.Log.Info("discovered routes applied", "source", source, "routes", len(s.decoded),
-		"backends", backends, "rejected", len(s.rejected), "refusedClaims", len(s.refused))
+	s.routes = cloneRoutes(routes) // the source may reuse its slices
+	m.schedule()
 }
 
 // Stale implements Sink.
@@ -180,70 +213,36 @@ func (m *Merger) state(source string) *sourceState {
 	return s
 }
 
+// firstTime notes a problem of s's set and reports whether the set's last
+// rebuild did not have it: a problem is logged once while it lasts.
+func (s *sourceState) firstTime(key string) bool {
+	if s.noting == nil {
+		s.noting = make(map[string]bool)
+	}
+	was := s.warned[key] || s.noting[key]
+	s.noting[key] = true
+	return !was
+}
+
 // rebuild settles s's claims and decodes what is left of its routes.
 func (m *Merger) rebuild(source string, s *sourceState) {
 	if m.file == nil {
-		s.decoded, s.rejected, s.refused = nil, nil, nil
+		s.decoded, s.rejected, s.refused, s.warned = nil, nil, nil, nil
 		return
 	}
-	var routes []Route
-	routes, s.refused = resolveClaims(source, m.file.Lite.Discovery.Claims.For(source), s.routes)
+	defer func() { s.warned, s.noting = s.noting, nil }()
+	routes, oversized := m.fitting(source, s)
+	routes, s.refused = resolveClaims(source, m.file.Lite.Discovery.Claims.For(source), routes)
 	for _, c := range s.refused {
-		key := "claim\x00" + source + "\x00" + c.Origin + "\x00" + c.Host + "\x00" + c.Reason
-		if m.warned[key] {
+		if !s.firstTime("claim\x00" + c.Origin + "\x00" + c.Host + "\x00" + c.Reason) {
 			continue
 		}
-		m.warned[key] = true
 		m.refusedClaims[source]++
 		m.o.Log.Error(errors.New(c.Reason), "host claim refused; the object's other hosts still apply",
 			"source", source, "origin", c.Origin, "host", c.Host)
 	}
-	s.decoded, s.rejected = m.decode(source, routes)
-}
-
-// decode parses each route's settings with the file's parsers. A route whose
-// settings do not parse is left out and logged once per distinct problem; the
-// rest of the set applies.
-func (m *Merger) decode(source string, routes []Route) ([]decoded, []Rejected) {
-	var out []decoded
-	var rejected []Rejected
-	for _, r := range routes {
-		addrs := make([]string, len(r.Backends))
-		var origins []string
-		for i, b := range r.Backends {
-			addrs[i] = b.Addr
-			if b.Origin != "" && b.Origin != r.Origin {
-				if origins == nil {
-					origins = make([]string, len(r.Backends))
-				}
-				origins[i] = b.Origin
-			}
-		}
-		cr, _, err := m.file.Lite.DecodeDiscovered(config.Discovered{Origin: r.Origin, KeyPrefix: r.KeyPrefix,
-			Hosts: r.Hosts, Backends: addrs, Settings: r.Settings,
-			Namespace: r.Namespace, Container: r.Container})
-		if err != nil {
-			// A route whose only fault is a `wake` it may not ask for comes back
-			// without it (config.ErrNotGranted): served, without waking.
-			served := len(cr.Host) > 0
-			rejected = append(rejected, Rejected{Origin: r.Origin, Err: err.Error()})
-			if key := "reject\x00" + err.Error(); !m.warned[key] {
-				m.warned[key] = true
-				msg := "discovered route rejected; the source's other routes still apply"
-				if served {
-					msg = "discovered route's wake refused; the route is served without waking"
-				}
-				m.o.Log.Error(errors.New(strings.ReplaceAll(err.Error(), "\n", "; ")), msg, "source", source, "origin", r.Origin)
-			}
-			if !served {
-				continue
-			}
-		}
-		cr.BackendOrigin = origins
-		cr.Key = source + "/" + strings.Join(cr.Host, ",")
-		out = append(out, decoded{Route: cr, catchAll: r.Default})
-	}
-	return out, rejected
+	s.decoded, s.rejected = m.decode(source, s, routes)
+	s.rejected = append(oversized, s.rejected...)
 }
 
 // merged builds the config to apply: the file's settings, and the routes of
@@ -260,8 +259,12 @@ func (m *Merger) merged() *config.Config {
 		if !ok {
 			continue
 		}
-		set := slices.Clone(s.decoded)
-		slices.SortStableFunc(set, func(a, b decoded) int { return cmp.Compare(a.Origin, b.Origin) })
+		// Sorted by reference: a config.Route is large to move.
+		set := make([]*decoded, len(s.decoded))
+		for i := range s.decoded {
+			set[i] = &s.decoded[i]
+		}
+		slices.SortStableFunc(set, func(a, b *decoded) int { return cmp.Compare(a.Origin, b.Origin) })
 		for _, r := range set {
 			if r.catchAll {
 				defaults = append(defaults, r.Route)
@@ -297,6 +300,8 @@ func uniqueKeys(routes []config.Route) []config.Route {
 // earlier one serves it, the later one never sees those players.
 func (m *Merger) warnConflicts(routes []config.Route) {
 	first := make(map[string]string)
+	now := make(map[string]bool)
+	defer func() { m.conflicts = now }()
 	for _, r := range routes {
 		for _, h := range r.Host {
 			h = strings.ToLower(strings.TrimSuffix(h, "."))
@@ -308,11 +313,11 @@ func (m *Merger) warnConflicts(routes []config.Route) {
 			if owner == r.Origin {
 				continue
 			}
-			key := fmt.Sprintf("conflict\x00%s\x00%s\x00%s", h, owner, r.Origin)
-			if m.warned[key] {
+			key := fmt.Sprintf("%s\x00%s\x00%s", h, owner, r.Origin)
+			now[key] = true
+			if m.conflicts[key] {
 				continue
 			}
-			m.warned[key] = true
 			m.o.Log.Info("host claimed by two routes; the first in precedence serves it",
 				"host", h, "serving", owner, "shadowed", r.Origin)
 		}

@@ -48,6 +48,8 @@ func backendDesc(name, help string) *prometheus.Desc {
 // does any of this work.
 type backendCollector struct {
 	src Source
+	// forget drops the event-fed series of what is no longer in force.
+	forget func(routes map[string]bool, backends map[backendKey]bool)
 
 	// Ejections are derived from the ejection deadline: each new deadline is one
 	// more ejection. A backend ejected twice between two scrapes counts once
@@ -61,8 +63,8 @@ type ejectionCount struct {
 	n     uint64
 }
 
-func newBackendCollector(src Source) *backendCollector {
-	return &backendCollector{src: src, ejections: map[string]ejectionCount{}}
+func newBackendCollector(src Source, forget func(map[string]bool, map[backendKey]bool)) *backendCollector {
+	return &backendCollector{src: src, forget: forget, ejections: map[string]ejectionCount{}}
 }
 
 func (c *backendCollector) Describe(ch chan<- *prometheus.Desc) {
@@ -99,7 +101,9 @@ func (c *backendCollector) Collect(ch chan<- prometheus.Metric) {
 	for k, n := range expanded {
 		ch <- prometheus.MustNewConstMetric(descExpanded, prometheus.GaugeValue, float64(n), k.route, k.backend)
 	}
-	for _, r := range c.src.Routes() {
+	routes := c.src.Routes()
+	c.forget(liveSets(routes, infos))
+	for _, r := range routes {
 		ch <- prometheus.MustNewConstMetric(descSpills, prometheus.CounterValue, float64(r.Spills), r.Key)
 		if d := r.Decision; d != nil {
 			for _, ch2 := range strategy.Changes() {

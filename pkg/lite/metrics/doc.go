@@ -8,8 +8,11 @@
 // through ObserveReload.
 //
 // Every label is bounded by the config or by fixed strings: routes by their
-// key, backends by the address as configured (a "$1" backend is labelled by its
+// key (config.RouteKey, at most 128 bytes however many hosts a route has),
+// backends by the address as configured (a "$1" backend is labelled by its
 // template, never by what a client typed), reasons and sources by the lite
-// package's constants. It does not own the HTTP listener (package admin serves
+// package's constants. The series of a route or backend that leaves the config
+// go at the next scrape once no session on it runs, so a discovery source's
+// churn does not pile up. It does not own the HTTP listener (package admin serves
 // Handler) or decide what a session is (package lite does).
 package metrics

@@ -137,7 +137,7 @@ func (m *Metrics) ObserveReload(err error) {
 
 // WatchBackends registers the scrape-time view of src's backends.
 func (m *Metrics) WatchBackends(src Source) {
-	m.reg.MustRegister(newBackendCollector(src))
+	m.reg.MustRegister(newBackendCollector(src, m.forget))
 }
 
 // WatchRelay registers scrape-time gauges read from stats (*lite.Lite's RelayStats):

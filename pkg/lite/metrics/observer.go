@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net"
 	"sync"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -39,6 +40,7 @@ type rejectKey struct{ reason, route string }
 // backendSeries caches the labelled children of one route and backend, so that
 // an event costs a map lookup and an atomic add, not a label hash and allocation.
 type backendSeries struct {
+	sessions atomic.Int64 // live, so that forget keeps the series of a running session
 	active   prometheus.Gauge
 	started  prometheus.Counter
 	ended    [len(endReasons)]prometheus.Counter
@@ -69,6 +71,7 @@ func (m *Metrics) Observe(e *lite.Event) {
 		}
 	case lite.EventJoined:
 		b := m.backend(e.Route, e.BackendTemplate)
+		b.sessions.Add(1)
 		b.started.Inc()
 		b.active.Inc()
 	case lite.EventEnded:
@@ -84,6 +87,7 @@ func (m *Metrics) Observe(e *lite.Event) {
 
 func (m *Metrics) observeEnded(e *lite.Event) {
 	b := m.backend(e.Route, e.BackendTemplate)
+	b.sessions.Add(-1)
 	b.active.Dec()
 	if i := indexOf(endReasons[:], e.Reason); i >= 0 {
 		b.ended[i].Inc()

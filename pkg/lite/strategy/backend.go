@@ -82,6 +82,9 @@ type backendSettings struct {
 // only observations and the probe loop touch.
 type backend struct {
 	addr string
+	// fleet is its manager's answered: the fleet's progress a stall is measured
+	// against (tier.go).
+	fleet *atomic.Int64
 
 	active       atomic.Int64
 	unsettled    atomic.Int64 // attempts reserved and not settled
@@ -130,8 +133,8 @@ type backend struct {
 	pace           pace // the login answer rate and first-byte time behind limit
 }
 
-func newBackend(addr string) *backend {
-	return &backend{addr: addr}
+func newBackend(addr string, fleet *atomic.Int64) *backend {
+	return &backend{addr: addr, fleet: fleet}
 }
 
 // usable reports whether Order may place players on the backend before the

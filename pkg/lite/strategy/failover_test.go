@@ -16,13 +16,25 @@ var failoverCases = []struct {
 }{
 	{
 		name: "one answered, one failed, one hanging",
-		setup: func(m *Manager, _ advancer) {
+		setup: func(m *Manager, clk advancer) {
 			m.Reserve("b3").Settle(time.Millisecond, nil)
 			m.Reserve("b1").Settle(0, errRefused)
-			m.Reserve("b2") // in flight, never answered: hangs like the one that failed
+			m.Reserve("b2") // never answered while b3 answered younger ones: hangs like the one that failed
+			clk.Advance(StallAfter + time.Millisecond)
+			m.Reserve("b3").Settle(time.Millisecond, nil)
 		},
 		rest: []string{"b0", "b1", "b2", "b3", "b4", "b5"},
 		want: []string{"b3", "b0", "b4", "b5", "b1", "b2"},
+	},
+	{
+		// Not having answered yet is no verdict: a burst's attempts are all this young.
+		name: "an attempt in flight to a new backend, not yet stalled",
+		setup: func(m *Manager, _ advancer) {
+			m.Reserve("b1").Settle(0, errRefused)
+			m.Reserve("b2")
+		},
+		rest: []string{"b1", "b2", "b0"},
+		want: []string{"b2", "b0", "b1"},
 	},
 	{
 		name: "an old answer is no better than no verdict",

@@ -23,8 +23,9 @@ var ErrFull = errors.New("backend refused the login: full")
 // settles an attempt in milliseconds, so attempts that pile up are a signal
 // in themselves. It equals EjectFailures, so the attempts in flight when a
 // backend dies are at most the failures that eject it. A backend whose
-// latest attempt failed with no success since, one that has never answered,
-// and one on probation after a recovery get one attempt at a time.
+// latest attempt failed with no success since, one on probation after a
+// recovery, and one that has never answered while its attempts stall get one
+// attempt at a time (doubtful).
 const MaxUnsettled = EjectFailures
 
 // Lease states.
@@ -40,6 +41,7 @@ const (
 type Lease struct {
 	m     *Manager
 	b     *backend
+	at    int64 // when it was reserved, unix ns (manager clock)
 	state atomic.Uint32
 }
 
@@ -49,26 +51,27 @@ type Lease struct {
 // login, and Release when the session ends or the attempt is abandoned.
 // Status pings must not reserve.
 func (m *Manager) Reserve(addr string) *Lease {
+	now := m.now()
 	m.mu.RLock()
 	b := m.backends[addr]
 	if b != nil {
 		// Counting under the read lock keeps a reload from dropping the
 		// state between lookup and increment.
-		b.attempt(m.now())
+		b.attempt(now)
 	}
 	m.mu.RUnlock()
 	if b == nil {
 		m.mu.Lock()
 		if b = m.backends[addr]; b == nil {
-			b = newBackend(addr)
+			b = newBackend(addr, &m.answered)
 			m.backends[addr] = b
 			m.targets = nil
 		}
-		b.attempt(m.now())
-		b.lastUsed.Store(m.now().UnixNano())
+		b.attempt(now)
+		b.lastUsed.Store(now.UnixNano())
 		m.mu.Unlock()
 	}
-	return &Lease{m: m, b: b}
+	return &Lease{m: m, b: b, at: now.UnixNano()}
 }
 
 // Settle ends the attempt, once; later calls do nothing. err nil means the
@@ -99,6 +102,7 @@ func (l *Lease) Settle(firstByte time.Duration, err error) {
 		nowNS := m.now().UnixNano()
 		b.answeredAt.Store(nowNS)
 		b.pendingSince.Store(nowNS) // an answer: the attempts left are younger
+		storeMax(&m.answered, l.at)
 		b.placedAfterRamp(nowNS)
 		m.observeFirstByte(b, firstByte)
 		m.served(b, firstByte)

@@ -84,7 +84,7 @@ func TestProxyOwnFailuresSayNothingAboutTheBackend(t *testing.T) {
 
 func TestUnsettledAttemptsAreBounded(t *testing.T) {
 	bs := []string{"a", "b", "c"}
-	m, _ := newTestManager(t, Sequential, bs...)
+	m, clk := newTestManager(t, Sequential, bs...)
 	reason := func(addr string) Reason {
 		t.Helper()
 		for _, v := range m.Explain("r", bs, IntentLogin) {
@@ -95,10 +95,16 @@ func TestUnsettledAttemptsAreBounded(t *testing.T) {
 		t.Fatalf("%s not explained", addr)
 		return 0
 	}
-	// Never answered: one attempt at a time.
+	// Never answered: up to MaxUnsettled while the attempts are young, as a burst onto
+	// a fresh route sends them; one at a time once they stall unanswered.
 	first := m.Reserve("a")
+	if got := reason("a"); got != ReasonUnmeasured {
+		t.Fatalf("new backend with one fresh attempt in flight: %s, want unmeasured", got)
+	}
+	clk.Advance(StallAfter + time.Millisecond)
+	m.Reserve("c").Settle(time.Millisecond, nil) // the fleet outruns it
 	if got := reason("a"); got != ReasonBusy {
-		t.Fatalf("new backend with one attempt in flight: %s, want busy", got)
+		t.Fatalf("new backend with one attempt unanswered past StallAfter: %s, want busy", got)
 	}
 	if o := m.Order("r", bs, IntentLogin); o[0] != "b" {
 		t.Fatalf("order %v, want the busy new backend after the others", o)

@@ -31,6 +31,10 @@ type Manager struct {
 	spill     spills     // login orders widened past the usable backends (tier.go)
 	reload    sync.Mutex // serialises SetRoutes
 
+	// answered is when the youngest attempt any backend answered was reserved (unix
+	// ns): how far the fleet has got, which a stall is measured against (tier.go).
+	answered atomic.Int64
+
 	mu        sync.RWMutex
 	routes    map[string]*route
 	backends  map[string]*backend
@@ -171,7 +175,7 @@ func (m *Manager) pinBackends(routes []Route, next map[string]*route, reload boo
 		for _, addr := range rt.Backends {
 			b := m.backends[addr]
 			if b == nil {
-				b = newBackend(addr)
+				b = newBackend(addr, &m.answered)
 				m.backends[addr] = b
 				m.targets = nil
 			}

@@ -218,7 +218,7 @@ func (m *Manager) createMissing(r *route, addrs []string, bs []*backend, now tim
 		}
 		b := m.backends[addr]
 		if b == nil {
-			b = newBackend(addr)
+			b = newBackend(addr, &m.answered)
 			if r != nil {
 				b.hc = r.health
 			}
@@ -246,7 +246,7 @@ func (m *Manager) backendFor(addr string) *backend {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if b = m.backends[addr]; b == nil {
-		b = newBackend(addr)
+		b = newBackend(addr, &m.answered)
 		b.lastUsed.Store(m.now().UnixNano())
 		m.backends[addr] = b
 		m.targets = nil

@@ -1,6 +1,7 @@
 package strategy
 
 import (
+	"slices"
 	"testing"
 	"time"
 )
@@ -79,14 +80,14 @@ func TestStalledBackendRanksWithTheDoubtful(t *testing.T) {
 	m, clk := newTestManager(t, LeastConnections, bs...)
 	serve(m, "a")
 	serve(m, "b")
-	m.Reserve("hole") // never answered: one attempt at a time
+	m.Reserve("hole") // never answered, but its attempt is young: no verdict yet
 	for _, addr := range bs[1:] {
 		for range MaxUnsettled {
 			m.Reserve(addr)
 		}
 	}
 	if o := m.Order("r", bs, IntentLogin); o[len(o)-1] == "hole" {
-		t.Fatalf("fresh attempt: order %v, want the new backend spilled onto like the others", o)
+		t.Fatalf("fresh attempt: order %v, want the new backend placed like the others", o)
 	}
 	clk.Advance(StallAfter + time.Millisecond)
 	for _, addr := range bs[1:] { // the slow ones answer one attempt each and take another
@@ -96,5 +97,60 @@ func TestStalledBackendRanksWithTheDoubtful(t *testing.T) {
 		if o := m.Order("r", bs, IntentLogin); o[len(o)-1] != "hole" {
 			t.Fatalf("stalled: order %v, want the stalled backend last", o)
 		}
+	}
+}
+
+// Regression (issue 32's flake of TestConcurrentLoginsKeepCountsExact): onto a fresh
+// route every backend is new, and a backend that had not answered yet got one
+// attempt at a time, so the first to answer took the next logins alone while the
+// others' answers were on their way. Not having answered yet is no verdict.
+func TestBurstOntoAFreshRouteIsNotTakenByTheFirstToAnswer(t *testing.T) {
+	bs := []string{"a", "b", "c", "d"}
+	m, _ := newTestManager(t, LeastConnections, bs...)
+	got, leases := map[string]int{}, map[string]*Lease{}
+	pick := func() {
+		o := m.Order("r", bs, IntentLogin)
+		got[o[0]]++
+		leases[o[0]] = m.Reserve(o[0])
+	}
+	for range len(bs) {
+		pick()
+	}
+	leases["a"].Settle(time.Millisecond, nil) // a answers first; the others' answers are on their way
+	for range len(bs) {
+		pick()
+	}
+	for _, addr := range bs {
+		if got[addr] != 2 {
+			t.Fatalf("8 logins placed %v, want 2 on each backend", got)
+		}
+	}
+}
+
+// A proxy short of CPU answers every backend late alike: attempts that wait past
+// StallAfter while no backend answers anything younger stall none of them, so a
+// burst on a loaded host is not ordered as if its backends had gone dark, and a
+// backend that did fail stays behind them. Once one answers younger attempts, the
+// others are behind the fleet.
+func TestSlowProxyStallsNoBackend(t *testing.T) {
+	bs := []string{"a", "b", "c", "e"}
+	m, clk := newTestManager(t, LeastConnections, bs...)
+	for _, addr := range bs {
+		serve(m, addr)
+	}
+	m.Reserve("e").Settle(0, errRefused)
+	m.Reserve("e") // suspect: one attempt at a time
+	for _, addr := range bs[:3] {
+		for range MaxUnsettled {
+			m.Reserve(addr)
+		}
+	}
+	clk.Advance(10 * StallAfter)
+	if o := m.Order("r", bs, IntentLogin); o[len(o)-1] != "e" {
+		t.Fatalf("order %v after %v without any answer, want the suspect backend last", o, 10*StallAfter)
+	}
+	m.Reserve("b").Settle(time.Millisecond, nil) // b answers one reserved now: a and c are behind
+	if o := m.Order("r", bs, IntentLogin); !slices.Equal(o, []string{"b", "a", "c", "e"}) {
+		t.Fatalf("order %v, want b, then the stalled and the suspect ones in config order", o)
 	}
 }

@@ -38,9 +38,15 @@ func rank(b *backend, why Reason, now int64) uint8 {
 }
 
 // doubtful reports whether b gets one attempt at a time: its latest outcome
-// failed, it never answered, or it is on probation after a recovery.
+// failed, it is on probation after a recovery, or it never answered and its
+// attempts have gone unanswered past StallAfter. Not having answered *yet* is no
+// evidence: onto a fresh route every backend is new, and one attempt at a time
+// each let the first to answer take a whole burst while the others' answers were
+// still on their way. A black hole that never answers is held to one attempt once
+// its first ones have stalled, at most MaxUnsettled before that (what a healthy
+// backend that dies costs too).
 func (b *backend) doubtful(now int64) bool {
-	return b.suspect.Load() || !b.seenOK.Load() || now < b.probation.Load()
+	return b.suspect.Load() || now < b.probation.Load() || !b.seenOK.Load() && b.stalled(now)
 }
 
 // SpillLogEvery bounds the spill log line: at most one per interval per
@@ -120,11 +126,11 @@ func (m *Manager) traceOrder(r *route, intent Intent, order []string, pool uint8
 	m.log.V(1).Info("login order", "route", key, "order", named, "backends", len(order), "pool", rankName(pool))
 }
 
-// StallAfter is the least time attempts may be in flight to a backend with
-// no answer before they count as stalled: twice its latest first-byte time
-// when that is longer. A stalled backend is doubtful in a storm, so a
-// backend that stopped answering (or never did) is not spilled onto like
-// a slow one that answers.
+// StallAfter is the least lead the fleet must have on a backend's attempts in
+// flight before they count as stalled (twice its latest first-byte time when
+// that is longer; see stalled). A stalled backend is doubtful in a storm, so a
+// backend that stopped answering (or never did) is not spilled onto like a slow
+// one that answers.
 const StallAfter = 100 * time.Millisecond
 
 // attempt counts one attempt reserved at now.
@@ -135,11 +141,26 @@ func (b *backend) attempt(now time.Time) {
 }
 
 // stalled reports whether b's attempts in flight have gone unanswered for
-// longer than StallAfter, or twice its first-byte time, at now.
+// longer than StallAfter, or twice its first-byte time, measured by the fleet's
+// progress rather than the clock: some backend has already answered an attempt
+// reserved that long after b's oldest unanswered one. A proxy short of CPU (a
+// burst, a loaded host) answers every backend late alike and stalls none of them;
+// a black hole among backends that answer stalls as soon as they outrun it.
 func (b *backend) stalled(now int64) bool {
 	if b.unsettled.Load() == 0 {
 		return false
 	}
 	after := max(int64(StallAfter), 2*b.firstByte.Load())
-	return now-b.pendingSince.Load() > after
+	since := b.pendingSince.Load()
+	return now-since > after && b.fleet.Load()-since > after
+}
+
+// storeMax raises v to x if x is greater.
+func storeMax(v *atomic.Int64, x int64) {
+	for {
+		old := v.Load()
+		if x <= old || v.CompareAndSwap(old, x) {
+			return
+		}
+	}
 }

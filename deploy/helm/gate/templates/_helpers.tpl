@@ -64,6 +64,6 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
 {{- $_ := set $lite "discovery" $disc -}}
 {{- $_ := set $cfg "lite" $lite -}}
 {{- end -}}
-{{- $api := dict "enabled" true "bind" (printf "0.0.0.0:%d" (int .Values.api.port)) "tokenFile" "/var/run/secrets/gate/token" "publicMetrics" true -}}
+{{- $api := dict "enabled" true "bind" (printf "0.0.0.0:%d" (int .Values.api.port)) "tokenFile" "/var/run/secrets/gate/token" "publicMetrics" true "probeBind" (printf "0.0.0.0:%d" (int .Values.api.probePort)) -}}
 {{- toYaml (dict "config" $cfg "api" $api) -}}
 {{- end -}}

@@ -54,6 +54,7 @@ const (
 	ReasonProxyFull   = "proxy-full"   // the proxy itself is out of file descriptors or memory
 	ReasonLoop        = "loop"         // the connection came from this proxy's own backend dial
 	ReasonStarting    = "starting"     // a held login's target did not start within holdFor
+	ReasonDenied      = "denied"       // the player is not allowed by the access lists (players)
 
 	ReasonClientClosed  = "client-closed"  // session ended by the player's side
 	ReasonBackendClosed = "backend-closed" // session ended by the backend's side
@@ -84,7 +85,8 @@ type Event struct {
 	VHost    string // cleaned virtual host
 	Protocol int32
 	Intent   int32
-	// Route is the route's identity: its host patterns joined with ",".
+	// Route is the route's identity, bounded (config.RouteKey): its host patterns
+	// joined with ",", or the first of a long list with a count and a hash.
 	Route string
 	// Backend is the backend address dialed (with $n filled in).
 	Backend string

@@ -104,7 +104,7 @@ func (p prober) Probe(ctx context.Context, addr string) (strategy.Report, error)
 		defer cancel()
 	}
 	proxyProtocol := p.l.snap.Load().proxyProtocolBackends[addr]
-	body, rep, err := p.l.exchange(ctx, statusCall{addr: addr, tmpl: addr,
+	body, rep, err := p.l.exchange(ctx, statusCall{addr: addr, tmpl: p.l.snap.Load().dialTemplate(nil, nil, addr),
 		preamble: func() ([]byte, error) { return reach.Probe(addr, proxyProtocol) }})
 	if err != nil {
 		return strategy.Report{}, fmt.Errorf("probe %s: %w", addr, err)

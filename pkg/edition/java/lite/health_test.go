@@ -129,13 +129,14 @@ func TestClientBytesDuringTheWaitAreReplayed(t *testing.T) {
 	good := newBackend(t, statusJSON("good", 0, 10))
 	p := startProxy(t, healthYAML(strategy.Sequential, "1s", bad.addr, good.addr))
 	c := dialProxy(t, p.addr)
-	hs, ls := handshake(765, "play.example.com", wire.IntentLogin), loginStart("Steve")
-	c.send(hs)
-	waitFor(t, "the hung backend took the handshake", 5*time.Second, func() bool { return bad.BytesIn() >= int64(len(hs)) })
-	c.send(ls)
-	want := append(append([]byte(nil), hs...), ls...)
+	pre := append(handshake(765, "play.example.com", wire.IntentLogin), loginStart("Steve")...)
+	more := wire.AppendFrame(nil, 0x02, []byte("plugin answer"))
+	c.send(pre)
+	waitFor(t, "the hung backend took the handshake", 5*time.Second, func() bool { return bad.BytesIn() >= int64(len(pre)) })
+	c.send(more)
+	want := append(append([]byte(nil), pre...), more...)
 	if got := c.readN(len(want)); !bytes.Equal(got, want) {
-		t.Fatalf("the good backend echoed %x, want the handshake and Login Start %x", got, want)
+		t.Fatalf("the good backend echoed %x, want the handshake, Login Start and the frame after %x", got, want)
 	}
 	if got := bad.BytesIn(); got != int64(len(want)) {
 		t.Fatalf("the hung backend got %d bytes, want the %d the client sent while it waited", got, len(want))

@@ -115,7 +115,7 @@ func (l *Lite) readyCheck(routeKey, host string) func(context.Context, wake.Resu
 			// template addr came from, as for a player's dial.
 			x := statusCall{addr: addr, tmpl: engineNamed}
 			if rt != nil && slices.Contains(m.Backends, addr) {
-				x.tmpl = rt.template(m.Backends, addr)
+				x.tmpl = snap.dialTemplate(rt, m.Backends, addr)
 			}
 			proxyProtocol := rt != nil && rt.cfg.ProxyProtocol
 			x.preamble = func() ([]byte, error) { return reach.Probe(addr, proxyProtocol) }

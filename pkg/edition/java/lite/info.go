@@ -9,7 +9,7 @@ import (
 
 // RouteInfo describes one route of the config in force, for the admin API.
 type RouteInfo struct {
-	// Key is the route's identity (its hosts joined with ","), as in Event.Route.
+	// Key is the route's identity (config.RouteKey of its hosts), as in Event.Route.
 	Key string
 	// Origin names where the route came from: "<file>:<line>",
 	// "kubernetes <namespace>/<service>", "docker <container>".

@@ -17,6 +17,7 @@ import (
 	"go.minekube.com/gate/pkg/edition/java/lite/reach"
 	"go.minekube.com/gate/pkg/edition/java/lite/relay"
 	"go.minekube.com/gate/pkg/edition/java/lite/status"
+	"go.minekube.com/gate/pkg/lite/players"
 	"go.minekube.com/gate/pkg/lite/strategy"
 	"go.minekube.com/gate/pkg/lite/wake"
 )
@@ -108,6 +109,8 @@ type Lite struct {
 	// wake is the seam to the routes' sleeping targets (package wake owns them);
 	// it outlives reloads.
 	wake *wake.Routes
+	// players holds the access list files the config names; it outlives reloads.
+	players *players.Guard
 
 	// fdCap is how many connections the open-files limit lets Serve handle at once
 	// (fdcap.go); 0 is no cap. freed wakes an accept loop waiting at it.
@@ -147,6 +150,7 @@ func New(cfg *config.Config, o Options) (*Lite, error) {
 		telling:   make(chan struct{}, admission.MaxFullReplies),
 		freed:     make(chan struct{}, 1),
 		wake:      newWake(o),
+		players:   players.NewGuard(o.Log.WithName("players")),
 	}
 	l.mgr = strategy.NewManager(strategy.Options{
 		Seed:   o.Seed,
@@ -222,7 +226,8 @@ func (l *Lite) Serve(ctx context.Context, ln net.Listener) error {
 		<-ctx.Done()
 		_ = ln.Close()
 	})
-	l.guard.SetOwn(ln.Addr().String(), l.snap.Load().cfg.API.Bind)
+	api := l.snap.Load().cfg.API
+	l.guard.SetOwn(ln.Addr().String(), api.Bind, api.ProbeBind)
 	l.applyFDBudget()
 	l.log.Info("listening", "bind", ln.Addr().String(), "routes", len(l.snap.Load().routes))
 	l.ready.Store(true)
@@ -243,6 +248,7 @@ func (l *Lite) Serve(ctx context.Context, ln net.Listener) error {
 	bg.Wait()
 	l.cache.Close()
 	l.wake.Close()
+	l.players.Close()
 	return err
 }
 

@@ -103,7 +103,7 @@ type joinable struct {
 // one: it is settled as a failure the strategies see, and full is its frame.
 func (s *session) attempt(ctx context.Context, rt *compiledRoute, plan loginPlan, addr string) (joinable, []byte, error) {
 	s.ev.Backend, s.ev.BackendTemplate = addr, rt.template(plan.match.Backends, addr)
-	tmpl := s.ev.BackendTemplate
+	tmpl := s.snap.dialTemplate(rt, plan.match.Backends, addr)
 	if addr == plan.named {
 		tmpl = engineNamed
 	}
@@ -157,7 +157,7 @@ func (s *session) join(ctx context.Context, rt *compiledRoute, j joinable) error
 	_ = s.client.SetWriteDeadline(time.Now().Add(s.snap.cfg.ConnectionTimeout))
 	_, werr := s.client.Write(j.first.b)
 	r := &relayed{conn: s.conn, evCtx: s.ev.context(), ctx: ctx, backend: j.backend, lease: j.lease,
-		down: int64(len(j.first.b)), logEnd: s.logSession()}
+		down: int32(len(j.first.b)), logEnd: s.logSession()}
 	r.ev = nil // s's: it would keep the whole session alive
 	if s.l.wake.Bound(rt.key) {
 		// The target may not sleep while this session lasts (relayed.finish ends it).
@@ -167,7 +167,7 @@ func (s *session) join(ctx context.Context, rt *compiledRoute, j joinable) error
 	j.first.release()
 	// The handshake and what followed it were sent before relaying; the buffer is
 	// not needed any more, and an idle session should not keep it.
-	r.up = int64(s.releaseBuf())
+	r.up = int32(s.releaseBuf())
 	if werr != nil {
 		s.l.closeBackend(j.backend)
 		r.finish(0, 0, ReasonClientClosed)
@@ -233,7 +233,9 @@ func (s *session) sendPreamble(backend net.Conn, rt *compiledRoute, addr string,
 	if err != nil {
 		return err
 	}
-	payload := bufs[len(bufs)-1] // what follows any PROXY header; WriteTo consumes bufs
+	// Recorded before it is sent: a backend that leads back here may bring the login
+	// back before the write returns.
+	s.sending = s.l.dials.Begin(bufs[len(bufs)-1], s.playerIP())
 	_ = backend.SetWriteDeadline(deadline)
 	if len(bufs) == 1 {
 		_, err = backend.Write(bufs[0])
@@ -241,8 +243,8 @@ func (s *session) sendPreamble(backend net.Conn, rt *compiledRoute, addr string,
 		_, err = bufs.WriteTo(backend)
 	}
 	if err != nil {
+		s.l.dials.End(s.sending)
 		return fmt.Errorf("send handshake to %s: %w", addr, err)
 	}
-	s.sending = s.l.dials.Begin(payload, s.playerIP())
 	return nil
 }

@@ -1,6 +1,7 @@
 package lite_test
 
 import (
+	"io"
 	"net"
 	"strings"
 	"testing"
@@ -84,14 +85,23 @@ func playerFrom(t *testing.T, ip, addr string) *client {
 // The same player's bytes from the player's own address are that player again (a
 // client that joins twice at once, bots that share a name), never a loop.
 func TestSameLoginTwiceFromOnePlayerIsNoLoop(t *testing.T) {
-	b := vanillaBackend(t)
-	p := startProxy(t, oneRoute("play.example.com", b).quotasOff().String())
 	pre := mctest.LoginPreamble(765, "play.example.com", "Steve")
+	release := make(chan struct{})
+	b := mctest.NewScriptBackend(t, len(pre), func(c *net.TCPConn) {
+		select { // both logins are in flight before either is answered
+		case <-release:
+		case <-time.After(10 * time.Second):
+		}
+		_, _ = c.Write(pre)
+		_, _ = io.Copy(io.Discard, c)
+	}).Addr()
+	p := startProxy(t, oneRoute("play.example.com", b).quotasOff().String())
 	first, second := dialProxy(t, p.addr), dialProxy(t, p.addr)
-	first.send(pre[:len(pre)-1]) // the backend waits for a whole Login Start
+	first.send(pre)
 	waitFor(t, "the first login sent on", 5*time.Second, func() bool { return unsettledOn(p, b) == 1 })
 	second.send(pre)
-	first.send(pre[len(pre)-1:])
+	waitFor(t, "the second login sent on too", 5*time.Second, func() bool { return unsettledOn(p, b) == 2 })
+	close(release)
 	for _, c := range []*client{first, second} {
 		if got := c.readN(len(pre)); string(got) != string(pre) {
 			t.Fatalf("a login was refused: got %x", got)

@@ -5,8 +5,11 @@ import (
 	"time"
 
 	"go.minekube.com/gate/pkg/edition/java/lite/admission"
+	"go.minekube.com/gate/pkg/edition/java/lite/config"
 	"go.minekube.com/gate/pkg/edition/java/lite/status"
+	"go.minekube.com/gate/pkg/edition/java/lite/wire"
 	"go.minekube.com/gate/pkg/lite/logging"
+	"go.minekube.com/gate/pkg/lite/players"
 )
 
 // What a player turned away is told, and the bound on telling. A bare close shows in
@@ -22,6 +25,40 @@ const tellTimeout = 2 * time.Second
 // proxyFullDisconnect is what a player gets when the proxy itself is out of file
 // descriptors or memory: not the backend's fault, and not the route's unavailable text.
 var proxyFullDisconnect = disconnectFrame(nil, "This proxy is full right now. Please try again in a moment.")
+
+// malformedLoginDisconnect is what a player whose Login Start cannot be read gets.
+var malformedLoginDisconnect = disconnectFrame(nil, "Your client sent a login this server cannot read.")
+
+// identify reads the player's Login Start within the handshake's deadline and size
+// cap (it stays in s.buf: the backend gets it byte for byte) and refuses, before any
+// backend is dialled, a player the access lists (global, then the route's) keep out:
+// told the route's text, or the asleep text while its target sleeps (no wake).
+func (s *session) identify(rt *compiledRoute) error {
+	var ls wire.LoginStart
+	err := s.readUntil("login start", len(s.raw)+wire.MaxLoginStartLen, func() (done bool, err error) {
+		if ls, _, err = wire.ParseLoginStart(s.extra(), s.hs.Protocol); err == wire.ErrIncomplete {
+			return false, nil
+		}
+		return true, err
+	})
+	if errors.Is(err, wire.ErrMalformed) || errors.Is(err, wire.ErrTooLarge) {
+		s.sendDisconnect(malformedLoginDisconnect)
+		return reject(ReasonMalformed, "%w", err)
+	}
+	if err != nil {
+		return err
+	}
+	s.player = &players.Player{Name: ls.Name, UUID: ls.UUID}
+	if s.l.players.Allows(s.ev.VHost, *s.player, &s.snap.cfg.Lite.Players.Rules, &rt.cfg.Players.Rules) {
+		return nil
+	}
+	text := disconnectFrame(rt.cfg.Players.Text, config.DefaultDeniedText)
+	if s.l.wake.Asleep(rt.key) {
+		text = disconnectFrame(rt.cfg.WakeSettings.AsleepMOTD, config.DefaultAsleepMOTD)
+	}
+	s.sendDisconnect(text)
+	return reject(ReasonDenied, "not on the route's access lists")
+}
 
 // limitDisconnect is the Login Disconnect for a login refused by an admission limit:
 // the reason and when to try again.

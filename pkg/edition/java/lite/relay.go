@@ -27,8 +27,9 @@ type relayed struct {
 	backend net.Conn
 	lease   *strategy.Lease
 	// up and down count the bytes sent before the relay started (the replayed
-	// handshake and what followed it; the backend's first bytes).
-	up, down int64
+	// handshake and what followed it, at most maxKept; the backend's first bytes, at
+	// most handshakeBufSize): 32 bits hold them, and keep relayed in its size class.
+	up, down int32
 	logEnd   bool // this session writes the INFO line at its end (sessionLogEvery)
 	// holdsWake: the session keeps its route's wake target awake (package wake
 	// keeps the hold by connection id); a bool in padding, so sessions of other
@@ -61,7 +62,7 @@ func (j *relayed) relayDone(r relay.Result) {
 func (j *relayed) finish(up, down int64, reason string) {
 	ev := j.evCtx.event()
 	j.ev = &ev
-	up, down = j.up+up, j.down+down
+	up, down = int64(j.up)+up, int64(j.down)+down
 	dur := time.Since(j.start)
 	j.ev.Reason, j.ev.Duration, j.ev.BytesUp, j.ev.BytesDown = reason, dur, up, down
 	j.emit(EventEnded)

@@ -14,6 +14,7 @@ import (
 	"go.minekube.com/gate/pkg/edition/java/lite/route"
 	"go.minekube.com/gate/pkg/edition/java/lite/wire"
 	"go.minekube.com/gate/pkg/lite/logging"
+	"go.minekube.com/gate/pkg/lite/players"
 )
 
 // conn is what a connection holds from accept to its end: the socket, the admission
@@ -33,6 +34,8 @@ type conn struct {
 	// the handshake runs; a joined session has none while it idles (relayed.evCtx)
 	// and gets its own for its last events.
 	ev *Event
+	// player is who the Login Start names (identify); nil before it and for pings.
+	player *players.Player
 }
 
 // session is one client connection from accept until it joins a backend or closes:
@@ -177,7 +180,7 @@ func (c *conn) logKV(extra ...any) []any {
 	if c.ev.Backend != "" {
 		kv = append(kv, "backend", c.ev.Backend)
 	}
-	return append(kv, extra...)
+	return append(c.player.AppendLog(kv), extra...)
 }
 
 // logSession reports whether this session writes its per-session INFO line
@@ -227,7 +230,12 @@ func (s *session) run(ctx context.Context) error {
 	if s.hs.Intent == wire.IntentStatus {
 		return s.serveStatus(ctx, s.statusQuery(rt, m, s.hs))
 	}
-	// 5. Login or transfer (login.go): order the backends, dial down the list, relay.
+	// 5. Login or transfer: who the player says they are, and whether the access lists
+	// let them in, before any backend is dialled (refused.go).
+	if err := s.identify(rt); err != nil {
+		return err
+	}
+	// 6. Order the backends, dial down the list, relay (login.go).
 	return s.serveLogin(ctx, rt, m)
 }
 
@@ -271,7 +279,7 @@ func (s *session) serveLogin(ctx context.Context, rt *compiledRoute, m route.Mat
 		// our back. The wake Coordinator asks the backends first and wakes it only if
 		// they still fail.
 	}
-	// 6. The route sleeps (hold.go): the login is held while its target wakes, then
+	// 7. The route sleeps (hold.go): the login is held while its target wakes, then
 	// logs in as above, the backend that answered first.
 	rt, plan, err := s.hold(ctx, rt, m)
 	if err != nil {
@@ -311,29 +319,37 @@ func (s *session) refuseLoop() error {
 // readHandshake reads until one complete handshake frame (or a legacy 0xFE ping) is in
 // s.buf. Bytes that arrive after the handshake stay in s.buf after s.raw.
 func (s *session) readHandshake() (legacy bool, err error) {
+	err = s.readUntil("handshake", wire.MaxHandshakeLen, func() (done bool, err error) {
+		done, legacy, err = s.parseHandshake()
+		return done, err
+	})
+	return legacy, err
+}
+
+// readUntil reads into s.buf, under the client's read deadline, until parse is done;
+// s.buf holds at most about limit bytes. Bytes already there (read past a PROXY
+// header or a handshake) are parsed first.
+func (s *session) readUntil(what string, limit int, parse func() (done bool, err error)) error {
 	if s.buf == nil {
 		s.buf = s.l.hsBufs.get()
 	}
-	for first := true; ; first = false {
-		if first && len(s.buf) > 0 {
-			// admit may already hold bytes read past a PROXY header.
-			if done, legacy, err := s.parseHandshake(); done || err != nil {
-				return legacy, err
-			}
+	for {
+		if done, err := parse(); done || err != nil {
+			return err
 		}
 		if len(s.buf) == cap(s.buf) {
-			if cap(s.buf) >= wire.MaxHandshakeLen+8 {
-				return false, reject(ReasonMalformed, "handshake larger than %d bytes", wire.MaxHandshakeLen)
+			if cap(s.buf) >= limit+8 {
+				return reject(ReasonMalformed, "%s larger than %d bytes", what, limit)
 			}
 			s.buf = append(s.buf, make([]byte, cap(s.buf))...)[:len(s.buf)]
 		}
 		n, rerr := s.client.Read(s.buf[len(s.buf):cap(s.buf)])
 		s.buf = s.buf[:len(s.buf)+n]
-		if done, legacy, err := s.parseHandshake(); done || err != nil {
-			return legacy, err
-		}
 		if rerr != nil {
-			return false, fmt.Errorf("read handshake: %w", rerr)
+			if done, err := parse(); done || err != nil {
+				return err
+			}
+			return fmt.Errorf("read %s: %w", what, rerr)
 		}
 	}
 }

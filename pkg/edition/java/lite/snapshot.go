@@ -3,7 +3,8 @@ package lite
 import (
 	"encoding/json"
 	"fmt"
-	"strings"
+	"net"
+	"net/netip"
 
 	"go.minekube.com/gate/pkg/edition/java/lite/config"
 	"go.minekube.com/gate/pkg/edition/java/lite/reach"
@@ -30,6 +31,10 @@ type snapshot struct {
 	unknownHost []byte
 	// proxyProtocolBackends are backends that expect a PROXY header (probes send one too).
 	proxyProtocolBackends map[string]bool
+	// objectNamed are host names a discovered object wrote as its backend (an
+	// ExternalName, a proxyServerName): dialled through the guard like an engine's,
+	// since the object's owner may not aim the proxy at its own host by DNS.
+	objectNamed map[string]bool
 	// wake lists the routes that name a wake target, as package wake binds them.
 	wake []wake.Route
 }
@@ -57,6 +62,7 @@ func compile(cfg *config.Config) (*snapshot, error) {
 		table:                 table,
 		unknownHost:           disconnectFrame(cfg.Lite.Disconnect.UnknownHost, defaultUnknownHost),
 		proxyProtocolBackends: make(map[string]bool),
+		objectNamed:           make(map[string]bool),
 	}
 	globalUnavailable := cfg.Lite.Disconnect.Unavailable
 	for _, r := range cfg.Lite.Routes {
@@ -64,7 +70,7 @@ func compile(cfg *config.Config) (*snapshot, error) {
 		cr := &compiledRoute{key: r.Key, cfg: r, fallback: r.Fallback,
 			first: reach.NewFirst(r.ProxyProtocol, r.ModifyVirtualHost, r.TCPShieldRealIP)}
 		if cr.key == "" {
-			cr.key = strings.Join(r.Host, ",")
+			cr.key = config.RouteKey(r.Host)
 		}
 		msg := r.Disconnect.Unavailable
 		if msg == nil {
@@ -76,6 +82,9 @@ func compile(cfg *config.Config) (*snapshot, error) {
 				cr.static = append(cr.static, b)
 				if r.ProxyProtocol {
 					s.proxyProtocolBackends[b] = true
+				}
+				if r.Key != "" && !ipLiteral(b) {
+					s.objectNamed[b] = true
 				}
 			}
 		}
@@ -120,6 +129,27 @@ func (r *compiledRoute) template(expanded []string, addr string) string {
 		}
 	}
 	return addr
+}
+
+// dialTemplate is the template the guard checks a dial of addr against.
+func (s *snapshot) dialTemplate(r *compiledRoute, expanded []string, addr string) string {
+	if s.objectNamed[addr] {
+		return engineNamed
+	}
+	if r == nil {
+		return addr
+	}
+	return r.template(expanded, addr)
+}
+
+// ipLiteral reports whether backend addr names an address, not a host name.
+func ipLiteral(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		host = addr
+	}
+	_, err = netip.ParseAddr(host)
+	return err == nil
 }
 
 func disconnectFrame(msg json.RawMessage, def string) []byte {

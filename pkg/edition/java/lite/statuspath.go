@@ -160,7 +160,7 @@ func (l *Lite) fetchStatus(q statusQuery, addr string) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), q.snap.cfg.ConnectionTimeout)
 	defer cancel()
 	connected := false // a failed dial is the dial's verdict alone, not a status one too
-	body, rep, err := l.exchange(ctx, statusCall{addr: addr, tmpl: rt.template(q.backends, addr),
+	body, rep, err := l.exchange(ctx, statusCall{addr: addr, tmpl: l.snap.Load().dialTemplate(rt, q.backends, addr),
 		preamble: func() ([]byte, error) {
 			return rt.first.Status(hs, addr, reach.Peer{Client: q.client, Local: q.local}, time.Now())
 		},

@@ -10,7 +10,9 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	discoveryv1 "k8s.io/api/discovery/v1"
+	"k8s.io/utils/ptr"
 
+	"go.minekube.com/gate/pkg/edition/java/lite/wire"
 	"go.minekube.com/gate/pkg/lite/discovery"
 	"go.minekube.com/gate/pkg/lite/hostport"
 )
@@ -24,22 +26,13 @@ const (
 	// or newlines (discovery.SplitHosts).
 	AnnotationHosts = KeyPrefix + "hosts"
 	// AnnotationPort picks the backend port: a number, or the name of a port
-	// in the Service's EndpointSlices.
+	// in the Service's EndpointSlices. It wins over mc-router's port rule.
 	AnnotationPort = KeyPrefix + "port"
-
-	// mc-router's annotations, honoured so that Services set up for it work
-	// unchanged.
-	annotationMCRouterHosts   = "mc-router.itzg.me/externalServerName"
-	annotationMCRouterDefault = "mc-router.itzg.me/defaultServer"
-
-	// portNameMinecraft is the slice port used when several exist and no
-	// port annotation picks one.
-	portNameMinecraft = "minecraft"
 )
 
 // serviceRoute is what one Service contributes: a route (nil when the
 // Service is not annotated for one) and, when its backends could not be
-// worked out, a warning saying why.
+// worked out or an annotation was not taken as written, a warning saying why.
 type serviceRoute struct {
 	route   *discovery.Route
 	warning string
@@ -60,17 +53,34 @@ func buildRoute(svc *corev1.Service, endpointSlices []*discoveryv1.EndpointSlice
 	if isDefault && !slices.Contains(hosts, "*") {
 		hosts = append(hosts, "*")
 	}
+	set, warnings := mcRouterSettings(svc, settings(ann))
 	r := &discovery.Route{
 		Origin:    "kubernetes " + svc.Namespace + "/" + svc.Name,
 		Hosts:     hosts,
 		Default:   isDefault,
-		Settings:  settings(ann),
+		Settings:  set,
 		KeyPrefix: KeyPrefix,
 		Namespace: svc.Namespace,
 	}
-	backends, warning := routeBackends(ann[AnnotationPort], endpointSlices)
+	backends, warning := serviceBackends(svc, endpointSlices)
 	r.Backends = backends
-	return serviceRoute{route: r, warning: warning}
+	if warning != "" {
+		warnings = append(warnings, warning)
+	}
+	return serviceRoute{route: r, warning: strings.Join(warnings, "; ")}
+}
+
+// serviceBackends is where a Service's players go: the proxy mc-router's
+// proxyServerName names, else an ExternalName Service's name, else the ready
+// endpoints of its slices.
+func serviceBackends(svc *corev1.Service, endpointSlices []*discoveryv1.EndpointSlice) ([]discovery.Backend, string) {
+	if proxy := strings.TrimSpace(svc.Annotations[annotationMCRouterProxy]); proxy != "" {
+		return proxyBackend(proxy)
+	}
+	if svc.Spec.Type == corev1.ServiceTypeExternalName {
+		return externalNameBackend(svc)
+	}
+	return routeBackends(svc, endpointSlices)
 }
 
 // routeHosts reads the host list: gate's annotation when present (even if
@@ -110,8 +120,8 @@ func settings(ann map[string]string) map[string]string {
 // chosen port, deduplicated and sorted. A terminating endpoint is left out even
 // while it still serves: it is on its way out, and new players should not
 // follow it there.
-func routeBackends(portAnn string, endpointSlices []*discoveryv1.EndpointSlice) ([]discovery.Backend, string) {
-	portAnn = strings.TrimSpace(portAnn)
+func routeBackends(svc *corev1.Service, endpointSlices []*discoveryv1.EndpointSlice) ([]discovery.Backend, string) {
+	portAnn := strings.TrimSpace(svc.Annotations[AnnotationPort])
 	var wantNumber int32
 	if portAnn != "" {
 		n, err := hostport.ParsePort(portAnn)
@@ -129,7 +139,7 @@ func routeBackends(portAnn string, endpointSlices []*discoveryv1.EndpointSlice) 
 		port := wantNumber
 		if port == 0 {
 			var w string
-			port, w = slicePort(portAnn, es.Ports)
+			port, w = slicePort(portAnn, minecraftPortName(svc), es.Ports)
 			if w != "" {
 				warning = cmp.Or(warning, w)
 				continue
@@ -162,9 +172,12 @@ func routeBackends(portAnn string, endpointSlices []*discoveryv1.EndpointSlice) 
 	return out, ""
 }
 
-// slicePort picks the TCP port of one slice: the one named by the annotation,
-// else the one named "minecraft", else the only one.
-func slicePort(name string, ports []discoveryv1.EndpointPort) (int32, string) {
+// slicePort picks the TCP port of one slice: the one the annotation names;
+// else mc-router's rule, the port named "mc-router", else "minecraft", else
+// the one the Service serves on 25565 (svc25565 is its name; a slice names
+// its ports after the Service's, with the endpoints' own numbers); else the
+// only one.
+func slicePort(name, svc25565 string, ports []discoveryv1.EndpointPort) (int32, string) {
 	var tcp []discoveryv1.EndpointPort
 	for _, p := range ports {
 		if p.Port == nil || (p.Protocol != nil && *p.Protocol != corev1.ProtocolTCP) {
@@ -174,7 +187,7 @@ func slicePort(name string, ports []discoveryv1.EndpointPort) (int32, string) {
 	}
 	find := func(n string) (int32, bool) {
 		for _, p := range tcp {
-			if p.Name != nil && *p.Name == n {
+			if ptr.Deref(p.Name, "") == n {
 				return *p.Port, true
 			}
 		}
@@ -186,7 +199,7 @@ func slicePort(name string, ports []discoveryv1.EndpointPort) (int32, string) {
 		}
 		return 0, fmt.Sprintf("annotation %s names port %q, which the EndpointSlices do not have", AnnotationPort, name)
 	}
-	if port, ok := find(portNameMinecraft); ok {
+	if port, ok := firstNamed(find, portNameMCRouter, portNameMinecraft, svc25565); ok {
 		return port, ""
 	}
 	switch len(tcp) {
@@ -195,7 +208,8 @@ func slicePort(name string, ports []discoveryv1.EndpointPort) (int32, string) {
 	case 0:
 		return 0, "the EndpointSlices have no TCP port"
 	default:
-		return 0, fmt.Sprintf("the EndpointSlices have %d TCP ports and none is named %q: set annotation %s", len(tcp), portNameMinecraft, AnnotationPort)
+		return 0, fmt.Sprintf("the EndpointSlices have %d TCP ports, none named %q or %q and none the Service's %d: set annotation %s",
+			len(tcp), portNameMCRouter, portNameMinecraft, wire.DefaultPort, AnnotationPort)
 	}
 }
 

@@ -66,14 +66,18 @@ var (
 	routeV4 = discoveryv1.AddressTypeIPv4
 )
 
-// buildRouteCases are TestBuildRoute's cases.
-var buildRouteCases = []struct {
+// buildCase is one Service and its slices, and the route and warning
+// buildRoute must make of them.
+type buildCase struct {
 	name    string
 	svc     *corev1.Service
 	slices  []*discoveryv1.EndpointSlice
 	want    *discovery.Route
 	warning string // substring; "" means none
-}{
+}
+
+// buildRouteCases are TestBuildRoute's cases.
+var buildRouteCases = []buildCase{
 	{
 		name: "no annotation is no route",
 		svc:  service("ns", "web", map[string]string{"app": "x"}),
@@ -96,6 +100,7 @@ var buildRouteCases = []struct {
 			Settings:  map[string]string{"strategy": "least-connections", "fallback": "{motd: down}", "wake": "true"},
 			KeyPrefix: KeyPrefix,
 		},
+		warning: `autoScaleUp: "x" is not true or false`,
 	},
 	{
 		name: "wake keys pass through raw",
@@ -224,8 +229,10 @@ var buildRouteCases = []struct {
 	},
 }
 
-func TestBuildRoute(t *testing.T) {
-	for _, tt := range buildRouteCases {
+func TestBuildRoute(t *testing.T) { runBuildCases(t, buildRouteCases) }
+
+func runBuildCases(t *testing.T, cases []buildCase) {
+	for _, tt := range cases {
 		t.Run(tt.name, func(t *testing.T) {
 			got := buildRoute(tt.svc, tt.slices)
 			if !reflect.DeepEqual(got.route, tt.want) {

@@ -5,6 +5,8 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
+
+	"go.yaml.in/yaml/v3"
 )
 
 // API configures the admin HTTP API (top-level `api:` as in Gate).
@@ -25,12 +27,17 @@ type API struct {
 	// none, such as Kubernetes annotation-based discovery); the JSON API still
 	// needs it. /healthz and /readyz never need a token. Default false.
 	PublicMetrics bool
+	// ProbeBind, when set, is a listener of its own that serves /healthz and /readyz
+	// and nothing else, without a token on any address (they reveal nothing), so that
+	// a firewall or NetworkPolicy can keep Bind for the API's clients while kubelets
+	// and load balancers probe this one. Default "" (the probes are answered on Bind).
+	ProbeBind string
 }
 
 func defaultAPI() API { return API{Bind: "localhost:8080"} }
 
 func (d *decoder) decodeAPI(e entry, a *API) {
-	var tokenFile, token *entry
+	var tokenFile, token, probe *entry
 	ok := d.mapping(e, map[string]handler{
 		"enabled": func(f entry) { d.boolean(f, &a.Enabled) },
 		"bind":    func(f entry) { d.bind(f, &a.Bind) },
@@ -46,9 +53,18 @@ func (d *decoder) decodeAPI(e entry, a *API) {
 			tokenFile = &f
 		},
 		"publicMetrics": func(f entry) { d.boolean(f, &a.PublicMetrics) },
+		"probeBind": func(f entry) {
+			if n := resolve(f.val); n == nil || n.Kind != yaml.ScalarNode || n.Value != "" {
+				d.bind(f, &a.ProbeBind) // "" is the default, which bind refuses
+				probe = &f
+			}
+		},
 	}, nil)
 	if !ok {
 		return
+	}
+	if probe != nil {
+		d.checkProbeBind(*probe, a)
 	}
 	if token != nil && tokenFile != nil && a.Token != "" && a.TokenFile != "" {
 		d.invalid(*tokenFile, "set either token or tokenFile, not both")
@@ -69,6 +85,18 @@ func (d *decoder) decodeAPI(e entry, a *API) {
 		// `gate validate` must not call the file fine.
 		d.errorf(resolve(e.val).Line, child(e.path, "bind"), ErrInvalid,
 			"the API would listen on %s without a token: set api.token or api.tokenFile, or bind to loopback", a.Bind)
+	}
+}
+
+// checkProbeBind holds api.probeBind to what can listen next to api.bind.
+func (d *decoder) checkProbeBind(f entry, a *API) {
+	_, port, _ := net.SplitHostPort(a.ProbeBind)
+	switch {
+	case a.ProbeBind == "":
+	case !a.Enabled:
+		d.warnf(f.val.Line, f.path, "no probe listener while api.enabled is false")
+	case a.ProbeBind == a.Bind && port != "0":
+		d.invalid(f, "the same address as api.bind; leave it empty to answer the probes there")
 	}
 }
 

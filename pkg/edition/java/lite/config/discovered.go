@@ -39,11 +39,15 @@ var errSourceOwned = errors.New("set by the source from the object itself, not b
 // the file, except `wake`: a discovered object may name only its own server
 // or a hook of the file granted to it (ErrNotGranted otherwise), never a
 // command or webhook of its own. An error is an ErrorList whose entries name
-// the origin and the key as the source spells it; with it the Route is
+// the origin and the key as the source spells it (ErrLimit for a route over a
+// size cap: MaxHostsPerRoute and the others); with it the Route is
 // zero, except when every entry is ErrNotGranted: then it is the route
 // without its wake, for a caller that serves it without waking. A route with no backends yet is valid: its host is
 // known and its players are told it is unavailable.
 func (l *Lite) DecodeDiscovered(in Discovered) (Route, []Warning, error) {
+	if err := in.CheckSizes(); err != nil {
+		return Route{}, nil, err // nothing of an oversized object is parsed
+	}
 	d := &decoder{file: in.Origin, dir: ".", budget: newBudget(), env: newEnvOverrides(nil),
 		scope: scope{namespace: in.Namespace, container: in.Container, discovered: true}, hooks: l.Wake.Hooks}
 	m := &yaml.Node{Kind: yaml.MappingNode}

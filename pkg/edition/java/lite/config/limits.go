@@ -76,11 +76,7 @@ func clip(msg string) string {
 	if len(msg) <= maxMessage {
 		return msg
 	}
-	cut := maxMessage
-	for cut > 0 && msg[cut]&0xC0 == 0x80 {
-		cut--
-	}
-	return msg[:cut] + "..."
+	return clipBytes(msg, maxMessage) + "..."
 }
 
 // sizeError reports a file over MaxFileSize. Load reads one byte past the

@@ -45,6 +45,8 @@ type Lite struct {
 	// Wake holds the defaults of every route's `holdFor`, `idleAfter` and
 	// `asleepMotd`, `loadingMotd` (`config.lite.wake`), resolved.
 	Wake WakeDefaults
+	// Players are who may join any route (`players`, players.go).
+	Players Players
 }
 
 // DefaultFirstResponseTimeout is FirstResponseTimeout's default: a healthy server
@@ -90,6 +92,7 @@ func (d *decoder) decodeLite(e entry, l *Lite) {
 		"disconnect":  func(f entry) { disconnect = &f },
 		"discovery":   func(f entry) { discovery = &f },
 		"wake":        func(f entry) { wakeDefaults = &f },
+		"players":     func(f entry) { d.decodePlayers(f, &l.Players) },
 		"tcpShieldTrustedProxies": func(f entry) {
 			l.TCPShieldTrustedProxies = d.prefixList(f)
 		},

@@ -56,7 +56,7 @@ type Route struct {
 	// Line is where the route's entry starts in the file, for logs.
 	Line int
 	// Key is the route's identity across reloads, which keeps its backends'
-	// state: "" for a file route (its hosts joined with ","), "<source>/<hosts>"
+	// state: "" for a file route (RouteKey of its hosts), "<source>/<RouteKey>"
 	// for a discovered one (set by package discovery).
 	Key string
 	// Origin names where the route came from: "<file>:<line>" for the
@@ -72,6 +72,8 @@ type Route struct {
 	// WakeSettings are the route's `holdFor`, `idleAfter`, `asleepMotd` and `loadingMotd`
 	// over `config.lite.wake`, resolved. They matter only with Wake.
 	WakeSettings WakeDefaults
+	// Players are who may join the route, besides config.lite.players (players.go).
+	Players Players
 }
 
 // fileOrigin names a file route's origin, "<file>:<line>".
@@ -137,8 +139,13 @@ func (d *decoder) decodeRoute(e entry, l *Lite, health HealthCheck) (Route, rout
 	meta := routeMeta{line: r.Line, path: e.path}
 	var tcpShield, realIP bool
 	handlers := map[string]handler{
-		"host":              func(f entry) { r.Host, meta.hosts = d.hosts(f) },
-		"backend":           func(f entry) { r.Backend, meta.backends, r.Capacity = d.backendList(f) },
+		"host": func(f entry) { r.Host, meta.hosts = d.hosts(f) },
+		"backend": func(f entry) {
+			r.Backend = []string{} // over the cap: reported, not also missing
+			if !d.overCap(f, MaxBackendsPerRoute, "backends") {
+				r.Backend, meta.backends, r.Capacity = d.backendList(f)
+			}
+		},
 		"strategy":          func(f entry) { d.strategy(f, &r.Strategy) },
 		"cachePingTTL":      func(f entry) { d.cachePingTTL(f, &r.CachePingTTL) },
 		"fallback":          func(f entry) { r.Fallback = d.decodeFallback(f) },
@@ -157,6 +164,7 @@ func (d *decoder) decodeRoute(e entry, l *Lite, health HealthCheck) (Route, rout
 	maps.Copy(handlers, d.p2cHandlers(&r.P2C))
 	var tuned entry
 	maps.Copy(handlers, d.wakeHandlers(&r, &tuned))
+	maps.Copy(handlers, d.playersHandler(&r, l))
 	ok := d.mapping(e, handlers, nil)
 	r.TCPShieldRealIP = tcpShield || realIP
 	if ok {
@@ -172,16 +180,14 @@ func (d *decoder) decodeRoute(e entry, l *Lite, health HealthCheck) (Route, rout
 	return r, meta
 }
 
-// maxHostPattern caps a host pattern: a vanilla client sends at most 255
-// characters of host, and route matching costs up to len(host) times
-// len(pattern), so a longer pattern only adds cost.
-const maxHostPattern = 255
-
 // errLongPattern is why a host pattern over maxHostPattern is rejected.
 var errLongPattern = errors.New("longer than " + strconv.Itoa(maxHostPattern) + " bytes; no client sends a host that long")
 
 // hosts decodes `host`.
 func (d *decoder) hosts(e entry) ([]string, []listItem) {
+	if d.overCap(e, MaxHostsPerRoute, "host patterns") {
+		return []string{}, nil
+	}
 	return d.addresses(e, "host pattern", func(s string) error {
 		// An empty pattern is allowed: it matches only an empty host, as in Gate.
 		if len(s) > maxHostPattern {

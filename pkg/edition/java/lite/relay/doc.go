@@ -50,7 +50,10 @@
 // In short: a direction whose source ended cleanly delivers what it holds, half-closes
 // its destination (the peer reads EOF), and the other direction gets
 // LingerAfterHalfClose to end by itself. An error ends both directions at once. A
-// direction on a goroutine of its own keeps the same two rules through deadlines.
+// direction that did not end cleanly (an error, the linger, Abort) closes its
+// destination with a reset (SO_LINGER 0): a FIN always means a whole stream, so a
+// backend's reset reaches the player as one. A direction on a goroutine of its own
+// keeps the same rules through deadlines and SetLinger.
 //
 // # Stalls
 //

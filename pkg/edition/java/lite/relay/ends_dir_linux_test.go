@@ -29,6 +29,7 @@ func walkDirRow(t *testing.T, row dirRow, side Side) {
 	o := d.other()
 	g.reach(t, d, row.from)
 	waiting, parked, timer, other := g.r.waiting.Load(), g.r.parked.Load(), g.l.lp.timerKind, o.io.state
+	dstReset, srcReset := resetsOnClose(t, d.dstFD()), resetsOnClose(t, d.srcFD())
 	if !g.step(d, row.on, eventErr(row.on)) {
 		t.Fatalf("step refused a pair dirRules lists")
 	}
@@ -63,6 +64,14 @@ func walkDirRow(t *testing.T, row dirRow, side Side) {
 	}
 	if row.do&actStopOther != 0 && other != dirEnded && (o.io.state != dirEnded || o.err != errStopped) {
 		t.Errorf("other direction %v with %v, want ended with %v", o.io.state, o.err, errStopped)
+	}
+	// A cut direction's destination resets; the other direction, stopped, cuts the
+	// stream toward this one's source.
+	if got, want := resetsOnClose(t, d.dstFD()), dstReset || row.do&actReset != 0; got != want {
+		t.Errorf("destination resets on close %v, want %v", got, want)
+	}
+	if got, want := resetsOnClose(t, d.srcFD()), srcReset || row.do&actStopOther != 0 && other != dirEnded; got != want {
+		t.Errorf("source resets on close %v, want %v", got, want)
 	}
 	checkResult(t, g.end(t), d, row)
 }

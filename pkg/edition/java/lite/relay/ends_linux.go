@@ -87,6 +87,10 @@ const (
 	actLinger
 	// actStopOther ends the other direction now (evStop, errStopped).
 	actStopOther
+	// actReset makes the destination's close abortive (SO_LINGER 0): its peer reads a
+	// reset, not EOF. A direction that did not end cleanly (its source failed, or the
+	// session cut it) must not look to the peer it feeds like one that did.
+	actReset
 
 	// actMark notes the up direction's byte count: the stall bound starts afresh from it.
 	actMark
@@ -109,10 +113,11 @@ const (
 	timerActs = actCutBoth<<1 - actMark
 )
 
-// Ends, by how they come.
+// Ends, by how they come: a clean one ends in a FIN, a failed or cut one in a reset.
 const (
 	endClean  = actRelease | actHalfClose | actLinger
-	endFailed = actRelease | actStopOther
+	endCut    = actRelease | actReset
+	endFailed = endCut | actStopOther
 )
 
 type dirRow = row[dirState, dirEvent]
@@ -126,27 +131,27 @@ var dirRules = newTable(dirStates, dirEvents, dirActs, []dirRow{
 	{dirOpen, evFlushed, dirOpen, 0}, // a burst's chunk went through the pipe
 	{dirOpen, evEOF, dirEnded, endClean},
 	{dirOpen, evFail, dirEnded, endFailed},
-	{dirOpen, evStop, dirEnded, actRelease},
+	{dirOpen, evStop, dirEnded, endCut},
 
 	{dirDraining, evSourceEnd, dirDraining, 0},
 	{dirDraining, evBlocked, dirHeldDraining, actWait | actStall},
 	{dirDraining, evFlushed, dirDraining, 0},
 	{dirDraining, evEOF, dirEnded, endClean},
 	{dirDraining, evFail, dirEnded, endFailed},
-	{dirDraining, evStop, dirEnded, actRelease},
+	{dirDraining, evStop, dirEnded, endCut},
 
 	{dirHeld, evSourceEnd, dirHeldDraining, 0},
 	// A flush moved some and blocked again: the bound starts afresh if any went.
 	{dirHeld, evBlocked, dirHeld, actStall},
 	{dirHeld, evFlushed, dirOpen, actUnwait | actUnstall},
 	{dirHeld, evFail, dirEnded, actUnwait | endFailed},
-	{dirHeld, evStop, dirEnded, actUnwait | actRelease},
+	{dirHeld, evStop, dirEnded, actUnwait | endCut},
 
 	{dirHeldDraining, evSourceEnd, dirHeldDraining, 0},
 	{dirHeldDraining, evBlocked, dirHeldDraining, actStall},
 	{dirHeldDraining, evFlushed, dirDraining, actUnwait | actUnstall},
 	{dirHeldDraining, evFail, dirEnded, actUnwait | endFailed},
-	{dirHeldDraining, evStop, dirEnded, actUnwait | actRelease},
+	{dirHeldDraining, evStop, dirEnded, actUnwait | endCut},
 
 	// Edges keep coming until the sockets close, and the other direction's end, the
 	// linger or Abort may find this one over already.

@@ -140,6 +140,18 @@ func halfClosed(t *testing.T, fd int) bool {
 	return info[0] != established
 }
 
+// resetsOnClose reports whether closing fd sends a reset: SO_LINGER on with 0 s.
+func resetsOnClose(t *testing.T, fd int) bool {
+	t.Helper()
+	var l syscall.Linger
+	size := uint32(unsafe.Sizeof(l))
+	if _, _, errno := syscall.Syscall6(syscall.SYS_GETSOCKOPT, uintptr(fd), syscall.SOL_SOCKET, syscall.SO_LINGER,
+		uintptr(unsafe.Pointer(&l)), uintptr(unsafe.Pointer(&size)), 0); errno != 0 {
+		t.Fatal(errno)
+	}
+	return l.Onoff != 0 && l.Linger == 0
+}
+
 // peer is the far end of the socket d writes.
 func (g *endsRig) peer(d *dir) *net.TCPConn {
 	if d.side == Client {

@@ -103,6 +103,16 @@ func checkArmed(t *testing.T, g *endsRig, row timerRow, due, before, after time.
 // checkTimerEnds checks the directions a row ends, and those it leaves alone.
 func checkTimerEnds(t *testing.T, g *endsRig, row timerRow, up, down dirState) {
 	t.Helper()
+	// The stall's failure cuts both streams; the linger only the one still flowing
+	// (up, toward the backend): the backend's own stream ended whole.
+	backendReset := row.do&(actFailUp|actCutBoth) != 0
+	clientReset := row.do&actFailUp != 0
+	if got := resetsOnClose(t, g.l.lp.fd[sockBackend]); got != backendReset {
+		t.Errorf("backend's socket resets on close %v, want %v", got, backendReset)
+	}
+	if got := resetsOnClose(t, g.l.lp.fd[sockClient]); got != clientReset {
+		t.Errorf("client's socket resets on close %v, want %v", got, clientReset)
+	}
 	switch {
 	case row.do&actFailUp != 0:
 		res := g.end(t)

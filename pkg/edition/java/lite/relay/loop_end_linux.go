@@ -62,12 +62,22 @@ func (l *link) apply(d *dir, do act, err error) {
 	if do&actHalfClose != 0 {
 		_ = syscall.Shutdown(d.dstFD(), syscall.SHUT_WR)
 	}
+	if do&actReset != 0 {
+		resetFDOnClose(d.dstFD())
+	}
 	if o := d.other(); do&actLinger != 0 && o.io.state != dirEnded {
 		l.timerStep(tmCleanEnd)
 	}
 	if do&actStopOther != 0 {
 		l.step(d.other(), evStop, errStopped)
 	}
+}
+
+// resetFDOnClose makes fd's socket send a reset, not a FIN, when the link closes it
+// (SO_LINGER on, 0 s), and drop what it still queues for its peer: the stream toward
+// that peer was cut, and a direct connection's abortive close drops it too.
+func resetFDOnClose(fd int) {
+	_ = syscall.SetsockoptLinger(fd, syscall.SOL_SOCKET, syscall.SO_LINGER, &syscall.Linger{Onoff: 1, Linger: 0})
 }
 
 // releaseDir records d's end and gives back what it held.

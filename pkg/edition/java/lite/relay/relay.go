@@ -167,7 +167,9 @@ func (r *Relay) Pipe(client, backend net.Conn, o Options) Result {
 // Start copies bytes both ways until the session ends, then calls done once with the
 // result, on a goroutine of the relay's; it returns at once. A clean end of one
 // direction half-closes the other side (FIN) and gives the opposite direction
-// LingerAfterHalfClose; an error ends both at once.
+// LingerAfterHalfClose; an error ends both at once. A side whose incoming stream was
+// cut (by an error, the linger or Abort) is closed with a reset, not a FIN: a FIN
+// always means the stream toward that peer arrived whole.
 //
 // Between two TCP sockets on Linux the relay takes the sockets over: it closes both
 // connections (a duplicate descriptor keeps each socket open, in the relay's own
@@ -322,17 +324,35 @@ func (l *link) complete() {
 	l.done(Result{Up: l.up.n, Down: l.down.n, First: Side(l.first.Load()), UpErr: l.up.err, DownErr: l.down.err})
 }
 
-// endHalf finishes the direction src -> dst: it half-closes dst (the peer reads EOF)
-// and bounds the opposite direction, which reads from dst and writes to src. After a
-// clean end it may go on for the linger; after an error it stops now.
+// endHalf finishes the direction src -> dst and bounds the opposite direction, which
+// reads from dst and writes to src. After a clean end it half-closes dst (the peer
+// reads EOF) and the other direction may go on for the linger. After an error (its
+// own, or the deadline that cut it) dst's close is made abortive (the peer reads a
+// reset: it must not take a cut stream for a whole one), and the other direction
+// stops now, so its end makes src's close abortive in turn.
 func endHalf(dst, src net.Conn, err error) {
-	closeWrite(dst)
 	deadline := time.Now()
 	if err == nil {
+		closeWrite(dst)
 		deadline = deadline.Add(LingerAfterHalfClose)
+	} else {
+		resetOnClose(dst)
 	}
 	_ = dst.SetReadDeadline(deadline)
 	_ = src.SetWriteDeadline(deadline)
+}
+
+// resetOnClose makes c's Close abortive: SO_LINGER 0, so the peer reads a reset and
+// what c still queues for it is dropped. A connection that is no TCP socket keeps
+// its ordinary close.
+func resetOnClose(c net.Conn) {
+	if lc, ok := c.(interface{ SetLinger(int) error }); ok {
+		_ = lc.SetLinger(0)
+		return
+	}
+	if u, ok := c.(interface{ Raw() net.Conn }); ok {
+		resetOnClose(u.Raw())
+	}
 }
 
 type closeWriter interface{ CloseWrite() error }

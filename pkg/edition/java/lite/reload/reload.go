@@ -179,6 +179,9 @@ func restartNeeded(old, next *config.Config) []string {
 	if old.API.Enabled && next.API.Enabled && old.API.Bind != next.API.Bind {
 		keys = append(keys, fmt.Sprintf("api.bind (running on %s, file says %s)", old.API.Bind, next.API.Bind))
 	}
+	if old.API.Enabled && next.API.Enabled && old.API.ProbeBind != next.API.ProbeBind {
+		keys = append(keys, fmt.Sprintf("api.probeBind (running on %q, file says %q)", old.API.ProbeBind, next.API.ProbeBind))
+	}
 	if old.Lite.Discovery.Kubernetes != next.Lite.Discovery.Kubernetes {
 		keys = append(keys, "config.lite.discovery.kubernetes (the running watch keeps its settings)")
 	}

@@ -1,6 +1,7 @@
 // Package wire encodes and decodes the small part of the Minecraft Java
 // protocol that a Lite proxy has to understand before it gets out of the way:
-// VarInts, length-prefixed frames, strings, the handshake, the status
+// VarInts, length-prefixed frames, strings, the handshake, the Login Start
+// (the player's name and UUID, in every layout since 1.7), the status
 // exchange (request, response, ping/pong), the login disconnect, and the
 // pre-1.7 "legacy" server-list ping that starts with 0xFE.
 //
