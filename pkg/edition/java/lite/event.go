@@ -3,6 +3,8 @@ package lite
 import (
 	"net"
 	"time"
+
+	"go.minekube.com/gate/pkg/lite/antibot"
 )
 
 // EventKind says which step of a connection an Event reports.
@@ -55,6 +57,13 @@ const (
 	ReasonLoop        = "loop"         // the connection came from this proxy's own backend dial
 	ReasonStarting    = "starting"     // a held login's target did not start within holdFor
 	ReasonDenied      = "denied"       // the player is not allowed by the access lists (players)
+	// Refused by the anti-bot checks (package antibot): the name is not a valid Java
+	// name, logged in too often, has its sessions open, or attack mode asks the
+	// address to reconnect first.
+	ReasonInvalidName     = antibot.InvalidName
+	ReasonNameRate        = antibot.NameRate
+	ReasonNameSessions    = antibot.NameSessions
+	ReasonAttackReconnect = antibot.AttackReconnect
 
 	ReasonClientClosed  = "client-closed"  // session ended by the player's side
 	ReasonBackendClosed = "backend-closed" // session ended by the backend's side

@@ -129,6 +129,7 @@ func (c *conn) end() {
 func (c *conn) closeSocket() {
 	c.emit(EventClosed)
 	c.ticket.Release()
+	c.l.bots.End(c.player)
 	_ = c.client.Close()
 	c.l.track(c.client, false)
 }
