@@ -99,6 +99,9 @@ func (g *Guard) Check(in Login) Verdict {
 	if (in.Global.ValidNames || in.Own.ValidNames) && !ValidName(in.Player.Name) {
 		return in.Own.refuse(InvalidName)
 	}
+	if !in.Attack.On() && !in.Global.counts() && !in.Own.counts() {
+		return Verdict{} // nothing to count: no lock, no folding
+	}
 	now := g.now()
 	g.mu.Lock()
 	v, change := g.checkLocked(in, now)
@@ -186,6 +189,9 @@ func (g *Guard) Sizes() (names, addrs, sessions int) {
 	defer g.mu.Unlock()
 	return g.names.len(), g.attack.addrs.len(), len(g.held)
 }
+
+// counts reports whether s keeps state per name.
+func (s *Settings) counts() bool { return s.LoginRate.On() || s.MaxSessionsPerName > 0 }
 
 // refuse is the verdict for reason with s's text for it.
 func (s *Settings) refuse(reason string) Verdict {

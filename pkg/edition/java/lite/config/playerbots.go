@@ -45,9 +45,13 @@ func (d *decoder) botHandlers(p *Players, global bool) map[string]handler {
 }
 
 // decodeRate decodes a per-name login rate: `ops` per second and `burst`, both
-// required (the keys of config.quota's buckets).
+// required (the keys of config.quota's buckets); null is no limit.
 func (d *decoder) decodeRate(e entry, r *antibot.Rate) {
 	var got antibot.Rate
+	if isNull(resolve(e.val)) { // null: no limit
+		*r = got
+		return
+	}
 	var burst int64
 	if !d.mapping(e, map[string]handler{
 		"ops":   func(f entry) { d.number(f, &got.Ops) },
@@ -63,8 +67,13 @@ func (d *decoder) decodeRate(e entry, r *antibot.Rate) {
 	*r = got
 }
 
-// decodeAttackMode decodes `attackMode`; window and calm get their defaults here.
+// decodeAttackMode decodes `attackMode` (null is off); window and calm get their
+// defaults here.
 func (d *decoder) decodeAttackMode(e entry, a *antibot.AttackMode) {
+	if isNull(resolve(e.val)) { // null: off
+		*a = antibot.AttackMode{}
+		return
+	}
 	got := antibot.AttackMode{Window: antibot.DefaultWindow, Calm: antibot.DefaultCalm}
 	if !d.mapping(e, map[string]handler{
 		"above":  func(f entry) { d.number(f, &got.Above) },
