@@ -57,13 +57,11 @@ const (
 	ReasonLoop        = "loop"         // the connection came from this proxy's own backend dial
 	ReasonStarting    = "starting"     // a held login's target did not start within holdFor
 	ReasonDenied      = "denied"       // the player is not allowed by the access lists (players)
-	// Refused by the anti-bot checks (package antibot): the name is not a valid Java
-	// name, logged in too often, has its sessions open, or attack mode asks the
-	// address to reconnect first.
-	ReasonInvalidName     = antibot.InvalidName
-	ReasonNameRate        = antibot.NameRate
-	ReasonNameSessions    = antibot.NameSessions
-	ReasonAttackReconnect = antibot.AttackReconnect
+
+	ReasonInvalidName     = antibot.InvalidName     // anti-bot checks (package antibot): not a valid Java name
+	ReasonNameRate        = antibot.NameRate        // the name logged in too often
+	ReasonNameSessions    = antibot.NameSessions    // the name has its sessions open
+	ReasonAttackReconnect = antibot.AttackReconnect // attack mode: a new address must reconnect first
 
 	ReasonClientClosed  = "client-closed"  // session ended by the player's side
 	ReasonBackendClosed = "backend-closed" // session ended by the backend's side
