@@ -127,9 +127,9 @@ func (c *conn) end() {
 
 // closeSocket is the first half of end: EventClosed, the ticket and the socket.
 func (c *conn) closeSocket() {
+	c.l.bots.End(c.player) // before EventClosed: whoever sees it may log in as the name again
 	c.emit(EventClosed)
 	c.ticket.Release()
-	c.l.bots.End(c.player)
 	_ = c.client.Close()
 	c.l.track(c.client, false)
 }
