@@ -181,3 +181,20 @@ func TestAttackModeKeepsAFloodOutAndLetsReconnectingPlayersIn(t *testing.T) {
 		t.Fatalf("%d players were told to reconnect and %d joined, want %d and %d", refusedFirst, joinedLegit, players, players)
 	}
 }
+
+// A login whose backend is down holds its name's session only until it is told so:
+// the player's next try is not refused as already connected.
+func TestSessionsPerNameGivenBackWhenTheBackendIsDown(t *testing.T) {
+	count := newSessionCount()
+	p := startProxy(t, oneRoute("play.example.com", mctest.RefusedAddr(t)).
+		with("players: {maxSessionsPerName: 1}", "disconnect: {unavailable: \"down\"}").quotasOff().String(), proxyOpts{obs: count})
+	for i := range 3 {
+		if joined, text, _ := botLogin(t, p.addr, "play.example.com", "Steve", nil, false); joined || !strings.Contains(text, "down") {
+			t.Fatalf("try %d: joined %v, told %q, want the unavailable text", i, joined, text)
+		}
+		count.settled(t)
+	}
+	if _, _, rejected := count.settled(t); rejected[lite.ReasonNameSessions] != 0 || rejected[lite.ReasonUnavailable] != 3 {
+		t.Fatalf("rejected %v, want 3 unavailable and no name-sessions", rejected)
+	}
+}
