@@ -3,6 +3,8 @@ package lite
 import (
 	"net"
 	"time"
+
+	"go.minekube.com/gate/pkg/lite/antibot"
 )
 
 // EventKind says which step of a connection an Event reports.
@@ -55,6 +57,11 @@ const (
 	ReasonLoop        = "loop"         // the connection came from this proxy's own backend dial
 	ReasonStarting    = "starting"     // a held login's target did not start within holdFor
 	ReasonDenied      = "denied"       // the player is not allowed by the access lists (players)
+
+	ReasonInvalidName     = antibot.InvalidName     // anti-bot checks (package antibot): not a valid Java name
+	ReasonNameRate        = antibot.NameRate        // the name logged in too often
+	ReasonNameSessions    = antibot.NameSessions    // the name has its sessions open
+	ReasonAttackReconnect = antibot.AttackReconnect // attack mode: a new address must reconnect first
 
 	ReasonClientClosed  = "client-closed"  // session ended by the player's side
 	ReasonBackendClosed = "backend-closed" // session ended by the backend's side

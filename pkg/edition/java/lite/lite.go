@@ -17,6 +17,7 @@ import (
 	"go.minekube.com/gate/pkg/edition/java/lite/reach"
 	"go.minekube.com/gate/pkg/edition/java/lite/relay"
 	"go.minekube.com/gate/pkg/edition/java/lite/status"
+	"go.minekube.com/gate/pkg/lite/antibot"
 	"go.minekube.com/gate/pkg/lite/players"
 	"go.minekube.com/gate/pkg/lite/strategy"
 	"go.minekube.com/gate/pkg/lite/wake"
@@ -111,6 +112,7 @@ type Lite struct {
 	wake *wake.Routes
 	// players holds the access list files the config names; it outlives reloads.
 	players *players.Guard
+	bots    *antibot.Guard // anti-bot checks' state (names, addresses); outlives reloads
 
 	// fdCap is how many connections the open-files limit lets Serve handle at once
 	// (fdcap.go); 0 is no cap. freed wakes an accept loop waiting at it.
@@ -151,6 +153,7 @@ func New(cfg *config.Config, o Options) (*Lite, error) {
 		freed:     make(chan struct{}, 1),
 		wake:      newWake(o),
 		players:   players.NewGuard(o.Log.WithName("players")),
+		bots:      antibot.New(antibot.Options{Now: o.Now, Log: o.Log.WithName("antibot")}),
 	}
 	l.mgr = strategy.NewManager(strategy.Options{
 		Seed:   o.Seed,

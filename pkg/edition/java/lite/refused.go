@@ -8,6 +8,7 @@ import (
 	"go.minekube.com/gate/pkg/edition/java/lite/config"
 	"go.minekube.com/gate/pkg/edition/java/lite/status"
 	"go.minekube.com/gate/pkg/edition/java/lite/wire"
+	"go.minekube.com/gate/pkg/lite/antibot"
 	"go.minekube.com/gate/pkg/lite/logging"
 	"go.minekube.com/gate/pkg/lite/players"
 )
@@ -50,7 +51,14 @@ func (s *session) identify(rt *compiledRoute) error {
 	}
 	s.player = &players.Player{Name: ls.Name, UUID: ls.UUID}
 	if s.l.players.Allows(s.ev.VHost, *s.player, &s.snap.cfg.Lite.Players.Rules, &rt.cfg.Players.Rules) {
-		return nil
+		g := &s.snap.cfg.Lite.Players
+		v := s.l.bots.Check(antibot.Login{Player: s.player, Addr: s.playerIP(), Route: rt.key,
+			Global: &g.Bots, Own: &rt.cfg.Players.Bots, Attack: &g.AttackMode})
+		if v.Reason == "" {
+			return nil
+		}
+		s.sendDisconnect(disconnectFrame(v.Text, v.Default))
+		return reject(v.Reason, "refused by the anti-bot checks")
 	}
 	text := disconnectFrame(rt.cfg.Players.Text, config.DefaultDeniedText)
 	if s.l.wake.Asleep(rt.key) {

@@ -127,6 +127,7 @@ func (c *conn) end() {
 
 // closeSocket is the first half of end: EventClosed, the ticket and the socket.
 func (c *conn) closeSocket() {
+	c.l.bots.End(c.player) // before EventClosed: whoever sees it may log in as the name again
 	c.emit(EventClosed)
 	c.ticket.Release()
 	_ = c.client.Close()

@@ -3,8 +3,10 @@ package config
 import (
 	"encoding/json"
 	"errors"
+	"maps"
 	"path/filepath"
 
+	"go.minekube.com/gate/pkg/lite/antibot"
 	"go.minekube.com/gate/pkg/lite/players"
 )
 
@@ -24,6 +26,12 @@ type Players struct {
 	// component JSON; a route without one has the global one. Default
 	// DefaultDeniedText.
 	Text json.RawMessage
+	// Bots are the anti-bot checks (playerbots.go): `validNames`, `loginRate`,
+	// `maxSessionsPerName` and their texts. A route's apply to its logins on top of
+	// the global ones (a login must pass both); a route starts with the global texts.
+	Bots antibot.Settings
+	// AttackMode is `attackMode`, under config.lite.players only. Default: off.
+	AttackMode antibot.AttackMode
 }
 
 // errFileNotGranted is why a discovered route may not name an access list file:
@@ -32,17 +40,21 @@ var errFileNotGranted = errors.New("a label or annotation may not make the proxy
 
 // playersHandler is a route's `players` key; the route starts with the global text.
 func (d *decoder) playersHandler(r *Route, l *Lite) map[string]handler {
-	r.Players.Text = l.Players.Text
-	return map[string]handler{"players": func(f entry) { d.decodePlayers(f, &r.Players) }}
+	r.Players.Text, r.Players.Bots.Texts = l.Players.Text, l.Players.Bots.Texts
+	return map[string]handler{"players": func(f entry) { d.decodePlayersAt(f, &r.Players, false) }}
 }
 
 // decodePlayers decodes `players`. A discovered route's allowFile is refused
 // (ErrNotGranted: the route is served without the file), and the route then admits
 // only the players its own allow list names: an allow list that cannot be honoured
 // must not open the route to everyone.
-func (d *decoder) decodePlayers(e entry, p *Players) {
+func (d *decoder) decodePlayers(e entry, p *Players) { d.decodePlayersAt(e, p, true) }
+
+// decodePlayersAt decodes `players` globally or on a route.
+func (d *decoder) decodePlayersAt(e entry, p *Players, global bool) {
 	var allow, deny []players.Entry
-	d.mapping(e, map[string]handler{
+	handlers := d.botHandlers(p, global)
+	maps.Copy(handlers, map[string]handler{
 		"allow": func(f entry) { allow = append(allow, d.playerEntries(f)...) },
 		"deny":  func(f entry) { deny = append(deny, d.playerEntries(f)...) },
 		"allowFile": func(f entry) {
@@ -56,7 +68,8 @@ func (d *decoder) decodePlayers(e entry, p *Players) {
 				p.Text = v
 			}
 		},
-	}, nil)
+	})
+	d.mapping(e, handlers, nil)
 	p.Allow, p.Deny = players.NewList(allow), players.NewList(deny)
 }
 
