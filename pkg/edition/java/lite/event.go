@@ -3,6 +3,8 @@ package lite
 import (
 	"net"
 	"time"
+
+	"go.minekube.com/gate/pkg/lite/players"
 )
 
 // EventKind says which step of a connection an Event reports.
@@ -100,6 +102,9 @@ type Event struct {
 	Duration time.Duration // EventDial: connect time; EventEnded: session length
 	// BytesUp and BytesDown count relayed bytes (up: player to backend).
 	BytesUp, BytesDown int64
+	// Player is who the Login Start names, from identify on; nil before it and for
+	// pings. Shared with the connection: read it, never change it.
+	Player *players.Player
 }
 
 // next readies e for the connection's next event: the connection's context (ConnID,
