@@ -61,7 +61,7 @@ func (d *decoder) webhook(e entry) (events.Webhook, bool) {
 		},
 	}, nil)
 	if url == nil {
-		d.errorf(e.key.Line, e.path, ErrMissing, "missing: a webhook needs a url")
+		d.errorf(resolve(e.val).Line, e.path, ErrMissing, "missing: a webhook needs a url")
 	}
 	return w, len(d.errs) == before
 }
