@@ -45,11 +45,11 @@ type app struct {
 	metrics *metrics.Metrics
 	// events: the bus every event goes through, the live sessions, what feeds
 	// them from the proxy, and the webhooks that receive them.
-	bus   *events.Bus
-	live  *events.Sessions
-	feed  *feed.Feed
-	hooks *events.Webhooks
-	admin *admin.Server // nil while the API is off
+	bus     *events.Bus
+	live    *events.Sessions
+	feed    *feed.Feed
+	hooks   *events.Webhooks
+	admin   *admin.Server // nil while the API is off
 	apiBind string
 	ln      net.Listener // players
 	apiLn   net.Listener

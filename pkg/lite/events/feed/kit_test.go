@@ -34,7 +34,7 @@ type world struct {
 
 // newWorld starts the proxy; with feedOn false it has no events at all (today's
 // proxy, for comparison).
-func newWorld(t *testing.T, feedOn bool) *world {
+func newWorld(t testing.TB, feedOn bool) *world {
 	t.Helper()
 	b := mctest.NewBackend(t, mctest.Options{})
 	cfg, _, err := config.ParseEnv(fmt.Appendf(nil, `
@@ -72,7 +72,7 @@ config:
 
 // join logs name in and returns the session once the backend's echo arrived,
 // with the time from the first byte sent to the first byte back.
-func (w *world) join(t *testing.T, name string) (net.Conn, time.Duration) {
+func (w *world) join(t testing.TB, name string) (net.Conn, time.Duration) {
 	t.Helper()
 	c, err := net.DialTimeout("tcp", w.addr, 5*time.Second)
 	if err != nil {
@@ -91,7 +91,7 @@ func (w *world) join(t *testing.T, name string) (net.Conn, time.Duration) {
 }
 
 // session joins and leaves; it returns the join time.
-func (w *world) session(t *testing.T, name string) time.Duration {
+func (w *world) session(t testing.TB, name string) time.Duration {
 	t.Helper()
 	c, took := w.join(t, name)
 	_ = c.Close()
