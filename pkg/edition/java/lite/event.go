@@ -116,7 +116,7 @@ func (e *Event) next() { *e = e.context().event() }
 
 // eventContext is the part of an Event that lasts for the whole connection (what next
 // keeps). A joined session idles with only this (relayed.evCtx): 80 bytes where a
-// whole Event is 200, paid by every idle player.
+// whole Event is 208, paid by every idle player.
 type eventContext struct {
 	connID                          uint64
 	vhost                           string
