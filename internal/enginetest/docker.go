@@ -285,7 +285,10 @@ func buildContext(dir string) (io.Reader, error) {
 	if err != nil {
 		return nil, err
 	}
-	dockerfile := "FROM scratch\nCOPY mcload /mcload\nENTRYPOINT [\"/mcload\", \"backend\"]\nCMD [\"-listen\", \"0.0.0.0:25565\"]\n"
+	// The label makes each test binary's image its own: the same content
+	// would give the packages testing at once one image ID, and the first to
+	// finish would remove it under the others.
+	dockerfile := fmt.Sprintf("FROM scratch\nCOPY mcload /mcload\nLABEL gatetest.binary=%d\nENTRYPOINT [\"/mcload\", \"backend\"]\nCMD [\"-listen\", \"0.0.0.0:25565\"]\n", os.Getpid())
 	var buf bytes.Buffer
 	tw := tar.NewWriter(&buf)
 	for _, f := range []struct {

@@ -160,3 +160,30 @@ func TestSameNamespaceClaimsKeepOriginOrder(t *testing.T) {
 		t.Fatalf("%d refusals within one namespace", n)
 	}
 }
+
+// Regression (issue 30, between containers): a newer container, or a newer
+// compose project's route of several, named first, took the host of an older
+// container. Creation time decides, as between namespaces.
+func TestFirstClaimantKeepsHostAgainstNewerContainers(t *testing.T) {
+	older, newer, project := mctest.NewBackend(t, mctest.Options{}), mctest.NewBackend(t, mctest.Options{}), mctest.NewBackend(t, mctest.Options{})
+	w := newWorld(t, strings.NewReplacer("{{wild}}", older.Addr(), "{{any}}", older.Addr()).Replace(catchAllYAML))
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	w.merger.Replace("docker", []discovery.Route{
+		{Origin: "docker aaa-newer", Hosts: []string{"play.test"}, Container: "aaa-newer", Created: t0.Add(time.Second),
+			Backends: []discovery.Backend{{Addr: newer.Addr()}}},
+		{Origin: "docker aaa-1 (+1)", Hosts: []string{"play.test"}, Created: t0.Add(time.Minute),
+			Backends: []discovery.Backend{{Addr: project.Addr(), Origin: "docker aaa-1"}, {Addr: project.Addr(), Origin: "docker aaa-2"}}},
+		{Origin: "docker zzz-older", Hosts: []string{"play.test"}, Container: "zzz-older", Created: t0,
+			Backends: []discovery.Backend{{Addr: older.Addr()}}},
+	})
+	if got := w.landings("play.test", loginsPerCase, older, newer, project); got[0] != loginsPerCase {
+		t.Fatalf("play.test landings older %d, newer %d, project %d; want all on the older", got[0], got[1], got[2])
+	}
+	ss := w.merger.Sources()
+	if len(ss) != 1 || len(ss[0].RefusedClaims) != 2 || ss[0].RefusedClaims[0].Reason != "claimed first by docker zzz-older" {
+		t.Fatalf("sources = %+v", ss)
+	}
+	if n := w.logs.Count("host claim refused"); n != 2 {
+		t.Fatalf("%d refusal lines, want 2", n)
+	}
+}

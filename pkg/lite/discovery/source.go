@@ -58,7 +58,8 @@ type Route struct {
 	// for host claims: routes of different owners never share a host.
 	Namespace, Container string
 	// Created is when the object was created (a Service's
-	// creationTimestamp); zero when the source does not know. Between two
+	// creationTimestamp, the oldest container's creation on a Docker
+	// route); zero when the source does not know. Between two
 	// owners claiming one host, the earlier object keeps it, as Ingress
 	// controllers decide.
 	Created time.Time

@@ -7,8 +7,10 @@
 //
 // Routes is the one seam a proxy instance uses: it owns the targets built for
 // the routes across reloads (factories run outside its locks), each route's
-// card (last good status, rendered asleep) and the sessions that keep a target
-// awake. It does not own the player's connection (package lite holds a login
+// card (last good status, rendered asleep or, while its target wakes,
+// loading) and the sessions that keep a target awake. A new target whose
+// engine cannot say whether it runs (a command, a webhook) is asked through
+// its routes' backends (backendobserver.go). It does not own the player's connection (package lite holds a login
 // while its target wakes and answers pings of a sleeping route from the
 // card), nor any engine's discovery (package discovery finds the routes that
 // name a target).

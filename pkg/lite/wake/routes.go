@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"net"
 	"sync"
 	"time"
 
@@ -44,7 +45,12 @@ type RoutesOptions struct {
 	// without waking, logged once.
 	Factory Factory
 	Render  RenderAsleep
-	Log     logr.Logger
+	// Dial asks, once per new target whose engine cannot say whether it
+	// runs (a command, a webhook), whether one of its routes' backends
+	// accepts a connection; none does: the target starts asleep. nil means a
+	// net.Dialer.
+	Dial DialFunc
+	Log  logr.Logger
 }
 
 // Routes is the one seam between a proxy's routes and their sleeping
@@ -59,6 +65,7 @@ type Routes struct {
 	coord  *Coordinator
 	reg    registry
 	render RenderAsleep
+	dial   DialFunc
 	log    logr.Logger
 
 	bindMu sync.Mutex // serialises Bind; nothing a player waits on takes it
@@ -106,8 +113,11 @@ type rendering struct {
 
 // NewRoutes starts the seam with no route bound.
 func NewRoutes(o RoutesOptions) *Routes {
+	if o.Dial == nil {
+		o.Dial = (&net.Dialer{}).DialContext
+	}
 	return &Routes{coord: NewCoordinator(o.Coordinator), reg: registry{factory: o.Factory},
-		render: o.Render, log: o.Log, routes: map[string]*boundRoute{}, byBackend: map[string][]string{},
+		render: o.Render, dial: o.Dial, log: o.Log, routes: map[string]*boundRoute{}, byBackend: map[string][]string{},
 		cards: map[string]*card{}, warned: map[string]bool{}, sessions: map[uint64]func(){}}
 }
 
@@ -121,7 +131,8 @@ func (w *Routes) Close() { w.coord.Close() }
 // target that cannot be built is logged once and its route is served without
 // waking: one bad annotation must not stop a whole discovery update, and the
 // route still reaches its backends if they run. Targets that stay keep their
-// state (Coordinator.Bind).
+// state (Coordinator.Bind); a new one whose engine cannot say whether it runs
+// starts asleep when none of its routes' backends accepts a connection.
 func (w *Routes) Bind(rs []Route) {
 	w.bindMu.Lock()
 	defer w.bindMu.Unlock()
@@ -130,6 +141,7 @@ func (w *Routes) Bind(rs []Route) {
 		specs[i] = r.Spec
 	}
 	targets, errs := w.reg.targets(specs)
+	targets = observed(targets, rs, w.dial)
 	routes := make(map[string]*boundRoute, len(rs))
 	byBackend := make(map[string][]string)
 	var bindings []Binding

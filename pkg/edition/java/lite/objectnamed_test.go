@@ -47,7 +47,7 @@ func TestObjectNamedHostIsGuarded(t *testing.T) {
 		t.Fatalf("dialled %v, want the object's name resolved by the guard to [192.0.2.10:25565]", asked)
 	}
 
-	if err := p.reload(oneRoute("file.test", "inside.tenant:" + port).quotasOff().String()); err != nil {
+	if err := p.reload(oneRoute("file.test", "inside.tenant:"+port).quotasOff().String()); err != nil {
 		t.Fatal(err)
 	}
 	dialProxy(t, p.addr).login("file.test")

@@ -1,11 +1,14 @@
 // Package docker is the discovery source that finds routes on the labels of
-// running Docker containers: `gate.hosts`, `gate.port`, `gate.network` and
-// `gate.<key>` for any other route setting, or mc-router's `mc-router.host`,
-// `mc-router.port`, `mc-router.network` and `mc-router.default`. Containers
-// that share a host become one route with one backend each. A stopped
-// container that names a wake target (`gate.wake`, or mc-router's
-// `mc-router.auto-scale-up: true`) keeps its route, without a backend, so that
-// a join can start it.
+// Docker containers: `gate.hosts`, `gate.port`, `gate.network` and
+// `gate.<key>` for any other route setting, or mc-router's labels with
+// mc-router's meaning (`mc-router.host`, `.port`, `.network`, `.default` and
+// the `.auto-scale-*` ones, read as the route settings they amount to).
+// Containers of one owner (a compose project, else the container itself)
+// that share a host become one route with one backend each; owners that
+// claim one host make a route each, dated by their oldest container, for the
+// merger's first-claimant rule. A stopped or paused container that names a
+// wake target (`gate.wake`, or `mc-router.auto-scale-up: true`) keeps its
+// route, without a backend, so that a join can start it.
 //
 // It owns what it asks the daemon (which containers, which events), turning
 // the container list into routes, and following the daemon's event stream:

@@ -1,44 +1,19 @@
 package docker
 
 import (
+	"cmp"
 	"maps"
 	"net"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"go.minekube.com/gate/pkg/edition/java/lite/wire"
 	"go.minekube.com/gate/pkg/lite/discovery"
 	engine "go.minekube.com/gate/pkg/lite/engine/docker"
 	"go.minekube.com/gate/pkg/lite/hostport"
 )
-
-// Labels read on containers. gate's win over mc-router's of the same meaning.
-const (
-	KeyPrefix = "gate."
-
-	LabelHosts   = KeyPrefix + "hosts"   // comma-separated host patterns
-	LabelPort    = KeyPrefix + "port"    // backend port; default wire.DefaultPort
-	LabelNetwork = KeyPrefix + "network" // network whose address is the backend's
-
-	LabelMCRouterHost    = "mc-router.host"
-	LabelMCRouterPort    = "mc-router.port"
-	LabelMCRouterNetwork = "mc-router.network"
-	LabelMCRouterDefault = "mc-router.default" // "true": catch-all route
-
-	// LabelWake names what wakes the route (`container`: this container). A
-	// stopped container with it keeps its route, without a backend, so that a
-	// player can wake it. Its value is the route's `wake` setting.
-	LabelWake = KeyPrefix + "wake"
-	// mc-router's per-container switch for starting a stopped container on a
-	// join; "true" reads as `gate.wake: container`.
-	LabelMCRouterAutoScaleUp = "mc-router.auto-scale-up"
-	// mc-router's asleep MOTD; it reads as `gate.asleepMotd`.
-	LabelMCRouterAsleepMOTD = "mc-router.auto-scale-asleep-motd"
-)
-
-// WakeSelf is the wake setting that a container names itself by.
-const WakeSelf = "container"
 
 // defaultKey groups the catch-all members apart from every host.
 const defaultKey = "\x00default"
@@ -54,44 +29,55 @@ type warning struct {
 // member is one container's contribution to routes.
 type member struct {
 	name     string
-	addr     string // "" when not ready
+	owner    string    // who answers for its hosts (see owner)
+	created  time.Time // when the container was created (whole seconds)
+	addr     string    // "" when not ready
 	settings map[string]string
 }
 
-// buildRoutes turns the running containers into routes: one per set of hosts
-// that the same containers share, in a deterministic order (catch-all last),
-// backends ordered by container name. network is the configured network.
+// claim is one owner's claim on one host (or on the catch-all, defaultKey).
+type claim struct{ owner, host string }
+
+// buildRoutes turns the containers into routes: one per set of hosts that the
+// same containers of one owner share, in a deterministic order (catch-all
+// last), backends ordered by container name. Different owners claiming one
+// host make different routes, for the merger's first-claimant rule to settle.
+// network is the configured network.
 func buildRoutes(cs []engine.Container, notReady map[string]bool, network string) ([]discovery.Route, []warning) {
 	var warns []warning
-	byHost := map[string][]member{}
+	byClaim := map[claim][]member{}
 	for _, c := range cs {
 		hosts, isDefault, m, w := readContainer(c, notReady[c.ID], network)
 		warns = append(warns, w...)
-		for _, h := range hosts {
-			byHost[h] = append(byHost[h], m)
-		}
 		if isDefault {
-			byHost[defaultKey] = append(byHost[defaultKey], m)
+			hosts = append(hosts, defaultKey)
+		}
+		for _, h := range hosts {
+			byClaim[claim{m.owner, h}] = append(byClaim[claim{m.owner, h}], m)
 		}
 	}
 	// Hosts that the very same containers serve make one route.
-	groups := map[string][]string{} // member names -> hosts
-	for h, ms := range byHost {
+	groups := map[string][]claim{} // member names (or the owner's catch-all) -> claims
+	for cl, ms := range byClaim {
 		slices.SortFunc(ms, func(a, b member) int { return strings.Compare(a.name, b.name) })
-		names := make([]string, len(ms))
-		for i, m := range ms {
-			names[i] = m.name
+		sig := cl.owner + "\x00" + defaultKey
+		if cl.host != defaultKey {
+			names := make([]string, len(ms))
+			for i, m := range ms {
+				names[i] = m.name
+			}
+			sig = strings.Join(names, "\x00")
 		}
-		sig := strings.Join(names, "\x00")
-		if h == defaultKey {
-			sig = defaultKey
-		}
-		groups[sig] = append(groups[sig], h)
+		groups[sig] = append(groups[sig], cl)
 	}
 	routes := make([]discovery.Route, 0, len(groups))
-	for _, hosts := range groups {
+	for _, cls := range groups {
+		hosts := make([]string, len(cls))
+		for i, cl := range cls {
+			hosts[i] = cl.host
+		}
 		slices.Sort(hosts)
-		r, w := makeRoute(hosts, byHost[hosts[0]])
+		r, w := makeRoute(hosts, byClaim[cls[0]])
 		warns = append(warns, w...)
 		routes = append(routes, r)
 	}
@@ -102,7 +88,7 @@ func buildRoutes(cs []engine.Container, notReady map[string]bool, network string
 			}
 			return -1
 		}
-		return strings.Compare(strings.Join(a.Hosts, ","), strings.Join(b.Hosts, ","))
+		return cmp.Or(strings.Compare(strings.Join(a.Hosts, ","), strings.Join(b.Hosts, ",")), strings.Compare(a.Origin, b.Origin))
 	})
 	return routes, warns
 }
@@ -125,6 +111,10 @@ func makeRoute(hosts []string, ms []member) (discovery.Route, []warning) {
 	var warns []warning
 	owner := map[string]string{} // setting -> container it was taken from
 	for _, m := range ms {
+		// The owner's claim dates from its oldest container on the route.
+		if r.Created.IsZero() || m.created.Before(r.Created) {
+			r.Created = m.created
+		}
 		if m.addr != "" {
 			r.Backends = append(r.Backends, discovery.Backend{Addr: m.addr, Origin: "docker " + m.name})
 		}
@@ -152,163 +142,124 @@ func makeRoute(hosts []string, ms []member) (discovery.Route, []warning) {
 // readContainer reads one container's labels: its host patterns, whether it is
 // a catch-all, and its member entry (addr "" if it is not ready). A container
 // without route labels yields nothing; one whose labels or networks give no
-// address yields nothing and one warning. A stopped container yields a member
-// without an address when it can be woken, else nothing.
+// address yields nothing and one warning. A stopped or paused container
+// yields a member without an address when it can be woken, else nothing.
 func readContainer(c engine.Container, notReady bool, network string) (hosts []string, isDefault bool, m member, warns []warning) {
-	m.name = containerName(c)
+	m.name, m.owner = containerName(c), owner(c)
+	if c.Created > 0 {
+		m.created = time.Unix(c.Created, 0).UTC()
+	}
 	stopped := c.State != "running"
 	if stopped && !wakeable(c.Labels) {
 		return nil, false, member{}, nil
 	}
-	skip := func(msg string, kv ...any) ([]string, bool, member, []warning) {
-		kv = append([]any{"container", m.name}, kv...)
-		return nil, false, member{}, []warning{{key: "container\x00" + c.ID, msg: msg, kv: kv}}
+	skip := func(p problem) ([]string, bool, member, []warning) {
+		return nil, false, member{}, []warning{{key: "container\x00" + c.ID, msg: p.msg, kv: append([]any{"container", m.name}, p.kv...)}}
 	}
-	hostsText, hasHosts := label(c.Labels, LabelHosts, LabelMCRouterHost)
-	if v, ok := c.Labels[LabelMCRouterDefault]; ok {
-		b, err := strconv.ParseBool(strings.TrimSpace(v))
-		if err != nil {
-			return skip("container skipped: label is not a boolean", "label", LabelMCRouterDefault, "value", v)
-		}
-		isDefault = b
+	hosts, isDefault, bad := routeLabels(c.Labels)
+	if bad != nil {
+		return skip(*bad)
 	}
-	if !hasHosts && !isDefault {
+	if hosts == nil && !isDefault {
 		return nil, false, member{}, nil
-	}
-	if hasHosts {
-		hosts = splitHosts(hostsText)
-		if len(hosts) == 0 && !isDefault {
-			return skip("container skipped: its host label lists no host", "label", hostsLabelName(c.Labels))
-		}
 	}
 	port := wire.DefaultPort
 	if v, ok := label(c.Labels, LabelPort, LabelMCRouterPort); ok {
 		p, err := hostport.ParsePort(strings.TrimSpace(v))
 		if err != nil {
-			return skip("container skipped: port label is not a port (1-65535)", "value", v)
+			return skip(problem{"container skipped: port label is not a port (1-65535)", []any{"value", v}})
 		}
 		port = p
 	}
-	// A stopped container has no address; it gets one when it starts.
+	// A stopped or paused container has no address; it gets one when it runs.
 	if !stopped {
-		ip, why, kv := address(c, network)
-		if why != "" {
-			return skip(why, kv...)
+		ip, bad := address(c, network)
+		if bad != nil {
+			return skip(*bad)
 		}
 		if !notReady {
 			m.addr = net.JoinHostPort(ip, strconv.Itoa(int(port)))
 		}
 	}
-	m.settings = settings(c.Labels)
-	return hosts, isDefault, m, nil
+	var warn *problem
+	if m.settings, bad, warn = settings(c.Labels); bad != nil {
+		return skip(*bad)
+	}
+	if warn != nil {
+		warns = append(warns, warning{key: "label\x00" + c.ID, msg: warn.msg, kv: append([]any{"container", m.name}, warn.kv...)})
+	}
+	return hosts, isDefault, m, warns
 }
 
-// settings collects the `gate.<key>` labels that are route settings, and
-// mc-router's wake labels where no gate label says the same.
-func settings(labels map[string]string) map[string]string {
-	var s map[string]string
-	set := func(k, v string) {
-		if s == nil {
-			s = map[string]string{}
+// routeLabels reads the host list and mc-router's default marker. hosts is
+// nil when the container names none (then it is a route only as the
+// catch-all).
+func routeLabels(labels map[string]string) (hosts []string, isDefault bool, bad *problem) {
+	if _, ok := labels[LabelMCRouterDefault]; ok {
+		b, _, err := boolLabel(labels, LabelMCRouterDefault)
+		if err != nil {
+			return nil, false, notBoolean(LabelMCRouterDefault, labels)
 		}
-		s[k] = v
+		isDefault = b
 	}
-	for k, v := range labels {
-		if key, ok := strings.CutPrefix(k, KeyPrefix); ok && key != "" && k != LabelHosts && k != LabelPort && k != LabelNetwork {
-			set(key, v)
-		}
+	text, ok := label(labels, LabelHosts, LabelMCRouterHost)
+	if !ok {
+		return nil, isDefault, nil
 	}
-	if _, ok := labels[LabelWake]; !ok && mcRouterTrue(labels[LabelMCRouterAutoScaleUp]) {
-		set("wake", WakeSelf)
+	hosts = discovery.SplitHosts(text)
+	if len(hosts) == 0 && !isDefault {
+		return nil, false, &problem{"container skipped: its host label lists no host", []any{"label", hostsLabelName(labels)}}
 	}
-	if v, ok := labels[LabelMCRouterAsleepMOTD]; ok {
-		if _, mine := labels[KeyPrefix+"asleepMotd"]; !mine {
-			set("asleepMotd", v)
-		}
-	}
-	return s
+	return hosts, isDefault, nil
 }
 
-// wakeable reports whether a stopped container keeps its route: it names a
-// wake target (any non-blank value; the wake parser judges the value).
-func wakeable(labels map[string]string) bool {
-	if v, ok := labels[LabelWake]; ok {
-		return strings.TrimSpace(v) != ""
+// owner is who answers for a container's host claims: its compose project
+// (whose containers, replicas of a service or not, may share a host as one
+// balanced route), else the container itself. Between owners the merger
+// keeps a host for the first claimant.
+func owner(c engine.Container) string {
+	if p := strings.TrimSpace(c.Labels[LabelComposeProject]); p != "" {
+		return "compose project " + p
 	}
-	return mcRouterTrue(labels[LabelMCRouterAutoScaleUp])
+	return "container " + containerName(c)
 }
 
-// mcRouterTrue reads a boolean label the way mc-router does: anything but
-// blank, "0", "false" and "no" is true.
-func mcRouterTrue(v string) bool {
-	switch strings.ToLower(strings.TrimSpace(v)) {
-	case "", "0", "false", "no":
-		return false
-	}
-	return true
-}
-
-// address picks the container's IP: on the network its label names, else on
-// the configured network, else on its only network. When there is none it says
-// why, for the warning.
-func address(c engine.Container, network string) (ip, why string, kv []any) {
-	netName, named := label(c.Labels, LabelNetwork, LabelMCRouterNetwork)
+// address picks the container's IP: on the network its label names (by
+// name, or by ID, in full or its first 12 or more characters), else on the
+// configured network, else on its only network; IPv4 first, else IPv6. When
+// there is none it says why, for the warning. (The container list carries no
+// aliases, so a network is not found by one.)
+func address(c engine.Container, network string) (string, *problem) {
+	want, named := label(c.Labels, LabelNetwork, LabelMCRouterNetwork)
 	if !named && network != "" {
-		netName, named = network, true
+		want, named = network, true
 	}
 	nets := c.NetworkSettings.Networks
-	if !named {
-		if len(nets) != 1 {
-			names := slices.Sorted(maps.Keys(nets))
-			return "", "container skipped: it is on several networks (or none) and neither a " + LabelNetwork +
-				" label nor discovery.docker.network picks one", []any{"networks", strings.Join(names, ",")}
+	if !named && len(nets) != 1 {
+		names := slices.Sorted(maps.Keys(nets))
+		return "", &problem{"container skipped: it is on several networks (or none) and neither a " + LabelNetwork +
+			" label nor discovery.docker.network picks one", []any{"networks", strings.Join(names, ",")}}
+	}
+	var nw engine.Network
+	var found bool
+	for _, name := range slices.Sorted(maps.Keys(nets)) {
+		n := nets[name]
+		if !named || name == want {
+			want, nw, found = name, n, true
+			break
 		}
-		for n := range nets {
-			netName = n
+		if n.NetworkID == want || (len(want) >= 12 && strings.HasPrefix(n.NetworkID, want)) {
+			nw, found = n, true // a name match, if any, still wins
 		}
 	}
-	nw, ok := nets[netName]
-	if !ok {
-		return "", "container skipped: it is not on the network its route names", []any{"network", netName}
+	if !found {
+		return "", &problem{"container skipped: it is not on the network its route names", []any{"network", want}}
 	}
-	if ip = nw.IPAddress; ip == "" {
-		ip = nw.GlobalIPv6Address
-	}
+	ip := cmp.Or(nw.IPAddress, nw.GlobalIPv6Address)
 	if ip == "" {
-		return "", "container skipped: it has no address on its network (host networking?)", []any{"network", netName}
+		return "", &problem{"container skipped: it has no address on its network (host networking?)", []any{"network", want}}
 	}
-	return ip, "", nil
-}
-
-// label returns the gate label's value if set, else mc-router's.
-func label(labels map[string]string, gate, mcRouter string) (string, bool) {
-	if v, ok := labels[gate]; ok {
-		return v, true
-	}
-	v, ok := labels[mcRouter]
-	return v, ok
-}
-
-func hostsLabelName(labels map[string]string) string {
-	if _, ok := labels[LabelHosts]; ok {
-		return LabelHosts
-	}
-	return LabelMCRouterHost
-}
-
-// splitHosts splits a comma-separated host list, lowercased, without blanks
-// or repeats, in the order written.
-func splitHosts(s string) []string {
-	var out []string
-	seen := map[string]bool{} // a label of 50,000 hosts took 9 s with a linear search per host
-	for h := range strings.SplitSeq(s, ",") {
-		h = strings.ToLower(strings.TrimSpace(h))
-		if h != "" && !seen[h] {
-			seen[h] = true
-			out = append(out, h)
-		}
-	}
-	return out
+	return ip, nil
 }
 
 // containerName is the container's own name without the leading slash (the

@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"go.minekube.com/gate/pkg/edition/java/lite/config"
 	"go.minekube.com/gate/pkg/lite/discovery"
@@ -31,6 +32,18 @@ func stopped(name string, labels map[string]string, nets ...string) engine.Conta
 	return c
 }
 
+// compose is the label that makes containers one owner.
+const compose = LabelComposeProject
+
+func created(c engine.Container, unix int64) engine.Container { c.Created = unix; return c }
+
+func paused(c engine.Container) engine.Container { c.State = "paused"; return c }
+
+func withNet(c engine.Container, name string, n engine.Network) engine.Container {
+	c.NetworkSettings.Networks[name] = n
+	return c
+}
+
 func be(addr, name string) discovery.Backend {
 	return discovery.Backend{Addr: addr, Origin: "docker " + name}
 }
@@ -53,9 +66,9 @@ var buildRoutesCases = []struct {
 	{
 		name: "three containers of one host are one route, backends by name",
 		cs: []engine.Container{
-			ctr("lobby-3", map[string]string{"gate.hosts": "a.example.com"}, "bridge=10.0.0.4"),
-			ctr("lobby-1", map[string]string{"gate.hosts": "a.example.com"}, "bridge=10.0.0.2"),
-			ctr("lobby-2", map[string]string{"gate.hosts": "a.example.com"}, "bridge=10.0.0.3"),
+			ctr("lobby-3", map[string]string{"gate.hosts": "a.example.com", compose: "games"}, "bridge=10.0.0.4"),
+			ctr("lobby-1", map[string]string{"gate.hosts": "a.example.com", compose: "games"}, "bridge=10.0.0.2"),
+			ctr("lobby-2", map[string]string{"gate.hosts": "a.example.com", compose: "games"}, "bridge=10.0.0.3"),
 		},
 		want: []discovery.Route{{Origin: "docker lobby-1 (+2)", Hosts: []string{"a.example.com"}, KeyPrefix: "gate.",
 			Backends: []discovery.Backend{be("10.0.0.2:25565", "lobby-1"), be("10.0.0.3:25565", "lobby-2"), be("10.0.0.4:25565", "lobby-3")}}},
@@ -63,8 +76,8 @@ var buildRoutesCases = []struct {
 	{
 		name: "hosts shared by some containers split into routes per container set",
 		cs: []engine.Container{
-			ctr("x", map[string]string{"gate.hosts": "a, b"}, "bridge=10.0.0.2"),
-			ctr("y", map[string]string{"gate.hosts": "a"}, "bridge=10.0.0.3"),
+			ctr("x", map[string]string{"gate.hosts": "a, b", compose: "p"}, "bridge=10.0.0.2"),
+			ctr("y", map[string]string{"gate.hosts": "a", compose: "p"}, "bridge=10.0.0.3"),
 		},
 		want: []discovery.Route{
 			{Origin: "docker x (+1)", Hosts: []string{"a"}, KeyPrefix: "gate.", Backends: []discovery.Backend{be("10.0.0.2:25565", "x"), be("10.0.0.3:25565", "y")}},
@@ -82,8 +95,8 @@ var buildRoutesCases = []struct {
 	{
 		name: "disagreeing settings: first container by name wins, one warning",
 		cs: []engine.Container{
-			ctr("b", map[string]string{"gate.hosts": "h", "gate.strategy": "random"}, "bridge=10.0.0.3"),
-			ctr("a", map[string]string{"gate.hosts": "h", "gate.strategy": "least-connections"}, "bridge=10.0.0.2"),
+			ctr("b", map[string]string{"gate.hosts": "h", "gate.strategy": "random", compose: "p"}, "bridge=10.0.0.3"),
+			ctr("a", map[string]string{"gate.hosts": "h", "gate.strategy": "least-connections", compose: "p"}, "bridge=10.0.0.2"),
 		},
 		want: []discovery.Route{{Origin: "docker a (+1)", Hosts: []string{"h"}, KeyPrefix: "gate.",
 			Settings: map[string]string{"strategy": "least-connections"},
@@ -154,16 +167,17 @@ var buildRoutesCases = []struct {
 		want: []discovery.Route{},
 	},
 	{
-		name: "mc-router auto-scale labels read as wake and asleepMotd",
+		name: "mc-router auto-scale labels read as wake, asleepMotd and loadingMotd",
 		cs: []engine.Container{
-			stopped("mc", map[string]string{"mc-router.host": "m", "mc-router.auto-scale-up": "true", "mc-router.auto-scale-asleep-motd": "zzz"}),
+			stopped("mc", map[string]string{"mc-router.host": "m", "mc-router.auto-scale-up": "true", "mc-router.auto-scale-asleep-motd": "zzz",
+				"mc-router.auto-scale-loading-motd": "soon"}),
 			stopped("no", map[string]string{"mc-router.host": "n", "mc-router.auto-scale-up": "false"}),
 			ctr("own", map[string]string{"mc-router.host": "o", "mc-router.auto-scale-up": "yes", "gate.wake": "exec", "gate.asleepMotd": "mine",
 				"mc-router.auto-scale-asleep-motd": "theirs"}, "bridge=10.0.0.7"),
 		},
 		want: []discovery.Route{
 			{Origin: "docker mc", Container: "mc", Hosts: []string{"m"}, KeyPrefix: "gate.", Backends: []discovery.Backend{},
-				Settings: map[string]string{"wake": "container", "asleepMotd": "zzz"}},
+				Settings: map[string]string{"wake": "container", "asleepMotd": "zzz", "loadingMotd": "soon"}},
 			{Origin: "docker own", Container: "own", Hosts: []string{"o"}, KeyPrefix: "gate.", Backends: []discovery.Backend{be("10.0.0.7:25565", "own")},
 				Settings: map[string]string{"wake": "exec", "asleepMotd": "mine"}},
 		},
@@ -171,11 +185,69 @@ var buildRoutesCases = []struct {
 	{
 		name: "a route of several containers names no container",
 		cs: []engine.Container{
-			stopped("w-1", map[string]string{"gate.hosts": "w", "gate.wake": "container"}, "bridge"),
-			ctr("w-2", map[string]string{"gate.hosts": "w", "gate.wake": "container"}, "bridge=10.0.0.8"),
+			stopped("w-1", map[string]string{"gate.hosts": "w", "gate.wake": "container", compose: "p"}, "bridge"),
+			ctr("w-2", map[string]string{"gate.hosts": "w", "gate.wake": "container", compose: "p"}, "bridge=10.0.0.8"),
 		},
 		want: []discovery.Route{{Origin: "docker w-1 (+1)", Hosts: []string{"w"}, KeyPrefix: "gate.", Backends: []discovery.Backend{be("10.0.0.8:25565", "w-2")},
 			Settings: map[string]string{"wake": "container"}}},
+	},
+	{
+		name: "containers of different owners claiming one host are routes of their own, dated by creation",
+		cs: []engine.Container{
+			created(ctr("new", map[string]string{"gate.hosts": "h"}, "bridge=10.0.0.3"), 200),
+			created(ctr("old-2", map[string]string{"gate.hosts": "h", compose: "p"}, "bridge=10.0.0.2"), 150),
+			created(ctr("old-1", map[string]string{"gate.hosts": "h", compose: "p"}, "bridge=10.0.0.1"), 100),
+		},
+		want: []discovery.Route{
+			{Origin: "docker new", Container: "new", Hosts: []string{"h"}, KeyPrefix: "gate.", Created: time.Unix(200, 0).UTC(),
+				Backends: []discovery.Backend{be("10.0.0.3:25565", "new")}},
+			{Origin: "docker old-1 (+1)", Hosts: []string{"h"}, KeyPrefix: "gate.", Created: time.Unix(100, 0).UTC(),
+				Backends: []discovery.Backend{be("10.0.0.1:25565", "old-1"), be("10.0.0.2:25565", "old-2")}},
+		},
+	},
+	{
+		name: "mc-router host list on newlines, auto-scale-down false, wait timeout",
+		cs: []engine.Container{stopped("mc", map[string]string{"mc-router.host": " a.example.com,\n b.example.com \n", "mc-router.auto-scale-up": "true",
+			"mc-router.auto-scale-down": "false", "mc-router.auto-scale-wait-timeout": "20s"})},
+		want: []discovery.Route{{Origin: "docker mc", Container: "mc", Hosts: []string{"a.example.com", "b.example.com"}, KeyPrefix: "gate.", Backends: []discovery.Backend{},
+			Settings: map[string]string{"wake": "container", "idleAfter": "never", "holdFor": "20s"}}},
+	},
+	{
+		name: "wait timeout the client would not wait for keeps the default, with a warning; gate labels win",
+		cs: []engine.Container{
+			stopped("long", map[string]string{"mc-router.host": "l", "mc-router.auto-scale-up": "true", "mc-router.auto-scale-wait-timeout": "60s"}),
+			stopped("mine", map[string]string{"mc-router.host": "m", "gate.wake": "container", "gate.idleAfter": "1h", "mc-router.auto-scale-down": "false"}),
+		},
+		want: []discovery.Route{
+			{Origin: "docker long", Container: "long", Hosts: []string{"l"}, KeyPrefix: "gate.", Backends: []discovery.Backend{}, Settings: map[string]string{"wake": "container"}},
+			{Origin: "docker mine", Container: "mine", Hosts: []string{"m"}, KeyPrefix: "gate.", Backends: []discovery.Backend{}, Settings: map[string]string{"wake": "container", "idleAfter": "1h"}},
+		},
+		warns: 1,
+	},
+	{
+		name: "auto-scale booleans that do not parse skip the container, as mc-router does",
+		cs: []engine.Container{
+			ctr("up", map[string]string{"mc-router.host": "u", "mc-router.auto-scale-up": "yes"}, "bridge=10.0.0.2"),
+			ctr("down", map[string]string{"mc-router.host": "d", "mc-router.auto-scale-down": "nope"}, "bridge=10.0.0.3"),
+		},
+		want:  []discovery.Route{},
+		warns: 2,
+	},
+	{
+		name: "a paused container is a route without a backend only when it can be woken",
+		cs:   []engine.Container{paused(ctr("p", map[string]string{"gate.hosts": "p", "gate.wake": "container"}, "bridge=10.0.0.2")), paused(ctr("q", map[string]string{"gate.hosts": "q"}, "bridge=10.0.0.3"))},
+		want: []discovery.Route{{Origin: "docker p", Container: "p", Hosts: []string{"p"}, KeyPrefix: "gate.", Backends: []discovery.Backend{}, Settings: map[string]string{"wake": "container"}}},
+	},
+	{
+		name: "network label by ID, in full or its first 12 characters; IPv6 when there is no IPv4",
+		cs: []engine.Container{
+			withNet(ctr("byid", map[string]string{"gate.hosts": "i", "mc-router.network": "0123456789ab"}, "bridge=10.0.0.2"), "back", engine.Network{NetworkID: "0123456789abcdef", IPAddress: "10.0.2.2"}),
+			withNet(ctr("v6", map[string]string{"gate.hosts": "a", "mc-router.network": "fedcba9876543210"}, "bridge=10.0.0.3"), "back", engine.Network{NetworkID: "fedcba9876543210", GlobalIPv6Address: "fd00::6"}),
+		},
+		want: []discovery.Route{
+			{Origin: "docker v6", Container: "v6", Hosts: []string{"a"}, KeyPrefix: "gate.", Backends: []discovery.Backend{be("[fd00::6]:25565", "v6")}},
+			{Origin: "docker byid", Container: "byid", Hosts: []string{"i"}, KeyPrefix: "gate.", Backends: []discovery.Backend{be("10.0.2.2:25565", "byid")}},
+		},
 	},
 }
 

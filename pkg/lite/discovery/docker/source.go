@@ -70,7 +70,8 @@ func (s *Source) Name() string { return Name }
 // (once per outage), reconnects with backoff, and converges with a fresh list.
 // It returns nil when ctx ends, with every goroutine it started finished.
 func (s *Source) Run(ctx context.Context, sink discovery.Sink) error {
-	r := &runner{s: s, c: engine.NewClient(s.ep, engine.Options{HeaderTimeout: 10 * time.Second}), sink: sink, log: s.opts.Log, warned: map[string]bool{}}
+	r := &runner{s: s, c: engine.NewClient(s.ep, engine.Options{HeaderTimeout: 10 * time.Second}), sink: sink, log: s.opts.Log,
+		warned: map[string]bool{}, pauses: &pauses{m: map[string]bool{}}}
 	defer r.c.Close()
 	backoff := s.opts.MinBackoff
 	for {
@@ -100,6 +101,7 @@ type runner struct {
 	sink   discovery.Sink
 	log    logr.Logger
 	warned map[string]bool // warnings in force, logged once each
+	pauses *pauses
 
 	published []discovery.Route
 	fresh     bool // published reflects the daemon since the last connect
@@ -127,6 +129,7 @@ func (r *runner) session(ctx context.Context) (synced bool, err error) {
 				return
 			}
 			r.log.V(1).Info("docker event", "type", ev.Type, "action", ev.Action, "id", ev.Actor.ID)
+			r.pauses.note(ev)
 			select {
 			case dirty <- struct{}{}:
 			default: // a list is already due; it will see this change too
@@ -165,6 +168,7 @@ func (r *runner) sync(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("list containers: %w", err)
 	}
+	r.pauses.apply(cs)
 	routes, warns := buildRoutes(cs, notReady, r.s.opts.Config.Network)
 	r.warnOnce(warns)
 	if r.fresh && reflect.DeepEqual(routes, r.published) {

@@ -13,6 +13,7 @@ import (
 	"go.minekube.com/gate/internal/enginetest"
 	"go.minekube.com/gate/internal/mctest"
 	"go.minekube.com/gate/pkg/edition/java/lite/config"
+	engine "go.minekube.com/gate/pkg/lite/engine/docker"
 )
 
 // protocol is the protocol version written into test status pings.
@@ -65,6 +66,7 @@ func TestContainersOfOneHostAreOneBalancedRoute(t *testing.T) {
 	for i := 1; i <= 3; i++ {
 		id := e.Run(t, enginetest.Container{Name: enginetest.Uniq(fmt.Sprintf("lobby-%d", i)), Labels: map[string]string{
 			"gate.hosts": host, "gate.strategy": "least-connections", "gate.cachePingTTL": "5s",
+			LabelComposeProject: enginetest.Uniq("lobby"),
 		}})
 		ids = append(ids, id)
 		want = append(want, net.JoinHostPort(e.IP(t, id, "bridge"), "25565"))
@@ -169,7 +171,7 @@ func TestLostDaemonIsStaleOnceAndConvergesAfterReconnect(t *testing.T) {
 	}
 	fwd := mctest.NewForwarder(t, "unix", ep.Addr)
 	host := enginetest.Uniq("outage") + ".example.com"
-	labels := map[string]string{"gate.hosts": host}
+	labels := map[string]string{"gate.hosts": host, LabelComposeProject: enginetest.Uniq("outage")}
 	first := e.Run(t, enginetest.Container{Name: enginetest.Uniq("outage-1"), Labels: labels})
 	firstAddr := net.JoinHostPort(e.IP(t, first, "bridge"), "25565")
 
@@ -210,7 +212,7 @@ func TestLostDaemonIsStaleOnceAndConvergesAfterReconnect(t *testing.T) {
 func TestHealthCheckDecidesWhichContainersAreBackends(t *testing.T) {
 	e := enginetest.NeedDocker(t)
 	host := enginetest.Uniq("health") + ".example.com"
-	labels := map[string]string{"gate.hosts": host}
+	labels := map[string]string{"gate.hosts": host, LabelComposeProject: enginetest.Uniq("health")}
 	rec := startSource(t, e.Host, "", &mctest.Logs{})
 	// mcload's setup mode exits 0 once it has made its connection; an unknown
 	// mode exits 2.
@@ -238,5 +240,30 @@ func TestDaemonAbsentAtStartIsStaleOnceAndPublishesNothing(t *testing.T) {
 	mctest.WaitFor(t, "two retries", 5*time.Second, func() bool { return logs.Count("still unreachable") >= 2 })
 	if r, s := rec.counts(); r != 0 || s != 1 {
 		t.Errorf("%d Replace and %d Stale, want 0 and 1", r, s)
+	}
+}
+
+// The daemon announces a pause (and an unpause) before its container list
+// shows it: the event's state wins until the list agrees.
+func TestPauseEventWinsOverTheListUntilItAgrees(t *testing.T) {
+	p := &pauses{m: map[string]bool{}}
+	ev := func(action, id string) engine.Event {
+		var e engine.Event
+		e.Type, e.Action, e.Actor.ID = "container", action, id
+		return e
+	}
+	p.note(ev("pause", "a"))
+	p.note(ev("unpause", "b"))
+	p.note(ev("pause", "gone"))
+	p.note(ev("start", "c"))
+	list := []engine.Container{{ID: "a", State: "running"}, {ID: "b", State: "paused"}, {ID: "c", State: "running"}}
+	p.apply(list)
+	if got := []string{list[0].State, list[1].State, list[2].State}; !slices.Equal(got, []string{"paused", "running", "running"}) {
+		t.Fatalf("states after a stale list: %v", got)
+	}
+	list = []engine.Container{{ID: "a", State: "paused"}, {ID: "b", State: "exited"}}
+	p.apply(list)
+	if list[0].State != "paused" || list[1].State != "exited" || len(p.m) != 0 {
+		t.Fatalf("once the list agrees (or the container stopped) the events are forgotten: %+v, %v", list, p.m)
 	}
 }

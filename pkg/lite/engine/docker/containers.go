@@ -15,6 +15,7 @@ type Container struct {
 	Names           []string          `json:"Names"`
 	Labels          map[string]string `json:"Labels"`
 	State           string            `json:"State"`
+	Created         int64             `json:"Created"` // Unix seconds
 	NetworkSettings struct {
 		Networks map[string]Network `json:"Networks"`
 	} `json:"NetworkSettings"`
@@ -22,6 +23,7 @@ type Container struct {
 
 // Network is a container's place on one network.
 type Network struct {
+	NetworkID         string `json:"NetworkID"`
 	IPAddress         string `json:"IPAddress"`
 	GlobalIPv6Address string `json:"GlobalIPv6Address"`
 }

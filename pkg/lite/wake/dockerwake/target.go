@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"time"
 
 	"go.minekube.com/gate/pkg/lite/engine/docker"
@@ -63,15 +64,45 @@ func New(c *docker.Client, s wake.Spec) (*Target, error) {
 // Key implements wake.Target.
 func (t *Target) Key() string { return t.key }
 
-// Wake starts the container; one that runs already is left alone. It returns
-// once the daemon has started the process, not once the server listens.
+// Wake starts the container, or unpauses a paused one (whose start the daemon
+// refuses with 409); one that runs already is left alone. It returns once the
+// daemon has started or thawed the process, not once the server listens.
 func (t *Target) Wake(ctx context.Context, _ wake.Request) (wake.Result, error) {
 	ctx, cancel := context.WithTimeout(ctx, callTimeout)
 	defer cancel()
-	if _, err := t.c.Start(ctx, t.name); err != nil {
+	_, err := t.c.Start(ctx, t.name)
+	if isConflict(err) {
+		err = t.unpause(ctx)
+	}
+	if err != nil {
 		return wake.Result{}, t.wrap("wake", err)
 	}
 	return wake.Result{}, nil
+}
+
+// unpause thaws the container. The daemon refuses to unpause one that is not
+// paused (409; 20.10 says 500): another wake thawed it first (it runs: done),
+// or it stopped meanwhile (a start is what it needs now).
+func (t *Target) unpause(ctx context.Context) error {
+	resp, err := t.c.Send(ctx, docker.Request{Method: http.MethodPost, Path: "/containers/" + t.name + "/unpause"}, http.StatusNoContent)
+	if err == nil {
+		return resp.Body.Close()
+	}
+	st, ierr := t.c.Inspect(ctx, t.name)
+	switch {
+	case ierr != nil:
+		return err
+	case st.Running && !st.Paused:
+		return nil
+	case !st.Running:
+		_, err = t.c.Start(ctx, t.name)
+	}
+	return err
+}
+
+func isConflict(err error) bool {
+	var e *docker.APIError
+	return errors.As(err, &e) && e.Status == http.StatusConflict
 }
 
 // Sleep stops the container with the target's grace; a stopped container is

@@ -3,6 +3,7 @@ package dockerwake_test
 import (
 	"context"
 	"net"
+	"net/http"
 	"slices"
 	"strings"
 	"sync"
@@ -279,5 +280,47 @@ func TestDockerSpecsThatCannotNameAContainerAreRejected(t *testing.T) {
 		if _, err := dockerwake.New(nil, s); err == nil {
 			t.Errorf("%+v accepted", s)
 		}
+	}
+}
+
+// Regression (issue 31): a paused container labelled for waking was "starting
+// up" for ever, its start refused with 409. Wakes unpause it; concurrent ones
+// (replicas, or a login racing a ping) all succeed and thaw it once.
+func TestWakeUnpausesPausedContainer(t *testing.T) {
+	e := enginetest.NeedDocker(t)
+	name := enginetest.Uniq("paused")
+	host := name + ".example.com"
+	id := e.Run(t, enginetest.Container{Name: name, Labels: map[string]string{"gate.hosts": host, "gate.wake": "container"}})
+	addr := net.JoinHostPort(e.IP(t, id, "bridge"), "25565")
+	route := watchRoutes(t, e.Host)
+	waitBackends(t, route, host, 10*time.Second, addr)
+
+	c, err := docker.Dial(e.Host, docker.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	resp, err := c.Send(t.Context(), docker.Request{Method: http.MethodPost, Path: "/containers/" + id + "/pause"}, http.StatusNoContent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	// Paused, it keeps its route without a backend, and is not running.
+	waitBackends(t, route, host, 5*time.Second)
+	tg := newTarget(t, e.Host, name, 5*time.Second)
+	if on, err := tg.Running(t.Context()); err != nil || on {
+		t.Fatalf("Running of the paused container: %v, %v", on, err)
+	}
+	since := time.Now()
+	wakeAtOnce(t, tg, 10, host)
+	if on, err := tg.Running(t.Context()); err != nil || !on {
+		t.Fatalf("Running after the wakes: %v, %v", on, err)
+	}
+	if n := e.Events(t, id, "unpause", since.Add(-time.Second), time.Now()); n != 1 {
+		t.Errorf("10 concurrent wakes unpaused the container %d times, want 1", n)
+	}
+	waitBackends(t, route, host, 5*time.Second, addr)
+	if _, err := mctest.Ping(addr, protocol, host); err != nil {
+		t.Errorf("status ping to the thawed container: %v", err)
 	}
 }

@@ -118,7 +118,7 @@ func FuzzCleanHost(f *testing.F) {
 	for _, s := range []string{
 		"mc.example.com", "MC.Example.COM.", "play.example.com:25565", "[::1]:25565", "::1",
 		"mc.example.com\x00FML2\x00", "Play.example.com///203.0.113.7:51234///1700000000///sig",
-		"a.:1.", "host:", "..", "",
+		"a.:1.", "host:", "..", "", "play.example.com\\abc\\1.2.3.4", "A.b.:1\\x\x00FML\x00",
 	} {
 		f.Add(s)
 	}
@@ -127,8 +127,8 @@ func FuzzCleanHost(f *testing.F) {
 		if again := wire.CleanHost(got); again != got {
 			t.Fatalf("not idempotent: %q -> %q -> %q", addr, got, again)
 		}
-		if strings.ContainsAny(got, "ABCDEFGHIJKLMNOPQRSTUVWXYZ\x00") || strings.Contains(got, "///") {
-			t.Fatalf("CleanHost(%q) = %q keeps upper case, NUL or ///", addr, got)
+		if strings.ContainsAny(got, "ABCDEFGHIJKLMNOPQRSTUVWXYZ\x00\\") || strings.Contains(got, "///") {
+			t.Fatalf("CleanHost(%q) = %q keeps upper case, NUL, backslash or ///", addr, got)
 		}
 		if strings.HasPrefix(got, ".") || strings.HasSuffix(got, ".") {
 			t.Fatalf("CleanHost(%q) = %q keeps an edge dot", addr, got)

@@ -66,7 +66,9 @@ func StripRealIP(addr string) string {
 }
 
 // CleanHost returns the routing key of a handshake's server address:
-// SplitAddress's host, without a ":port" the player may have typed, without
+// SplitAddress's host cut at its first backslash (an Infinity-filter front
+// sends "host\GUID\ip"; mc-router cuts there too, and nothing after the cut
+// is trusted or read), without a ":port" the player may have typed, without
 // leading or trailing dots (SRV-resolved names end in one), lower-cased
 // (ASCII only, as DNS names are). It returns a substring of addr, without
 // allocating, unless there is upper case to fold.
@@ -78,6 +80,9 @@ func StripRealIP(addr string) string {
 // idempotent: CleanHost(CleanHost(x)) == CleanHost(x).
 func CleanHost(addr string) string {
 	host, _ := SplitAddress(addr)
+	if i := strings.IndexByte(host, '\\'); i >= 0 {
+		host = host[:i]
+	}
 	// Dots are trimmed on both sides of the port removal so that
 	// "host.:25565" and "host:25565." both end up as "host".
 	host = strings.Trim(host, ".")

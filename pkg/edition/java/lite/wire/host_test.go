@@ -91,6 +91,11 @@ func TestCleanHost(t *testing.T) {
 		{"empty", "", ""},
 		{"only dots", "...", ""},
 		{"suffix only", "\x00FML3\x00", ""},
+		{"infinity filter backslash", "play.example.com\\abc\\1.2.3.4", "play.example.com"},
+		{"backslash after a port and a dot", "Play.Example.com.:25565\\GUID\\203.0.113.7", "play.example.com"},
+		{"backslash then forge marker", "play.example.com\\GUID\\ip\x00FML3\x00", "play.example.com"},
+		{"backslash right after forge marker is the marker's", "play.example.com\x00FML\\x", "play.example.com"},
+		{"leading backslash leaves no host", "\\play.example.com", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -112,6 +117,7 @@ func TestCleanHostAllocations(t *testing.T) {
 	}{
 		{"clean host", "mc.example.com", 0},
 		{"clean host with forge suffix and port", "mc.example.com:25565\x00FML3\x00", 0},
+		{"infinity filter suffix", "mc.example.com\\GUID\\203.0.113.7", 0},
 		{"upper case needs one copy", "MC.example.com", 1},
 	}
 	for _, tt := range tests {
