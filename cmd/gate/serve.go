@@ -164,17 +164,12 @@ func (a *app) start(ctx context.Context, cfg *config.Config) (err error) {
 		a.log.V(1).Info("raised the open-files limit", "from", before, "to", after)
 	}
 	a.metrics = metrics.New(metrics.Options{})
-	a.bus, a.live = events.NewBus(0), events.NewSessions()
-	a.feed = feed.New(a.bus, a.live)
-	a.hooks = events.NewWebhooks(a.bus, events.WebhookOptions{Log: a.log.WithName("webhooks")})
-	// Receivers start before the first apply, so they hear its route-added events.
-	a.hooks.Set(cfg.Lite.Webhooks)
+	a.startEvents(cfg)
 	defer func() {
 		if err != nil {
 			a.hooks.Close()
 		}
 	}()
-	a.metrics.Registry().MustRegister(a.hooks.Collector())
 	a.wake = engines.New(cfg)
 	p, err := lite.New(cfg, lite.Options{Log: a.log, Observer: lite.Observers{a.metrics, a.feed},
 		WakeTargets: a.wake.Target, Wake: wake.Options{Holders: a.wake.Holders()}})
@@ -219,6 +214,17 @@ func (a *app) start(ctx context.Context, cfg *config.Config) (err error) {
 		Events: a.bus, Sessions: a.live.List,
 		ProbeListener: a.probeLn, Log: a.log.WithName("admin")})
 	return nil
+}
+
+// startEvents builds the event bus, the live-session table, the feed that fills
+// them from the proxy, and the config's webhooks. The receivers start before the
+// first apply, so they hear its route-added events.
+func (a *app) startEvents(cfg *config.Config) {
+	a.bus, a.live = events.NewBus(0), events.NewSessions()
+	a.feed = feed.New(a.bus, a.live)
+	a.hooks = events.NewWebhooks(a.bus, events.WebhookOptions{Log: a.log.WithName("webhooks")})
+	a.hooks.Set(cfg.Lite.Webhooks)
+	a.metrics.Registry().MustRegister(a.hooks.Collector())
 }
 
 // listenAPI binds the API's listener and, with api.probeBind, the probes' own.
