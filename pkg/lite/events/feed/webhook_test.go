@@ -80,17 +80,22 @@ func TestWebhookMCRouterFormat(t *testing.T) {
 // machine is shared.)
 func TestHangingWebhookLeavesJoinTimesAndCountsDrops(t *testing.T) {
 	const n = 300
-	plainW, w := newWorld(t, false), newWorld(t, true)
+	plainW, w := newWorld(t, true), newWorld(t, true) // both with events; one has the webhook
 	r := newReceiver(t, true)
 	wh := w.webhooks(t, events.WebhookOptions{Queue: 16, Attempts: 1}, events.Webhook{URL: r.srv.URL, Types: events.AllTypes,
 		Timeout: 10 * time.Second})
-	// Alternated, so that both see the same moments of a shared machine.
+	// Alternated, and in turn first, so that both see the same moments of a shared
+	// machine (a session's teardown overlaps the next join).
 	plain, hooked := make([]time.Duration, n), make([]time.Duration, n)
 	for i := range n {
-		plain[i] = plainW.session(t, fmt.Sprintf("p%d", i))
-		hooked[i] = w.session(t, fmt.Sprintf("p%d", i))
+		name := fmt.Sprintf("p%d", i)
+		if i%2 == 0 {
+			plain[i], hooked[i] = plainW.session(t, name), w.session(t, name)
+		} else {
+			hooked[i], plain[i] = w.session(t, name), plainW.session(t, name)
+		}
 	}
-	t.Logf("join p50/p99: %s/%s without events, %s/%s with a webhook that hangs",
+	t.Logf("join p50/p99: %s/%s without a webhook, %s/%s with one that hangs",
 		pct(plain, 50), pct(plain, 99), pct(hooked, 50), pct(hooked, 99))
 	// At most one request in flight and 16 queued: the rest of the 2n events dropped.
 	name := events.Receiver(r.srv.URL)
