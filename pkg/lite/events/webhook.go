@@ -7,8 +7,10 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"errors"
 	"io"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -131,6 +133,10 @@ func (r *receiver) post(ctx context.Context, e *Event, body []byte) (int, error)
 	}
 	resp, err := r.o.Client.Do(req)
 	if err != nil {
+		// A url.Error quotes the whole URL, whose path or query may hold a token.
+		if ue, ok := errors.AsType[*url.Error](err); ok {
+			err = ue.Err
+		}
 		return 0, fmt.Errorf("webhook %s: %w", r.name, err)
 	}
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 4<<10)) // lets the connection be reused

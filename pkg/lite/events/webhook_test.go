@@ -62,3 +62,20 @@ func TestWebhooksSetKeepsAndStops(t *testing.T) {
 		t.Fatalf("stats %+v", st)
 	}
 }
+
+// A failed delivery's log line names the receiver by scheme and host only: the
+// URL's path and query (where a token may be) stay out of the logs.
+func TestWebhookFailureLogHasNoToken(t *testing.T) {
+	addr := mctest.RefusedAddr(t)
+	logs := &mctest.Logs{}
+	b := events.NewBus(0)
+	wh := events.NewWebhooks(b, events.WebhookOptions{Attempts: 1, Log: logs.Logger(1)})
+	defer wh.Close()
+	wh.Set([]events.Webhook{{URL: "http://" + addr + "/hook/s3cret?token=s3cret", Types: events.AllTypes, Timeout: time.Second}})
+	b.Publish(events.Event{Type: events.Joined})
+	mctest.WaitFor(t, "the failure", 5*time.Second, func() bool { return wh.Stats("http://"+addr).Failed == 1 })
+	mctest.WaitFor(t, "the log line", 5*time.Second, func() bool { return logs.Count("webhook delivery failed") == 1 })
+	if leaked := logs.Find("s3cret"); len(leaked) != 0 {
+		t.Fatalf("log lines with the token: %q", leaked)
+	}
+}
