@@ -6,16 +6,13 @@ import (
 	"go.minekube.com/gate/pkg/lite/events"
 )
 
+// drain takes what is queued now.
 func drain(s *events.Sub) []uint64 {
 	var ids []uint64
-	for {
-		select {
-		case e := <-s.C():
-			ids = append(ids, e.ID)
-		default:
-			return ids
-		}
+	for range len(s.C()) {
+		ids = append(ids, (<-s.C()).ID)
 	}
+	return ids
 }
 
 // A full queue drops and counts; the publisher never waits, and other
