@@ -20,6 +20,8 @@ import (
 	"go.minekube.com/gate/pkg/edition/java/lite/reload"
 	"go.minekube.com/gate/pkg/lite/admin"
 	"go.minekube.com/gate/pkg/lite/discovery"
+	"go.minekube.com/gate/pkg/lite/events"
+	"go.minekube.com/gate/pkg/lite/events/feed"
 	"go.minekube.com/gate/pkg/lite/logging"
 	"go.minekube.com/gate/pkg/lite/metrics"
 	"go.minekube.com/gate/pkg/lite/wake"
@@ -41,6 +43,12 @@ type app struct {
 	// wake builds the targets routes wake, on the engines' own clients.
 	wake    *engines.Engines
 	metrics *metrics.Metrics
+	// events: the bus every event goes through, the live sessions, what feeds
+	// them from the proxy, and the webhooks that receive them.
+	bus     *events.Bus
+	live    *events.Sessions
+	feed    *feed.Feed
+	hooks   *events.Webhooks
 	admin   *admin.Server // nil while the API is off
 	apiBind string
 	ln      net.Listener // players
@@ -149,15 +157,21 @@ func (a *app) autoReload() bool {
 
 // start builds the proxy and binds every listener, so that a bad bind fails the
 // start instead of a goroutine later.
-func (a *app) start(ctx context.Context, cfg *config.Config) error {
+func (a *app) start(ctx context.Context, cfg *config.Config) (err error) {
 	if before, after, err := raiseFDLimit(); err != nil {
 		a.log.V(1).Info("could not raise the open-files limit", "err", err.Error())
 	} else if after > before {
 		a.log.V(1).Info("raised the open-files limit", "from", before, "to", after)
 	}
 	a.metrics = metrics.New(metrics.Options{})
+	a.startEvents(cfg)
+	defer func() {
+		if err != nil {
+			a.hooks.Close()
+		}
+	}()
 	a.wake = engines.New(cfg)
-	p, err := lite.New(cfg, lite.Options{Log: a.log, Observer: a.metrics,
+	p, err := lite.New(cfg, lite.Options{Log: a.log, Observer: lite.Observers{a.metrics, a.feed},
 		WakeTargets: a.wake.Target, Wake: wake.Options{Holders: a.wake.Holders()}})
 	if err != nil {
 		a.wake.Close()
@@ -165,7 +179,7 @@ func (a *app) start(ctx context.Context, cfg *config.Config) error {
 	}
 	a.proxy = p
 	a.metrics.Registry().MustRegister(p.Wake().Collector())
-	a.routes = discovery.NewMerger(discovery.MergerOptions{Apply: p.Reload, Log: a.log.WithName("discovery")})
+	a.routes = discovery.NewMerger(discovery.MergerOptions{Apply: a.applyRoutes, Log: a.log.WithName("discovery")})
 	a.metrics.Registry().MustRegister(a.routes)
 	if err := a.routes.SetFile(cfg); err != nil {
 		return err
@@ -197,8 +211,20 @@ func (a *app) start(ctx context.Context, cfg *config.Config) error {
 	a.apiBind = cfg.API.Bind
 	a.admin = admin.New(admin.Options{Source: p, Token: token, Metrics: a.metrics.Handler(),
 		PublicMetrics: cfg.API.PublicMetrics, Sources: a.routes.Sources, Wake: p.Wake().States,
+		Events: a.bus, Sessions: a.live.List,
 		ProbeListener: a.probeLn, Log: a.log.WithName("admin")})
 	return nil
+}
+
+// startEvents builds the event bus, the live-session table, the feed that fills
+// them from the proxy, and the config's webhooks. The receivers start before the
+// first apply, so they hear its route-added events.
+func (a *app) startEvents(cfg *config.Config) {
+	a.bus, a.live = events.NewBus(0), events.NewSessions()
+	a.feed = feed.New(a.bus, a.live)
+	a.hooks = events.NewWebhooks(a.bus, events.WebhookOptions{Log: a.log.WithName("webhooks")})
+	a.hooks.Set(cfg.Lite.Webhooks)
+	a.metrics.Registry().MustRegister(a.hooks.Collector())
 }
 
 // listenAPI binds the API's listener and, with api.probeBind, the probes' own.
@@ -231,6 +257,9 @@ func (a *app) run(ctx context.Context) error {
 			}
 		})
 	}
+	wg.Go(func() {
+		a.feed.Watch(side, feed.Source{Backends: a.proxy.Backends, Wake: a.proxy.Wake().States}, 0)
+	})
 	for _, src := range a.sources {
 		wg.Go(func() {
 			if err := src.Run(side, a.routes); err != nil {
@@ -253,10 +282,21 @@ func (a *app) run(ctx context.Context) error {
 	wg.Wait()
 	a.routes.Close() // the sources are done: no coalesced apply outlives run
 	a.wake.Close()
+	a.hooks.Close()
 	if errors.Is(err, context.Canceled) {
 		return nil
 	}
 	return err
+}
+
+// applyRoutes puts the merged routes (file and discovery) in force and reports
+// the routes that came and went.
+func (a *app) applyRoutes(cfg *config.Config) error {
+	if err := a.proxy.Reload(cfg); err != nil {
+		return err
+	}
+	a.feed.Routes(a.proxy.Routes())
+	return nil
 }
 
 // apply is the reload step after validation: the proxy first (it can still
@@ -268,6 +308,7 @@ func (a *app) apply(cfg *config.Config) error {
 	if err := a.routes.SetFile(cfg); err != nil {
 		return err
 	}
+	a.hooks.Set(cfg.Lite.Webhooks)
 	a.setDebug(cfg.Debug)
 	if a.admin == nil {
 		return nil

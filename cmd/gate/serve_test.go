@@ -270,8 +270,13 @@ func TestServeAdminAPI(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("gate lite status = %d: %s", code, errOut.String())
 	}
+	// The live session with its player (issue 33), then the backends.
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
-	if len(lines) != 2 || !strings.HasPrefix(lines[0], "ROUTE") {
+	if len(lines) != 5 || !strings.HasPrefix(lines[0], "PLAYER") || !strings.HasPrefix(lines[1], "alice ") {
+		t.Fatalf("tables:\n%s", out.String())
+	}
+	lines = lines[3:]
+	if !strings.HasPrefix(lines[0], "ROUTE") {
 		t.Fatalf("table:\n%s", out.String())
 	}
 	fields := strings.Fields(lines[1])

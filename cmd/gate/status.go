@@ -23,6 +23,7 @@ func statusCmd(args []string, stdout, stderr io.Writer) int {
 	tokenFile := fs.String("token-file", "", "file holding the bearer token")
 	path := configFlag(fs, "")
 	timeout := fs.Duration("timeout", 10*time.Second, "request timeout")
+	sessions := fs.Bool("sessions", false, "list every live session (by default at most "+fmt.Sprint(sessionRows)+")")
 	balance := fs.Bool("balance", false, "show the strategies' decisions: scores, load and its source, replica estimate, lowest-latency best and challenger")
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -51,7 +52,7 @@ func statusCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "gate lite status: %s%s: %v\n", c.URL, from, err)
 		return 1
 	}
-	if err := writeExtras(ctx, c, stdout); err != nil {
+	if err := writeExtras(ctx, c, stdout, *sessions); err != nil {
 		fmt.Fprintln(stderr, "gate lite status:", err)
 		return 1
 	}
@@ -72,10 +73,14 @@ func statusCmd(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
+// sessionRows is how many live sessions `gate lite status` lists without --sessions.
+const sessionRows = 20
+
 // writeExtras writes the tables that precede the backends' when there is
 // something in them: the discovery sources (a file-only proxy's output stays
-// the backend table alone) and the wake targets (only when routes name some).
-func writeExtras(ctx context.Context, c *admin.Client, w io.Writer) error {
+// the backend table alone), the wake targets (only when routes name some) and
+// the live sessions with their players (all of them with allSessions).
+func writeExtras(ctx context.Context, c *admin.Client, w io.Writer, allSessions bool) error {
 	if ss, err := c.Sources(ctx); err == nil && len(ss) > 0 {
 		if err := admin.WriteSources(w, ss, time.Now()); err != nil {
 			return err
@@ -84,6 +89,16 @@ func writeExtras(ctx context.Context, c *admin.Client, w io.Writer) error {
 	}
 	if ws, err := c.Wake(ctx); err == nil && len(ws) > 0 {
 		if err := admin.WriteWake(w, ws, time.Now()); err != nil {
+			return err
+		}
+		fmt.Fprintln(w)
+	}
+	if ss, err := c.Sessions(ctx); err == nil && len(ss) > 0 {
+		limit := sessionRows
+		if allSessions {
+			limit = 0
+		}
+		if err := admin.WriteSessions(w, ss, time.Now(), limit); err != nil {
 			return err
 		}
 		fmt.Fprintln(w)

@@ -4,8 +4,10 @@
 // The server answers /healthz (the process is up), /readyz (the player
 // listener is bound and a config is loaded), /api/v1/routes and
 // /api/v1/backends (JSON views of the routes in force and of every backend:
-// state, active sessions, latency, load, eligibility and why), and /metrics
-// when given a Prometheus handler. With a token every request but the health
+// state, active sessions, latency, load, eligibility and why), /api/v1/sessions
+// (the live sessions with their players), /api/v1/events (the event stream,
+// Server-Sent Events from package events' Bus, with a slot budget of its own) and
+// /metrics when given a Prometheus handler. With a token every request but the health
 // checks must carry "Authorization: Bearer TOKEN"; without one the server
 // refuses to listen anywhere but loopback. It holds at most lite.AdminConns
 // connections, and its own clients cannot keep the probes out of them

@@ -179,10 +179,11 @@ func connContext(ctx context.Context, c net.Conn) context.Context {
 }
 
 // markBusy marks a request's connection as not to be cut until it is idle again,
-// and keeps ProbeSlots connections for the probes: other requests past that many
-// busy connections are answered 503 at once.
+// and keeps ProbeSlots connections for the probes and up to StreamSlots for event
+// streams, which last: other requests past their budget are answered 503 at once.
 func (l *limitListener) markBusy(next http.Handler) http.Handler {
-	api := make(chan struct{}, max(1, l.max-ProbeSlots))
+	streams := make(chan struct{}, min(StreamSlots, max(0, l.max-ProbeSlots-1)))
+	api := make(chan struct{}, max(1, l.max-ProbeSlots-cap(streams)))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if tc, ok := r.Context().Value(connKey{}).(*trackedConn); ok {
 			l.mu.Lock()
@@ -190,9 +191,13 @@ func (l *limitListener) markBusy(next http.Handler) http.Handler {
 			l.mu.Unlock()
 		}
 		if r.URL.Path != PathHealthz && r.URL.Path != PathReadyz {
+			slots := api
+			if r.URL.Path == PathEvents {
+				slots = streams
+			}
 			select {
-			case api <- struct{}{}:
-				defer func() { <-api }()
+			case slots <- struct{}{}:
+				defer func() { <-slots }()
 			default:
 				w.Header().Set("Retry-After", "1")
 				writeText(w, http.StatusServiceUnavailable, "admin API busy; try again")

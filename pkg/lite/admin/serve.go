@@ -65,6 +65,7 @@ func (s *Server) serveOn(ctx context.Context, ln net.Listener, h http.Handler, c
 		// go through the structured, rate-limited logger, not to stderr as text.
 		ErrorLog: logging.StdLogger(s.o.Log, "admin HTTP server"),
 	}
+	srv.RegisterOnShutdown(func() { s.closeOnce.Do(func() { close(s.closing) }) })
 	ctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	wg.Go(func() {

@@ -11,12 +11,14 @@ import (
 	"net/http"
 	"net/netip"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/go-logr/logr"
 
 	"go.minekube.com/gate/pkg/edition/java/lite/config"
 	"go.minekube.com/gate/pkg/lite/discovery"
+	"go.minekube.com/gate/pkg/lite/events"
 	"go.minekube.com/gate/pkg/lite/wake"
 )
 
@@ -59,6 +61,10 @@ type Options struct {
 	// Wake, when not nil, reports the wake targets for /api/v1/wake (the
 	// wake.Coordinator's States).
 	Wake func() []wake.State
+	// Events, when not nil, is streamed at /api/v1/events (Server-Sent Events).
+	Events *events.Bus
+	// Sessions, when not nil, lists the live sessions for /api/v1/sessions.
+	Sessions func() []events.Session
 	// ProbeListener, when not nil, is a listener of its own for /healthz and /readyz
 	// (nothing else, no token), so that a NetworkPolicy or firewall can close the API's
 	// port and leave the probes theirs. Serve serves and closes it; it takes
@@ -74,11 +80,14 @@ type Server struct {
 	token  atomic.Pointer[[32]byte] // sha256 of the token; nil means no token
 	mux    *http.ServeMux
 	probes *http.ServeMux // the probe listener's: health and readiness only
+	// closing ends the event streams when the API shuts down (they never go idle).
+	closing   chan struct{}
+	closeOnce sync.Once
 }
 
 // New creates a server; it listens only when Serve or ListenAndServe is called.
 func New(o Options) *Server {
-	s := &Server{o: o, mux: http.NewServeMux(), probes: http.NewServeMux()}
+	s := &Server{o: o, mux: http.NewServeMux(), probes: http.NewServeMux(), closing: make(chan struct{})}
 	s.SetToken(o.Token)
 	for _, mux := range []*http.ServeMux{s.mux, s.probes} {
 		mux.HandleFunc("GET "+PathHealthz, func(w http.ResponseWriter, _ *http.Request) {
@@ -105,6 +114,16 @@ func New(o Options) *Server {
 			ss = s.o.Wake()
 		}
 		writeJSON(w, ss)
+	})))
+	if o.Events != nil {
+		s.mux.Handle("GET "+PathEvents, s.auth(http.HandlerFunc(s.streamEvents)))
+	}
+	s.mux.Handle("GET "+PathSessions, s.auth(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		var ss []events.Session
+		if s.o.Sessions != nil {
+			ss = s.o.Sessions()
+		}
+		writeJSON(w, sessionsView(ss))
 	})))
 	if o.Metrics != nil {
 		h := o.Metrics

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"go.minekube.com/gate/pkg/lite/antibot"
+	"go.minekube.com/gate/pkg/lite/players"
 )
 
 // EventKind says which step of a connection an Event reports.
@@ -107,6 +108,9 @@ type Event struct {
 	Duration time.Duration // EventDial: connect time; EventEnded: session length
 	// BytesUp and BytesDown count relayed bytes (up: player to backend).
 	BytesUp, BytesDown int64
+	// Player is who the Login Start names, from identify on; nil before it and for
+	// pings. Shared with the connection: read it, never change it.
+	Player *players.Player
 }
 
 // next readies e for the connection's next event: the connection's context (ConnID,
@@ -118,7 +122,7 @@ func (e *Event) next() { *e = e.context().event() }
 
 // eventContext is the part of an Event that lasts for the whole connection (what next
 // keeps). A joined session idles with only this (relayed.evCtx): 80 bytes where a
-// whole Event is 200, paid by every idle player.
+// whole Event is 208, paid by every idle player.
 type eventContext struct {
 	connID                          uint64
 	vhost                           string

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"go.minekube.com/gate/pkg/lite/players"
 )
 
 // Every field of Event is either connection context, kept from event to event, or
@@ -14,7 +16,7 @@ import (
 // listed here, so that someone decides which it is.
 var (
 	connectionFields = []string{"ConnID", "VHost", "Protocol", "Intent", "Route", "Backend", "BackendTemplate"}
-	perEventFields   = []string{"Kind", "Time", "Client", "Reason", "Source", "Err", "Duration", "BytesUp", "BytesDown"}
+	perEventFields   = []string{"Kind", "Time", "Client", "Reason", "Source", "Err", "Duration", "BytesUp", "BytesDown", "Player"}
 )
 
 func TestEventNextKeepsConnectionFields(t *testing.T) {
@@ -33,7 +35,7 @@ func TestEventNextKeepsConnectionFields(t *testing.T) {
 		ConnID: 7, VHost: "play.example.com", Protocol: 769, Intent: 2,
 		Route: "*.example.com", Backend: "10.0.0.1:25565", BackendTemplate: "10.0.0.$1:25565",
 		Reason: ReasonError, Source: SourceCache, Err: errors.New("boom"), Duration: time.Second,
-		BytesUp: 1, BytesDown: 2,
+		BytesUp: 1, BytesDown: 2, Player: &players.Player{Name: "Steve"},
 	}
 	before := reflect.ValueOf(e)
 	for i := range typ.NumField() {

@@ -164,7 +164,7 @@ func (c *conn) emit(kind EventKind) {
 	if c.l.obs == nil {
 		return
 	}
-	c.ev.Kind, c.ev.Time, c.ev.Client = kind, time.Now(), c.clientAddr
+	c.ev.Kind, c.ev.Time, c.ev.Client, c.ev.Player = kind, time.Now(), c.clientAddr, c.player
 	c.l.obs.Observe(c.ev)
 	c.ev.next()
 }

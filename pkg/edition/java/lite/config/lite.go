@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"go.minekube.com/gate/pkg/edition/java/lite/route"
+	"go.minekube.com/gate/pkg/lite/events"
 )
 
 // Lite is `config.lite`: the routes and the settings every route shares.
@@ -47,6 +48,8 @@ type Lite struct {
 	Wake WakeDefaults
 	// Players are who may join any route (`players`, players.go).
 	Players Players
+	// Webhooks receive the proxy's events (`webhooks`, webhooks.go). Default none.
+	Webhooks []events.Webhook
 }
 
 // DefaultFirstResponseTimeout is FirstResponseTimeout's default: a healthy server
@@ -93,6 +96,7 @@ func (d *decoder) decodeLite(e entry, l *Lite) {
 		"discovery":   func(f entry) { discovery = &f },
 		"wake":        func(f entry) { wakeDefaults = &f },
 		"players":     func(f entry) { d.decodePlayers(f, &l.Players) },
+		"webhooks":    func(f entry) { d.decodeWebhooks(f, &l.Webhooks) },
 		"tcpShieldTrustedProxies": func(f entry) {
 			l.TCPShieldTrustedProxies = d.prefixList(f)
 		},

@@ -1,0 +1,13 @@
+package feed_test
+
+import (
+	"testing"
+
+	"go.uber.org/goleak"
+)
+
+// Every goroutine a test starts (proxies, receivers, streams) must be gone when
+// the tests end.
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}
