@@ -235,6 +235,10 @@ func (s *session) run(ctx context.Context) error {
 	if err := s.identify(rt); err != nil {
 		return err
 	}
+	// A redirect route: the proxy logs the player in and sends them on (login.go).
+	if t := rt.cfg.Transfer; t != nil {
+		return s.redirect(t)
+	}
 	// 6. Order the backends, dial down the list, relay (login.go).
 	return s.serveLogin(ctx, rt, m)
 }
