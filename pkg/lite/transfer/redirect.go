@@ -64,7 +64,7 @@ func Login(c net.Conn, protocol int32, pending []byte, timeout time.Duration) (*
 	if err := cv.write(ids.AppendLoginSuccess(nil, ls.UUID, ls.Name)); err != nil {
 		return nil, err
 	}
-	id, payload, err := cv.readFrame()
+	id, payload, err := cv.readFrame(time.Now().Add(timeout))
 	switch {
 	case err != nil:
 		return nil, fmt.Errorf("transfer: wait for login acknowledged: %w", err)
@@ -102,9 +102,9 @@ func (cv *Conv) write(frame []byte) error {
 	return nil
 }
 
-// readFrame reads one whole frame of at most maxFrame bytes, under the timeout.
-func (cv *Conv) readFrame() (int32, []byte, error) {
-	_ = cv.c.SetReadDeadline(time.Now().Add(cv.timeout))
+// readFrame reads one whole frame of at most maxFrame bytes by deadline.
+func (cv *Conv) readFrame(deadline time.Time) (int32, []byte, error) {
+	_ = cv.c.SetReadDeadline(deadline)
 	cv.buf, cv.used = cv.buf[:copy(cv.buf, cv.buf[cv.used:])], 0
 	for {
 		id, payload, n, err := wire.ParseFrame(cv.buf, maxFrame)

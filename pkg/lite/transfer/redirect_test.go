@@ -2,6 +2,7 @@ package transfer_test
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"io"
 	"net"
@@ -162,5 +163,41 @@ func TestDisconnectNamesTheAddress(t *testing.T) {
 	_, payload, _, err := wire.ParseFrame(transfer.Disconnect("new.example.com:25570"), 1<<16)
 	if err != nil || !bytes.Contains(payload, []byte("new.example.com:25570")) {
 		t.Fatalf("disconnect %q (%v) does not name the address", payload, err)
+	}
+}
+
+// A parked client that answers its keep-alives stays parked for many intervals
+// and is released by ready.
+func TestParkHoldsAnAnsweringClient(t *testing.T) {
+	ids, _ := wire.LookupTransfer(767)
+	ln := mctest.Listen(t)
+	client, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Close()
+	server, err := ln.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer server.Close()
+	ready := make(chan struct{})
+	done := make(chan error, 1)
+	go func() {
+		cv, err := transfer.Login(server, 767, wire.AppendLoginStart(nil, 767, steve, nil), time.Second)
+		if err == nil {
+			err = cv.Park(context.Background(), ready, 50*time.Millisecond)
+		}
+		done <- err
+	}()
+	readFrame(t, client)
+	_, _ = client.Write(wire.AppendFrame(nil, ids.LoginAcknowledged, nil))
+	for kept := 0; kept < 20; kept++ { // 1 s, ten times the client's allowance
+		_, p, _, _ := wire.ParseFrame(readFrame(t, client), 64)
+		_, _ = client.Write(wire.AppendFrame(nil, ids.KeepAliveServerbound, p))
+	}
+	close(ready)
+	if err := (pair{done: done}).result(t, 5*time.Second); err != nil {
+		t.Fatalf("Park = %v, want nil once ready", err)
 	}
 }

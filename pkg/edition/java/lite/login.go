@@ -7,12 +7,9 @@ import (
 	"net"
 	"time"
 
-	"go.minekube.com/gate/pkg/edition/java/lite/config"
 	"go.minekube.com/gate/pkg/edition/java/lite/reach"
 	"go.minekube.com/gate/pkg/edition/java/lite/route"
-	"go.minekube.com/gate/pkg/edition/java/lite/wire"
 	"go.minekube.com/gate/pkg/lite/strategy"
-	"go.minekube.com/gate/pkg/lite/transfer"
 )
 
 // loginPlan is how one login walks a route's backends: the try order, the
@@ -249,21 +246,5 @@ func (s *session) sendPreamble(backend net.Conn, rt *compiledRoute, addr string,
 		s.l.dials.End(s.sending)
 		return fmt.Errorf("send handshake to %s: %w", addr, err)
 	}
-	return nil
-}
-
-// redirect sends the player to a redirect route's address with the Transfer packet
-// (pkg/lite/transfer); a client without one is told the address instead.
-func (s *session) redirect(t *config.Transfer) error {
-	err := transfer.Redirect(s.client, s.hs.Protocol, s.extra(), transfer.Target{Host: t.Host, Port: t.Port}, s.snap.cfg.ReadTimeout)
-	switch {
-	case errors.Is(err, transfer.ErrUnsupported):
-		s.sendDisconnect(transfer.Disconnect(t.String()))
-	case errors.Is(err, wire.ErrMalformed), errors.Is(err, wire.ErrTooLarge):
-		return reject(ReasonMalformed, "%w", err)
-	case err != nil:
-		return err
-	}
-	s.l.log.V(1).Info("player sent to another address", s.logKV("to", t.String())...)
 	return nil
 }

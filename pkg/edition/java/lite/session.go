@@ -235,9 +235,8 @@ func (s *session) run(ctx context.Context) error {
 	if err := s.identify(rt); err != nil {
 		return err
 	}
-	// A redirect route: the proxy logs the player in and sends them on (login.go).
-	if t := rt.cfg.Transfer; t != nil {
-		return s.redirect(t)
+	if done, err := s.transfer(rt); done { // a redirect route (hold.go)
+		return err
 	}
 	// 6. Order the backends, dial down the list, relay (login.go).
 	return s.serveLogin(ctx, rt, m)

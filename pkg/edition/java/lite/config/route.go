@@ -76,6 +76,8 @@ type Route struct {
 	Players Players
 	// Transfer makes this a redirect route (transfer.go); nil: not one.
 	Transfer *Transfer
+	// TransferHold parks players past holdFor on a wake route (transfer.go).
+	TransferHold TransferHold
 }
 
 // fileOrigin names a file route's origin, "<file>:<line>".

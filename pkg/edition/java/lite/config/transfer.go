@@ -5,6 +5,7 @@ import (
 	"net"
 	"strconv"
 	"strings"
+	"time"
 
 	"go.minekube.com/gate/pkg/edition/java/lite/wire"
 	"go.minekube.com/gate/pkg/lite/hostport"
@@ -40,9 +41,35 @@ func bracketed(host string) string {
 // through the proxy's name, which is more than the owner may do to itself.
 var errTransferNotGranted = errors.New("a label or annotation may not send players to another address; only the config file sets transfer")
 
-// transferHandler is a route's `transfer` key.
+// TransferHold is a wake route's long hold (`transferHoldFor`, `transferKeepIntent`):
+// a 1.20.5+ player not joined within holdFor is logged in by the proxy, parked in
+// the configuration state with keep-alives, and transferred back to the address they
+// used once the server answers (docs/lite/transfer.md).
+type TransferHold struct {
+	// For is how long a player may stay parked, counted from their login. Default 0:
+	// no long hold (the player gets the starting Disconnect after holdFor).
+	For time.Duration
+	// KeepIntent replays a returning login (handshake intent 3) to the backend as
+	// it came; default false: as an ordinary login (intent 2), which a backend with
+	// accepts-transfers=false (the vanilla default) requires.
+	KeepIntent bool
+}
+
+// MaxTransferHold caps transferHoldFor: a parked player costs a socket and a
+// goroutine, and nobody waits longer than this on a loading screen.
+const MaxTransferHold = time.Hour
+
+// transferHandler is a route's `transfer`, `transferHoldFor` and `transferKeepIntent` keys.
 func (d *decoder) transferHandler(r *Route) map[string]handler {
-	return map[string]handler{"transfer": func(f entry) { r.Transfer = d.transfer(f) }}
+	return map[string]handler{
+		"transfer": func(f entry) { r.Transfer = d.transfer(f) },
+		"transferHoldFor": func(f entry) {
+			if d.positive(f, &r.TransferHold.For) && r.TransferHold.For > MaxTransferHold {
+				d.invalid(f, "%s is more than %s", r.TransferHold.For, MaxTransferHold)
+			}
+		},
+		"transferKeepIntent": func(f entry) { d.boolean(f, &r.TransferHold.KeepIntent) },
+	}
 }
 
 // transfer decodes `transfer`.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"go.minekube.com/gate/pkg/edition/java/lite/config"
 )
@@ -67,5 +68,23 @@ func TestDiscoveredRouteMayNotTransfer(t *testing.T) {
 	}
 	if r.Transfer != nil {
 		t.Fatalf("route transfer = %+v, want none", r.Transfer)
+	}
+}
+
+func TestTransferHoldDecodes(t *testing.T) {
+	src := strings.Replace(transferConfig, "transfer: TRANSFER", "transferHoldFor: 5m\n        transferKeepIntent: true", 1)
+	cfg, _, err := config.Parse([]byte(src), "config.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := cfg.Lite.Routes[0].TransferHold; got != (config.TransferHold{For: 5 * time.Minute, KeepIntent: true}) {
+		t.Fatalf("transfer hold = %+v", got)
+	}
+	for _, bad := range []string{"transferHoldFor: 2h", "transferHoldFor: 0", "transferKeepIntent: maybe"} {
+		_, _, err := config.Parse([]byte(strings.Replace(transferConfig, "transfer: TRANSFER", bad, 1)), "config.yml")
+		var list config.ErrorList
+		if !errors.As(err, &list) || len(list) != 1 {
+			t.Errorf("%s: err = %v, want one error", bad, err)
+		}
 	}
 }
