@@ -35,7 +35,7 @@ func parkedClient(t *testing.T, addr string, protocol int32) *client {
 
 // untilTransfer answers keep-alives until the Transfer comes; it returns the
 // Transfer's host and port and how many keep-alives were answered.
-func untilTransfer(t *testing.T, c *client, protocol int32) (host string, port int32, kept int) {
+func untilTransfer(t *testing.T, c *client, protocol int32) (host string, port uint16, kept int) {
 	t.Helper()
 	ids, _ := wire.LookupTransfer(protocol)
 	for {
@@ -47,11 +47,7 @@ func untilTransfer(t *testing.T, c *client, protocol int32) (host string, port i
 			kept++
 			c.send(wire.AppendFrame(nil, ids.KeepAliveServerbound, p))
 		case id == ids.Transfer:
-			host, n, err := wire.ParseString(p, wire.MaxTransferHost)
-			if err != nil {
-				t.Fatal(err)
-			}
-			port, _, err := wire.ParseVarInt(p[n:])
+			host, port, err := wire.ParseTransfer(p)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -73,7 +69,7 @@ func TestTransferLongHoldParksAndJoins(t *testing.T) {
 	waitAsleep(t, p, e.key)
 	c := parkedClient(t, p.addr, 767)
 	host, port, kept := untilTransfer(t, c, 767)
-	if host != "sleepy.example.com" || port != int32(wire.DefaultPort) || kept < 3 {
+	if host != "sleepy.example.com" || port != wire.DefaultPort || kept < 3 {
 		t.Fatalf("transfer to %s:%d after %d keep-alives, want sleepy.example.com:%d after several", host, port, kept, wire.DefaultPort)
 	}
 	_ = c.Close()

@@ -5,6 +5,7 @@ import (
 	"net"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -51,5 +52,61 @@ func TestTransferNodeClientFollowsRedirect(t *testing.T) {
 	})
 	if n := old.Accepted(); n != 0 {
 		t.Fatalf("the redirect route's backend was dialled %d times", n)
+	}
+}
+
+// npm's minecraft-protocol on a long hold: 1.21.1 and 26.1 players wait past holdFor
+// for a server that starts 4 s after the one wake call, answer the proxy's
+// keep-alives while parked, follow the Transfer back to the address they used, and
+// reach the server as ordinary logins (intent 2); a 1.20.4 player gets the starting
+// Disconnect.
+func TestTransferNodeLongHold(t *testing.T) {
+	modules := mctest.NodeModules(t)
+	e := newEngine(t, "webhook sleepy", sleepyStatus)
+	e.delay = 4 * time.Second
+	p := wakeProxy(t, e, "1s", "10m", refusedAddr(t), func(y string) string {
+		y = strings.Replace(y, "holdFor: 1s", "holdFor: 1s\n        transferHoldFor: 30s", 1)
+		// The players type the proxy's IP: following the Transfer needs no DNS.
+		y = strings.Replace(y, "- host: 'sleepy.example.com'", "- host: ['sleepy.example.com', '127.0.0.1']", 1)
+		return strings.Replace(y, "connectionTimeout: 2s", "connectionTimeout: 2s\n  readTimeout: 3s", 1)
+	})
+	waitAsleep(t, p, e.key)
+	ip, port, _ := net.SplitHostPort(p.addr)
+	old := make(chan mctest.BotResult, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		defer cancel()
+		res, _ := mctest.Bots{Addr: p.addr, Host: "127.0.0.1", Count: 1, NamePrefix: "old", Version: "1.20.4"}.Run(ctx, modules)
+		old <- append(res, mctest.BotResult{})[0]
+	}()
+	versions := []string{"1.21.1", "26.1", "1.21.1"}
+	steps := make([][]mctest.TransferStep, len(versions))
+	errs := make([]error, len(versions))
+	var wg sync.WaitGroup
+	for i, v := range versions {
+		wg.Go(func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			defer cancel()
+			steps[i], errs[i] = mctest.FollowTransfer(ctx, modules, p.addr, ip, v, "parked"+strconv.Itoa(i))
+		})
+	}
+	wg.Wait()
+	for i := range versions {
+		s := steps[i]
+		if errs[i] != nil || len(s) < 2 || s[0].Event != "transfer" || s[0].Host != ip || strconv.Itoa(s[0].Port) != port || s[1].Event != "reconnected" {
+			t.Fatalf("%s player: steps %+v (%v), want a transfer to %s then a reconnect", versions[i], s, errs[i], p.addr)
+		}
+	}
+	for range versions {
+		got := e.server().NextLogin(t)
+		if got.Handshake.Intent != wire.IntentLogin || got.Handshake.Address != ip {
+			t.Fatalf("server got %+v, want an ordinary login for %s", got.Handshake, ip)
+		}
+	}
+	if r := <-old; r.Outcome != "kicked" || !strings.Contains(r.Reason, "is starting up") {
+		t.Fatalf("1.20.4 player: %+v, want the starting Disconnect", r)
+	}
+	if w := e.wakes.Load(); w != 1 {
+		t.Fatalf("%d wake calls, want 1", w)
 	}
 }

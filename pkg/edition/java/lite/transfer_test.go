@@ -36,11 +36,7 @@ func followTransfer(t *testing.T, c *client, protocol int32) (host string, port 
 	if err != nil || id != ids.Transfer {
 		t.Fatalf("frame 0x%02x (%v), want transfer", id, err)
 	}
-	host, n, err := wire.ParseString(p, wire.MaxTransferHost)
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, _, err := wire.ParseVarInt(p[n:])
+	host, v, err := wire.ParseTransfer(p)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -71,3 +71,19 @@ func ParseKeepAlive(payload []byte) (int64, error) {
 	}
 	return int64(binary.BigEndian.Uint64(payload)), nil
 }
+
+// ParseTransfer reads a Transfer's payload: the host and port it names.
+func ParseTransfer(payload []byte) (host string, port uint16, err error) {
+	host, n, err := ParseString(payload, MaxTransferHost)
+	if err != nil {
+		return "", 0, inFrame(err, "transfer host")
+	}
+	v, k, err := ParseVarInt(payload[n:])
+	switch {
+	case err != nil:
+		return "", 0, inFrame(err, "transfer port")
+	case v < 0 || v > 0xffff || n+k != len(payload):
+		return "", 0, fmt.Errorf("%w: transfer port %d or %d bytes after it", ErrMalformed, v, len(payload)-n-k)
+	}
+	return host, uint16(v), nil
+}

@@ -96,3 +96,33 @@ func TestParseKeepAlive(t *testing.T) {
 		t.Errorf("short keep alive: %v, want ErrMalformed", err)
 	}
 }
+
+func TestParseTransfer(t *testing.T) {
+	ids, _ := wire.LookupTransfer(768)
+	_, p, _, _ := wire.ParseFrame(ids.AppendTransfer(nil, "mc.example", 25566), 64)
+	if host, port, err := wire.ParseTransfer(p); err != nil || host != "mc.example" || port != 25566 {
+		t.Fatalf("ParseTransfer = %q, %d, %v", host, port, err)
+	}
+	for _, bad := range [][]byte{p[:len(p)-1], append(p[:len(p):len(p)], 0), {0x05, 'a'}} {
+		if _, _, err := wire.ParseTransfer(bad); !errors.Is(err, wire.ErrMalformed) {
+			t.Errorf("ParseTransfer(%x) = %v, want ErrMalformed", bad, err)
+		}
+	}
+}
+
+func FuzzParseTransfer(f *testing.F) {
+	ids, _ := wire.LookupTransfer(768)
+	_, p, _, _ := wire.ParseFrame(ids.AppendTransfer(nil, "mc.example", 25566), 64)
+	f.Add(p)
+	f.Fuzz(func(t *testing.T, b []byte) {
+		host, port, err := wire.ParseTransfer(b)
+		if err != nil {
+			return
+		}
+		// A VarInt may be written longer than it needs: compare values, not bytes.
+		_, again, _, _ := wire.ParseFrame(ids.AppendTransfer(nil, host, port), len(b)+8)
+		if h, p, err := wire.ParseTransfer(again); err != nil || h != host || p != port {
+			t.Fatalf("%x parsed as %q:%d, which appends as %x (%q:%d, %v)", b, host, port, again, h, p, err)
+		}
+	})
+}
