@@ -2,7 +2,12 @@ package lite_test
 
 import (
 	"bytes"
+	"fmt"
+	"io"
+	"net"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -142,4 +147,71 @@ func TestTransferParkedPlayerWhoLeavesFreesAtOnce(t *testing.T) {
 			t.Fatalf("silent player got frame 0x%02x, want keep-alives then the close", id)
 		}
 	}
+}
+
+// Fifty 1.21 players held past holdFor by a server that starts 3 s after the one wake
+// call: all are parked, transferred back, and reach the server as ordinary logins.
+func TestTransferLongHoldFiftyPlayers(t *testing.T) {
+	e := newEngine(t, "webhook sleepy", sleepyStatus)
+	e.delay = 3 * time.Second
+	p := longHoldProxy(t, e)
+	waitAsleep(t, p, e.key)
+	const players = 50
+	errs := make([]error, players)
+	var wg sync.WaitGroup
+	for i := range players {
+		wg.Go(func() { errs[i] = parkAndReturn(p.addr, "p"+strconv.Itoa(i)) })
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Errorf("player %d: %v", i, err)
+		}
+	}
+	if w := e.wakes.Load(); w != 1 {
+		t.Fatalf("%d wake calls for %d players, want 1", w, players)
+	}
+}
+
+// parkAndReturn is one 1.21.1 player of a long hold, as a vanilla client: log in,
+// answer keep-alives until the Transfer, then log in again with intent 3; the
+// backend's echo must be the ordinary login (intent 2).
+func parkAndReturn(addr, name string) error {
+	ids, _ := wire.LookupTransfer(767)
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		return err
+	}
+	c := mctest.NewClient(conn)
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(30 * time.Second))
+	ls := wire.AppendLoginStart(nil, 767, wire.LoginStart{Name: name, HasUUID: true}, nil)
+	_, _ = c.Write(append(handshake(767, "sleepy.example.com", wire.IntentLogin), ls...))
+	if id, _, err := c.ReadFrame(); err != nil || id != ids.LoginSuccess {
+		return fmt.Errorf("frame 0x%02x (%v), want login success", id, err)
+	}
+	_, _ = c.Write(wire.AppendFrame(nil, ids.LoginAcknowledged, nil))
+	for {
+		id, pl, err := c.ReadFrame()
+		if err != nil {
+			return fmt.Errorf("parked: %w", err)
+		}
+		if id == ids.Transfer {
+			break
+		}
+		_, _ = c.Write(wire.AppendFrame(nil, ids.KeepAliveServerbound, pl))
+	}
+	back, err := net.Dial("tcp", addr)
+	if err != nil {
+		return err
+	}
+	defer back.Close()
+	_ = back.SetDeadline(time.Now().Add(10 * time.Second))
+	_, _ = back.Write(append(handshake(767, "sleepy.example.com", wire.IntentTransfer), ls...))
+	want := append(handshake(767, "sleepy.example.com", wire.IntentLogin), ls...)
+	got := make([]byte, len(want))
+	if _, err := io.ReadFull(back, got); err != nil || !bytes.Equal(got, want) {
+		return fmt.Errorf("backend echoed %x (%v), want %x", got, err, want)
+	}
+	return nil
 }
