@@ -2,13 +2,16 @@ package lite
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
 
 	"go.minekube.com/gate/pkg/edition/java/lite/reach"
 	"go.minekube.com/gate/pkg/edition/java/lite/route"
+	"go.minekube.com/gate/pkg/edition/java/lite/wire"
 	"go.minekube.com/gate/pkg/lite/logging"
+	"go.minekube.com/gate/pkg/lite/transfer"
 	"go.minekube.com/gate/pkg/lite/wake"
 )
 
@@ -46,6 +49,8 @@ func (s *session) hold(ctx context.Context, rt *compiledRoute, m route.Match) (*
 		return nil, loginPlan{}, fmt.Errorf("%w: %w", errClientLeft, perr)
 	case ctx.Err() != nil:
 		return nil, loginPlan{}, reject(ReasonShutdown, "held login of %s: %w", logging.Clip(host), ctx.Err())
+	case err != nil && transfer.Parkable(s.hs.Protocol, s.ev.Intent, rt.cfg.TransferHold.For):
+		return nil, loginPlan{}, s.park(ctx, rt, host)
 	case err != nil:
 		s.sendDisconnect(startingDisconnect(host, s.l.wake.TypicalWake(rt.key)))
 		return nil, loginPlan{}, reject(ReasonStarting, "route %s not ready within %s: %w", rt.key, holdFor, err)
@@ -62,6 +67,51 @@ func (s *session) hold(ctx context.Context, rt *compiledRoute, m route.Match) (*
 		s.woken(&plan, m, addr, holdFor)
 	}
 	return rt, plan, nil
+}
+
+// transfer is the Transfer packet's part of a login (pkg/lite/transfer). A redirect
+// route's player is logged in by the proxy and sent on (done), or told the address
+// when their client has no Transfer; a login back from a long hold (park) is replayed
+// to the backend as an ordinary one unless the route keeps its intent.
+func (s *session) transfer(rt *compiledRoute) (done bool, err error) {
+	if h := rt.cfg.TransferHold; h.For > 0 && !h.KeepIntent {
+		s.hs.Intent = transfer.AsLogin(s.raw, s.hs.Intent)
+	}
+	t := rt.cfg.Transfer
+	if t == nil {
+		return false, nil
+	}
+	err = transfer.Redirect(s.client, s.hs.Protocol, s.extra(), transfer.Target{Host: t.Host, Port: t.Port}, s.snap.cfg.ReadTimeout)
+	switch {
+	case errors.Is(err, transfer.ErrUnsupported):
+		s.sendDisconnect(transfer.Disconnect(t.String()))
+	case errors.Is(err, wire.ErrMalformed), errors.Is(err, wire.ErrTooLarge):
+		return true, reject(ReasonMalformed, "%w", err)
+	case err != nil:
+		return true, err
+	}
+	s.l.log.V(1).Info("player sent to another address", s.logKV("to", t.String())...)
+	return true, nil
+}
+
+// park is a long hold: the proxy logs the player in, keeps them in the configuration
+// state until the target answers, then sends them back to the address they used
+// (transfer.LongHold). The connection ends here: handedOff, nothing left to do.
+func (s *session) park(ctx context.Context, rt *compiledRoute, host string) error {
+	pctx, cancel := context.WithDeadline(ctx, s.start.Add(rt.cfg.TransferHold.For))
+	defer cancel()
+	s.l.held.Add(1) // counted as held, and bounded like a held login: by its admission slot
+	defer s.l.held.Add(-1)
+	err := transfer.LongHold{Handshake: s.raw, Pending: s.extra(), Timeout: s.snap.cfg.ReadTimeout,
+		Every: min(transfer.KeepAliveEvery, s.snap.cfg.ReadTimeout/3), Ready: func(ctx context.Context) error {
+			_, err := s.l.wake.Hold(ctx, rt.key, host, s.l.readyCheck(rt.key, host))
+			return err
+		}}.Run(pctx, s.client)
+	if err != nil {
+		return fmt.Errorf("parked login of %s: %w", logging.Clip(host), err)
+	}
+	s.close(ctx, nil)
+	return handedOff{}
 }
 
 // HeldLogins is how many logins are held right now while their route's target wakes.

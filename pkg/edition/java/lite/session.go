@@ -236,6 +236,9 @@ func (s *session) run(ctx context.Context) error {
 	if err := s.identify(rt); err != nil {
 		return err
 	}
+	if done, err := s.transfer(rt); done { // a redirect route (hold.go)
+		return err
+	}
 	// 6. Order the backends, dial down the list, relay (login.go).
 	return s.serveLogin(ctx, rt, m)
 }

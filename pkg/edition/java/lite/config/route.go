@@ -74,6 +74,10 @@ type Route struct {
 	WakeSettings WakeDefaults
 	// Players are who may join the route, besides config.lite.players (players.go).
 	Players Players
+	// Transfer makes this a redirect route (transfer.go); nil: not one.
+	Transfer *Transfer
+	// TransferHold parks players past holdFor on a wake route (transfer.go).
+	TransferHold TransferHold
 }
 
 // fileOrigin names a file route's origin, "<file>:<line>".
@@ -165,6 +169,7 @@ func (d *decoder) decodeRoute(e entry, l *Lite, health HealthCheck) (Route, rout
 	var tuned entry
 	maps.Copy(handlers, d.wakeHandlers(&r, &tuned))
 	maps.Copy(handlers, d.playersHandler(&r, l))
+	maps.Copy(handlers, d.transferHandler(&r))
 	ok := d.mapping(e, handlers, nil)
 	r.TCPShieldRealIP = tcpShield || realIP
 	if ok {

@@ -2,8 +2,11 @@
 // protocol that a Lite proxy has to understand before it gets out of the way:
 // VarInts, length-prefixed frames, strings, the handshake, the Login Start
 // (the player's name and UUID, in every layout since 1.7), the status
-// exchange (request, response, ping/pong), the login disconnect, and the
-// pre-1.7 "legacy" server-list ping that starts with 0xFE.
+// exchange (request, response, ping/pong), the login disconnect, the
+// pre-1.7 "legacy" server-list ping that starts with 0xFE, and (1.20.5 on) the
+// few packets of a login the proxy completes itself to send a Transfer: their
+// ids per protocol version come from a table generated from minecraft-data
+// (transfer_table.go, by internal/mcdata/gentransfer).
 //
 // It also owns the host rules every route match uses (SplitAddress,
 // CleanHost), so that the proxy, the route table and the status cache agree
