@@ -92,6 +92,7 @@ type backend struct {
 	pendingSince atomic.Int64 // unix ns since which attempts have been in flight without an answer (tier.go)
 	firstByte    atomic.Int64 // latest first-byte time, ns
 	answeredAt   atomic.Int64 // manager clock, unix ns of the latest login it answered; 0: none
+	lateAt       atomic.Int64 // manager clock, unix ns of its latest attempt that ran out of time (patience.go)
 	lastUsed     atomic.Int64 // manager clock, unix ns; lets templated backends expire
 	wantLatency  atomic.Bool  // a lowest-latency route uses it: probe it while unmeasured
 	report       atomic.Pointer[reportAt]

@@ -135,7 +135,7 @@ func (s *session) attempt(ctx context.Context, rt *compiledRoute, plan loginPlan
 // firstAnswer waits for the backend's first bytes: within the first-response
 // timeout, or until the plan's warm deadline for a server that just started.
 func (s *session) firstAnswer(backend net.Conn, addr string, plan loginPlan) (firstBytes, error) {
-	by := answerBy{wait: s.snap.cfg.Lite.FirstResponseTimeout, limit: plan.budget}
+	by := answerBy{wait: s.l.mgr.Patience(plan.order, s.snap.cfg.Lite.FirstResponseTimeout), limit: plan.budget}
 	if addr == plan.warm {
 		by = answerBy{wait: time.Until(plan.warmUntil), limit: plan.warmUntil}
 	}
