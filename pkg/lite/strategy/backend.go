@@ -46,6 +46,10 @@ type BackendState struct {
 	// ramp.go).
 	RampPending bool
 	RampCredit  float64
+	// Removed says no route lists the backend any more while players remain
+	// on it (Manager.Leaving); LastRoute is the route that listed it last.
+	Removed   bool
+	LastRoute string
 }
 
 // Health values of BackendState.
@@ -113,7 +117,8 @@ type backend struct {
 	suspect      atomic.Bool  // its latest outcome failed, nothing succeeded since
 	probation    atomic.Int64 // unix ns until which a recovered backend is on probation
 
-	pins int // routes listing it statically; guarded by Manager.mu
+	pins      int    // routes listing it statically; guarded by Manager.mu
+	lastRoute string // the last route that listed it; guarded by Manager.mu
 
 	mu             sync.Mutex
 	ejected        bool // from ejection until the next success

@@ -186,6 +186,7 @@ func (m *Manager) pinBackends(routes []Route, next map[string]*route, reload boo
 				b.rampCredit.Store(1000)
 			}
 			b.pins++
+			b.lastRoute = rt.Key
 			if r.inputs&InputLatency != 0 {
 				b.wantLatency.Store(true)
 			}
