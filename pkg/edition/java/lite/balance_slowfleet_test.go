@@ -43,12 +43,13 @@ func TestUniformlySlowFleetServesEveryPlayer(t *testing.T) {
 				_ = conns[i].SetDeadline(time.Now().Add(2 * read))
 			}
 			took, errs := joinAll(conns, "slow.example.com")
-			served, slowest := 0, time.Duration(0)
-			for i := range conns {
-				if errs[i] == nil {
-					served++
-					slowest = max(slowest, took[i])
+			var served int
+			var slowest time.Duration
+			for i, err := range errs {
+				if err != nil {
+					continue
 				}
+				served, slowest = served+1, max(slowest, took[i])
 			}
 			t.Logf("%s, fleet answering after %v: %d of %d players served, slowest join %v", tc.name, tc.delay, served, players, slowest)
 			if served != players {
