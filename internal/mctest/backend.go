@@ -38,6 +38,8 @@ type Options struct {
 	// a Login Disconnect saying the server is full (counted by Refused), whatever the
 	// status reports.
 	Capacity int
+	// FullText is that Disconnect's JSON text; default vanilla's server_full.
+	FullText string
 	// Record is how many login handshakes are kept for NextLogin; default 1024. Logins
 	// past it are counted but not recorded, so a test that never reads cannot stall.
 	Record int

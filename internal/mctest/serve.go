@@ -2,6 +2,7 @@ package mctest
 
 import (
 	"bufio"
+	"cmp"
 	"errors"
 	"io"
 	"net"
@@ -121,7 +122,8 @@ func (b *Backend) serveLogin(c *net.TCPConn, cc counted, br *bufio.Reader, rec R
 	}
 	if limit := int64(b.opts.Capacity); limit > 0 && b.active.Load() >= limit {
 		b.refused.Add(1)
-		_, _ = cc.Write(wire.AppendLoginDisconnect(nil, []byte(`{"translate":"multiplayer.disconnect.server_full"}`)))
+		text := cmp.Or(b.opts.FullText, `{"translate":"multiplayer.disconnect.server_full"}`)
+		_, _ = cc.Write(wire.AppendLoginDisconnect(nil, []byte(text)))
 		return
 	}
 	b.active.Add(1)

@@ -46,6 +46,10 @@ type BackendState struct {
 	// ramp.go).
 	RampPending bool
 	RampCredit  float64
+	// Removed says no route lists the backend any more while players remain
+	// on it (Manager.Leaving); LastRoute is the route that listed it last.
+	Removed   bool
+	LastRoute string
 }
 
 // Health values of BackendState.
@@ -92,6 +96,7 @@ type backend struct {
 	pendingSince atomic.Int64 // unix ns since which attempts have been in flight without an answer (tier.go)
 	firstByte    atomic.Int64 // latest first-byte time, ns
 	answeredAt   atomic.Int64 // manager clock, unix ns of the latest login it answered; 0: none
+	lateAt       atomic.Int64 // manager clock, unix ns of its latest attempt that ran out of time (patience.go)
 	lastUsed     atomic.Int64 // manager clock, unix ns; lets templated backends expire
 	wantLatency  atomic.Bool  // a lowest-latency route uses it: probe it while unmeasured
 	report       atomic.Pointer[reportAt]
@@ -112,7 +117,8 @@ type backend struct {
 	suspect      atomic.Bool  // its latest outcome failed, nothing succeeded since
 	probation    atomic.Int64 // unix ns until which a recovered backend is on probation
 
-	pins int // routes listing it statically; guarded by Manager.mu
+	pins      int    // routes listing it statically; guarded by Manager.mu
+	lastRoute string // the last route that listed it; guarded by Manager.mu
 
 	mu             sync.Mutex
 	ejected        bool // from ejection until the next success

@@ -24,6 +24,9 @@
 // well as a failure), and Release gives it back; after a failed attempt, Failover re-orders the
 // login's untried backends so that those that answered recently come first;
 // ObserveDial/ObserveStatus feed dial and status outcomes back; Players sums the reported players for a route's
-// status. Known-bad backends are demoted to the end of the order, never
+// status; Patience says how long a login waits for a backend's first answer,
+// judged against the rest of the fleet; Refused learns backends full that
+// turned away a player another one took; Leaving lists removed backends that
+// still hold players. Known-bad backends are demoted to the end of the order, never
 // dropped, so stale health can slow failover but can never cause an outage.
 package strategy

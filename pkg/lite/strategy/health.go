@@ -80,9 +80,11 @@ func (m *Manager) ObserveStatus(addr string, r Report, err error) {
 	m.checkOK(b)
 }
 
-// noVerdict reports outcomes that say nothing about the backend.
+// noVerdict reports outcomes that say nothing about the backend's health: the
+// player left, the proxy's own limit, or a player turned away in the
+// backend's own words (it answered).
 func noVerdict(err error) bool {
-	return errors.Is(err, context.Canceled) || errors.Is(err, ErrNotBackend)
+	return errors.Is(err, context.Canceled) || errors.Is(err, ErrNotBackend) || errors.Is(err, ErrRefused)
 }
 
 // recordReport stores a fresh report; it resets the placements charged

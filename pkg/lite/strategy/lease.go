@@ -116,6 +116,9 @@ func (l *Lease) Settle(firstByte time.Duration, err error) {
 	if errors.Is(err, ErrFull) {
 		m.refused(b)
 	}
+	if errors.Is(err, ErrNoAnswer) {
+		b.markLate(m.now().UnixNano())
+	}
 	b.outcomes.record(true)
 	m.passiveFail(b, true)
 }

@@ -179,11 +179,14 @@ func (m *Manager) pinBackends(routes []Route, next map[string]*route, reload boo
 				m.backends[addr] = b
 				m.targets = nil
 			}
-			if reload && prevPins[addr] == 0 && b.pins == 0 {
+			// Only a backend that was out ramps: one listed again while it
+			// still holds players never left.
+			if reload && prevPins[addr] == 0 && b.pins == 0 && b.idle() {
 				b.warmSince.Store(nowNS)
 				b.rampCredit.Store(1000)
 			}
 			b.pins++
+			b.lastRoute = rt.Key
 			if r.inputs&InputLatency != 0 {
 				b.wantLatency.Store(true)
 			}

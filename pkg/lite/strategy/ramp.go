@@ -74,18 +74,29 @@ func (m *Manager) gateRamp(r *route, sc *scratch, cands []Candidate, order []int
 	if first.warm(now) >= slow {
 		return
 	}
-	if first.rampCredit.Add(-1000) >= 0 {
+	if first.takeCredit() {
 		return
 	}
-	first.rampCredit.Add(1000)
-	// Behind the first candidate that is not ramping, or out of credit.
+	// Behind the first candidate that is not ramping, or that pays for coming
+	// first with a credit of its own: one swapped to the front for free would
+	// take every login its peers have no credit for (issue 32: under churn,
+	// with every added backend ramping, one held half the sessions).
 	for k := 1; k < len(order); k++ {
 		b := sc.bs[cands[order[k]].Index]
-		if b.warm(now) >= slow || b.rampCredit.Load() >= 1000 {
+		if b.warm(now) >= slow || b.takeCredit() {
 			order[0], order[k] = order[k], order[0]
 			return
 		}
 	}
+}
+
+// takeCredit spends one of b's ramp credits, if it has one.
+func (b *backend) takeCredit() bool {
+	if b.rampCredit.Add(-1000) >= 0 {
+		return true
+	}
+	b.rampCredit.Add(1000)
+	return false
 }
 
 // rampCapacity is c's weight in its pool's shares: its capacity for a

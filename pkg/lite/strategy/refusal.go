@@ -1,6 +1,9 @@
 package strategy
 
-import "time"
+import (
+	"errors"
+	"time"
+)
 
 // RefusalMemory is how long a backend's refusal bounds its capacity
 // without a new one: long enough to outlast the reports that contradict
@@ -39,6 +42,27 @@ func (b *backend) raiseHeld(online int) {
 		c := b.heldCap.Load()
 		if c == 0 || int64(online) <= c || b.heldCap.CompareAndSwap(c, int64(online)) {
 			return
+		}
+	}
+}
+
+// ErrRefused marks an attempt the backend answered with a Login Disconnect in
+// a text not known to mean "full": an operator's own "The lobby is at
+// capacity", or a ban. The player goes on to the next backend; Settle gives
+// no health verdict (the backend answered), and Refused learns it full only
+// once another backend took that player.
+var ErrRefused = errors.New("backend turned the player away")
+
+// Refused records that each of addrs turned away a player (ErrRefused) whom
+// another backend then took: what turned them away was no room, in whatever
+// words, so each is learnt full as for ErrFull.
+func (m *Manager) Refused(addrs ...string) {
+	for _, addr := range addrs {
+		m.mu.RLock()
+		b := m.backends[addr]
+		m.mu.RUnlock()
+		if b != nil {
+			m.refused(b)
 		}
 	}
 }

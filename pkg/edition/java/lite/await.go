@@ -26,7 +26,7 @@ var (
 	// wraps context.Canceled, so the attempt says nothing about the backend.
 	errClientLeft = fmt.Errorf("client left during login: %w", context.Canceled)
 	// errNoFirstByte: the backend took the handshake and sent nothing in time.
-	errNoFirstByte = errors.New("no first byte from the backend in time")
+	errNoFirstByte = fmt.Errorf("no first byte from the backend in time: %w", strategy.ErrNoAnswer)
 	// errClosedEarly: the backend closed or reset before its first byte.
 	errClosedEarly = errors.New("backend closed before its first byte")
 	// errClientSilent: the player sent nothing after its handshake (no Login Start)

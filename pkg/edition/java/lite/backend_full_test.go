@@ -42,14 +42,7 @@ func TestBackendFullDisconnectIsNotAServedSession(t *testing.T) {
 		t.Run(name+": the player sees the refusal", func(t *testing.T) {
 			full := fullBackend(t, text)
 			p := startProxy(t, fullConfig(full))
-			for range strategy.EjectFailures {
-				c := dialProxy(t, p.addr)
-				c.send(mctest.LoginPreamble(765, "play.example.com", "Steve"))
-				if got := c.disconnectText(); got != text {
-					t.Fatalf("player got %q, want the backend's %q", got, text)
-				}
-				_ = c.Close()
-			}
+			refusedN(t, p, strategy.EjectFailures, text)
 			if h := backendHealth(t, p, full); h != strategy.HealthEjected {
 				t.Fatalf("backend that refused %d players is %q, want ejected", strategy.EjectFailures, h)
 			}
@@ -63,18 +56,28 @@ func TestBackendFullDisconnectIsNotAServedSession(t *testing.T) {
 		c.login("play.example.com")
 		good.next(t)
 	})
-	t.Run("another Disconnect is the backend's answer", func(t *testing.T) {
+	// Issue 32: any Disconnect as a first answer sends the player on (balance_refusal_test.go);
+	// one that every backend sends reaches the player, and blames no backend.
+	t.Run("another Disconnect everywhere is the backends' answer", func(t *testing.T) {
 		other := `{"text":"You are banned."}`
-		b := fullBackend(t, other)
-		good := newBackend(t, "")
-		p := startProxy(t, fullConfig(b, good.addr))
-		c := dialProxy(t, p.addr)
-		c.send(mctest.LoginPreamble(765, "play.example.com", "Steve"))
-		if got := c.disconnectText(); got != other {
-			t.Fatalf("player got %q, want %q", got, other)
-		}
+		b, b2 := fullBackend(t, other), fullBackend(t, other)
+		p := startProxy(t, fullConfig(b, b2))
+		refusedN(t, p, strategy.EjectFailures, other)
 		if h := backendHealth(t, p, b); h == strategy.HealthEjected || strings.Contains(h, "down") {
 			t.Fatalf("a backend that answered is %q", h)
 		}
 	})
+}
+
+// refusedN logs n players in, one after another, and wants each to see text.
+func refusedN(t *testing.T, p *proxy, n int, text string) {
+	t.Helper()
+	for range n {
+		c := dialProxy(t, p.addr)
+		c.send(mctest.LoginPreamble(765, "play.example.com", "Steve"))
+		if got := c.disconnectText(); got != text {
+			t.Fatalf("player got %q, want the backend's %q", got, text)
+		}
+		_ = c.Close()
+	}
 }

@@ -2,6 +2,8 @@ package lite
 
 import (
 	"bytes"
+	"encoding/json"
+	"fmt"
 
 	"go.minekube.com/gate/pkg/edition/java/lite/wire"
 	"go.minekube.com/gate/pkg/lite/strategy"
@@ -26,27 +28,37 @@ var fullTexts = [][]byte{
 	[]byte("connection throttled"),
 }
 
+// errTurnedAway: the backend's first answer to a login was a Login Disconnect in a
+// text not known to mean "full" (an operator's own "The lobby is at capacity", a ban,
+// a whitelist). The player is sent on to the next backend, and gets the last
+// backend's text only when every backend turned them away; the backend answered, so
+// its health is left alone (strategy.ErrRefused).
+var errTurnedAway = fmt.Errorf("backend turned the player away: %w", strategy.ErrRefused)
+
 // maxFullText bounds the Disconnect text looked at: real "full" answers are short, and
 // a long first frame is a login going on, not a refusal.
 const maxFullText = 4 << 10
 
-// backendFull returns the whole Login Disconnect that first, a backend's first bytes
-// after a login's preamble, starts with when it says the server is full; nil for any
-// other answer. The frame aliases first.
-func backendFull(first []byte) []byte {
+// backendRefusal returns the whole Login Disconnect that first, a backend's first
+// bytes after a login's preamble, starts with (nil for any other answer), and why it
+// failed the attempt: errBackendFull when its text says the server is full, else
+// errTurnedAway. The frame aliases first.
+func backendRefusal(first []byte) (frame []byte, why error) {
 	id, payload, n, err := wire.ParseFrame(first, maxFullText)
 	if err != nil || id != wire.IDLoginDisconnect {
-		return nil
+		return nil, nil
 	}
-	text, _, err := wire.ParseString(payload, maxFullText)
-	if err != nil {
-		return nil
+	// A Disconnect is one JSON text and nothing else. Anything else with id 0 is no
+	// Disconnect: a backend echoing the handshake (id 0 too), as test servers do.
+	text, used, err := wire.ParseString(payload, maxFullText)
+	if err != nil || used != len(payload) || !json.Valid([]byte(text)) {
+		return nil, nil
 	}
 	lower := bytes.ToLower([]byte(text))
 	for _, t := range fullTexts {
 		if bytes.Contains(lower, t) {
-			return first[:n]
+			return first[:n], errBackendFull
 		}
 	}
-	return nil
+	return first[:n], errTurnedAway
 }

@@ -1,6 +1,7 @@
 package lite
 
 import (
+	"fmt"
 	"time"
 
 	"go.minekube.com/gate/pkg/edition/java/lite/route"
@@ -91,7 +92,8 @@ func (l *Lite) Routes() []RouteInfo {
 
 // Backends describes every backend of every route in config order: the static
 // ones, each template, and under a template the addresses players' hosts
-// expanded it to that the strategy manager still tracks. Eligibility is the
+// expanded it to that the strategy manager still tracks; then the backends a
+// reload removed that still hold players (strategy.Manager.Leaving). Eligibility is the
 // manager's own verdict (Manager.Explain), on its clock; this only renders it.
 func (l *Lite) Backends() []BackendInfo {
 	snap := l.snap.Load()
@@ -110,6 +112,10 @@ func (l *Lite) Backends() []BackendInfo {
 	var out []BackendInfo
 	for _, r := range snap.routes {
 		out = append(out, l.routeBackends(r, expanded)...)
+	}
+	for _, s := range l.mgr.Leaving() { // removed, with players still on them
+		out = append(out, BackendInfo{Route: s.LastRoute, Backend: s.Addr, Known: true, State: s, Reason: "removed",
+			Why: fmt.Sprintf("removed from the config: takes no new players, keeps its %d until they leave", s.Active)})
 	}
 	return out
 }

@@ -34,11 +34,12 @@ const engineNamed = "$1"
 // noBackend: every backend of the plan failed or refused (or the budget ran
 // out). The player has not been told yet (session.run decides whether the
 // route's target is woken first); refusal is the last backend's own
-// Disconnect, for when one said it is full.
+// Disconnect, for when one turned the player away.
 type noBackend struct {
-	refusal []byte
-	tried   int
-	last    error
+	refusal    []byte
+	turnedAway []string // backends that refused in a text not known to mean full
+	tried      int
+	last       error
 }
 
 func (e *noBackend) Error() string {
@@ -68,6 +69,7 @@ func (s *session) login(ctx context.Context, rt *compiledRoute, plan loginPlan) 
 		j, full, err := s.attempt(ctx, rt, plan, addr)
 		switch {
 		case err == nil:
+			s.l.mgr.Refused(fail.turnedAway...) // no room for a player another backend took
 			return s.join(ctx, rt, j)
 		case errors.Is(err, errClientLeft), errors.Is(err, errProxyFull):
 			return err
@@ -75,6 +77,9 @@ func (s *session) login(ctx context.Context, rt *compiledRoute, plan loginPlan) 
 			return reject(ReasonTimeout, "%w", err)
 		case full != nil:
 			fail.refusal = append(fail.refusal[:0], full...)
+			if errors.Is(err, errTurnedAway) {
+				fail.turnedAway = append(fail.turnedAway, addr)
+			}
 		}
 		fail.last = err
 		s.l.log.V(1).Info("backend failed, trying next", s.logKV("err", err.Error())...)
@@ -116,11 +121,11 @@ func (s *session) attempt(ctx context.Context, rt *compiledRoute, plan loginPlan
 	}
 	var full []byte
 	if err == nil {
-		if full = backendFull(first.b); full != nil {
-			full = append([]byte(nil), full...)
+		if frame, why := backendRefusal(first.b); frame != nil {
+			full = append([]byte(nil), frame...)
 			first.release()
 			s.l.closeBackend(backend)
-			err = fmt.Errorf("backend %s: %w", addr, errBackendFull)
+			err = fmt.Errorf("backend %s: %w", addr, why)
 		}
 	}
 	if err != nil {
@@ -135,7 +140,7 @@ func (s *session) attempt(ctx context.Context, rt *compiledRoute, plan loginPlan
 // firstAnswer waits for the backend's first bytes: within the first-response
 // timeout, or until the plan's warm deadline for a server that just started.
 func (s *session) firstAnswer(backend net.Conn, addr string, plan loginPlan) (firstBytes, error) {
-	by := answerBy{wait: s.snap.cfg.Lite.FirstResponseTimeout, limit: plan.budget}
+	by := answerBy{wait: s.l.mgr.Patience(plan.order, s.snap.cfg.Lite.FirstResponseTimeout), limit: plan.budget}
 	if addr == plan.warm {
 		by = answerBy{wait: time.Until(plan.warmUntil), limit: plan.warmUntil}
 	}
