@@ -72,6 +72,9 @@ func TestServeSendsEventsToTheConfiguredWebhook(t *testing.T) {
 		t.Fatal(err)
 	}
 	_ = p.c.Close()
+	// The session's end and the reload are independent: the file is written once the
+	// end is delivered, so the order asserted below is the order things happened.
+	waitUntil(t, "the session's end delivered", func() bool { return len(sink.types()) >= 3 })
 	writeFile(t, g.path, webhookYAML(url, "b.example.com", b.addr))
 	want := []string{"route-added a.example.com", "joined", "ended", "route-added b.example.com"}
 	waitUntil(t, "the events delivered", func() bool { return len(sink.types()) >= len(want) })
