@@ -255,6 +255,13 @@ func TestServeAdminAPI(t *testing.T) {
 			t.Errorf("GET %s (token %q) = %d %s, want %d", tc.path, tc.token, code, body, tc.want)
 		}
 	}
+	checkStatusTables(t, g, b.addr)
+}
+
+// checkStatusTables has alice join and reads `gate lite status`: her live session,
+// then the backends, with the token from the flag or from the config file.
+func checkStatusTables(t *testing.T, g *running, backend string) {
+	t.Helper()
 	g.token = "s3cret"
 	p := joinAs(t, g.proxy, "a.example.com", "alice")
 	if err := p.echoed(); err != nil {
@@ -280,7 +287,7 @@ func TestServeAdminAPI(t *testing.T) {
 		t.Fatalf("table:\n%s", out.String())
 	}
 	fields := strings.Fields(lines[1])
-	want := []string{"a.example.com", b.addr, g.path + ":7", "healthy", "1"}
+	want := []string{"a.example.com", backend, g.path + ":7", "healthy", "1"}
 	if len(fields) < 5 || strings.Join(fields[:5], " ") != strings.Join(want, " ") {
 		t.Fatalf("row %q, want it to start with %q", lines[1], want)
 	}
