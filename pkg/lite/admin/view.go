@@ -87,7 +87,8 @@ type Backend struct {
 	EjectedUntil *time.Time `json:"ejectedUntil,omitempty"`
 	// Reason is the strategy manager's health verdict behind Eligible: new,
 	// healthy, unmeasured, ejected, awaiting-probe or down (absent for a
-	// template row).
+	// template row); removed for a backend no route lists any more that still
+	// holds players.
 	Reason string `json:"reason,omitempty"`
 	// Score is the strategy's own ranking value, where the strategy has one
 	// (the route's scoreUnit says what it counts; lower is better).

@@ -107,7 +107,8 @@ func (r *tapRecord) bytes() []byte {
 }
 
 // npm's minecraft-protocol client, on every Login Start layout from 1.7 to the newest
-// it speaks: the proxy reads the name and UUID right (the session's log line) and the
+// it speaks: the proxy reads the name and UUID right (the connection's log line: the
+// backend's kick is a refusal now, logged at V(1), issue 32 item 4) and the
 // backend gets exactly the client's bytes (checksum); a denied bot gets the text with
 // no backend connection.
 func TestNodeClientIdentityOnEveryLayout(t *testing.T) {
@@ -115,7 +116,7 @@ func TestNodeClientIdentityOnEveryLayout(t *testing.T) {
 	backend, received := loginRecorder(t)
 	var logs mctest.Logs
 	p := startProxy(t, oneRoute("node.example.com", backend).
-		withLite(`players: {deny: [denied0], text: "Banned here."}`).quotasOff().String(), proxyOpts{log: logs.Logger(0)})
+		withLite(`players: {deny: [denied0], text: "Banned here."}`).quotasOff().String(), proxyOpts{log: logs.Logger(1)})
 	front, sent := tap(t, p.addr)
 	for _, v := range nodeVersions {
 		t.Run(v, func(t *testing.T) {
