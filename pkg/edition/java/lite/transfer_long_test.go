@@ -97,9 +97,10 @@ func (e *nodeEngine) close() {
 	}
 }
 
-// atScale is a proxy whose sleepy route wakes e, with holdFor 25s and the given
-// transferHoldFor, and a tap in front of it through which the players join,
-// asking for its IP so that following the Transfer needs no DNS.
+// atScale is a proxy with the default timeouts whose route wakes e, with
+// holdFor 25s and the given transferHoldFor, and a tap in front of it through
+// which the players join, asking for its IP so that following the Transfer
+// needs no DNS.
 type atScale struct {
 	e     *nodeEngine
 	p     *proxy
@@ -108,9 +109,9 @@ type atScale struct {
 
 func newAtScale(t *testing.T, e *nodeEngine, transferHoldFor string) atScale {
 	factory := func(wake.Spec) (wake.Target, error) { return e, nil }
-	yaml := wakeConfig(e.addr, "25s", "30m", refusedAddr(t))
-	yaml = strings.Replace(yaml, "holdFor: 25s", "holdFor: 25s\n        transferHoldFor: "+transferHoldFor, 1)
-	yaml = strings.Replace(yaml, "- host: 'sleepy.example.com'", "- host: ['sleepy.example.com', '127.0.0.1']", 1)
+	yaml := oneRoute("sleepy.example.com", e.addr).alsoHost("127.0.0.1").
+		with(`wake: {webhook: "http://127.0.0.1:9/wake"}`, "holdFor: 25s", "transferHoldFor: "+transferHoldFor, "idleAfter: 30m").
+		quotasOff("maxConnectionsPerIP: 0").String()
 	p := startProxy(t, yaml, proxyOpts{wakeTargets: factory})
 	waitAsleep(t, p, e.key)
 	return atScale{e: e, p: p, front: newTap(t, p.addr)}
@@ -195,10 +196,12 @@ func minNonZero(a, b time.Duration) time.Duration {
 	return a
 }
 
-// One 1.21.1 player parked for five minutes: the proxy's keep-alives keep its
-// client (which gives up after 30 s without one) connected until the server,
-// up 5m25s after the wake call, answers; then it is transferred and joins, and
-// the backend sees an ordinary login (intent 2), byte-exact otherwise.
+// One 1.21.1 player parked for more than five minutes: the proxy's keep-alives
+// keep its client (which gives up after 30 s without one) connected. The server
+// is up 5m25s after the wake call, past the wake's readiness poll (5 minutes
+// from the call), so what sends the player on is transferHoldFor (6m); the
+// server is up by then and the player joins, and the backend sees an ordinary
+// login (intent 2), byte-exact otherwise.
 func TestTransferLongHoldFullScaleParkedFiveMinutes(t *testing.T) {
 	modules := longRun(t)
 	t.Parallel()
