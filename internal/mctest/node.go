@@ -62,6 +62,8 @@ type NodeServerOptions struct {
 	// HidePlayers makes its status report 0 players online whatever the
 	// truth, as a server behind another proxy does.
 	HidePlayers bool
+	// Version is the Minecraft version it speaks; default NodeVersion.
+	Version string
 }
 
 // StartNodeServer starts node/server.js with the modules in modules and waits
@@ -82,7 +84,10 @@ func LaunchNodeServer(modules string, o NodeServerOptions) (*NodeServer, error) 
 	if o.MaxPlayers == 0 {
 		o.MaxPlayers = 100
 	}
-	args := []string{nodeScript("server.js"), o.Host, strconv.Itoa(o.Port), NodeVersion, o.MOTD, strconv.Itoa(o.MaxPlayers)}
+	if o.Version == "" {
+		o.Version = NodeVersion
+	}
+	args := []string{nodeScript("server.js"), o.Host, strconv.Itoa(o.Port), o.Version, o.MOTD, strconv.Itoa(o.MaxPlayers)}
 	if o.Favicon != "" {
 		args = append(args, o.Favicon)
 	}
