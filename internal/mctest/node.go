@@ -188,22 +188,32 @@ func (b Bots) Run(ctx context.Context, modules string) ([]BotResult, error) {
 	if version == "" {
 		version = NodeVersion
 	}
-	cmd := exec.CommandContext(ctx, "node", nodeScript("bots.js"), host, port, b.Host, version,
-		strconv.Itoa(b.Count), strconv.FormatInt(b.Stay.Milliseconds(), 10), prefix)
-	cmd.Env = append(os.Environ(), "NODE_PATH="+modules)
-	cmd.Stderr = os.Stderr
-	out, err := cmd.Output()
-	var res []BotResult
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	for sc.Scan() {
-		var r BotResult
-		if json.Unmarshal(sc.Bytes(), &r) == nil && r.Bot != "" {
-			r.After = time.Duration(r.MS) * time.Millisecond
-			res = append(res, r)
-		}
+	res, err := runNode(ctx, modules, "bots.js", func(r BotResult) bool { return r.Bot != "" },
+		host, port, b.Host, version, strconv.Itoa(b.Count), strconv.FormatInt(b.Stay.Milliseconds(), 10), prefix)
+	for i := range res {
+		res[i].After = time.Duration(res[i].MS) * time.Millisecond
 	}
 	if err != nil {
 		return res, fmt.Errorf("bots: %w", err)
 	}
 	return res, nil
+}
+
+// runNode runs a script of node/ with the modules in modules and decodes each line
+// it prints as a T, keeping those keep accepts (the scripts print one JSON object
+// per outcome or step; anything else on stdout is ignored).
+func runNode[T any](ctx context.Context, modules, script string, keep func(T) bool, args ...string) ([]T, error) {
+	cmd := exec.CommandContext(ctx, "node", append([]string{nodeScript(script)}, args...)...)
+	cmd.Env = append(os.Environ(), "NODE_PATH="+modules)
+	cmd.Stderr = os.Stderr
+	out, err := cmd.Output()
+	var res []T
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		var v T
+		if json.Unmarshal(sc.Bytes(), &v) == nil && keep(v) {
+			res = append(res, v)
+		}
+	}
+	return res, err
 }

@@ -1,13 +1,8 @@
 package mctest
 
 import (
-	"bufio"
-	"bytes"
 	"context"
-	"encoding/json"
 	"net"
-	"os"
-	"os/exec"
 	"strconv"
 	"time"
 )
@@ -57,18 +52,11 @@ func (r Transfers) Run(ctx context.Context, modules string) (map[string][]Transf
 	if limit <= 0 {
 		limit = 20 * time.Second
 	}
-	cmd := exec.CommandContext(ctx, "node", nodeScript("transfer.js"), h, p, r.Host, r.Version, r.Name,
-		strconv.Itoa(r.Count), strconv.FormatInt(limit.Milliseconds(), 10))
-	cmd.Env = append(os.Environ(), "NODE_PATH="+modules)
-	cmd.Stderr = os.Stderr
-	out, err := cmd.Output()
+	list, err := runNode(ctx, modules, "transfer.js", func(s TransferStep) bool { return s.Event != "" },
+		h, p, r.Host, r.Version, r.Name, strconv.Itoa(r.Count), strconv.FormatInt(limit.Milliseconds(), 10))
 	steps := map[string][]TransferStep{}
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	for sc.Scan() {
-		var s TransferStep
-		if json.Unmarshal(sc.Bytes(), &s) == nil && s.Event != "" {
-			steps[s.Bot] = append(steps[s.Bot], s)
-		}
+	for _, s := range list {
+		steps[s.Bot] = append(steps[s.Bot], s)
 	}
 	return steps, err
 }
