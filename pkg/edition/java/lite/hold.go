@@ -102,7 +102,8 @@ func (s *session) park(ctx context.Context, rt *compiledRoute, host string) erro
 	defer cancel()
 	s.l.held.Add(1) // counted as held, and bounded like a held login: by its admission slot
 	defer s.l.held.Add(-1)
-	err := transfer.LongHold{Handshake: s.raw, Pending: s.extra(), Timeout: s.snap.cfg.ReadTimeout,
+	notice := startingText(host, s.l.wake.TypicalWake(rt.key), "Stay here: you join as soon as it is up.")
+	err := transfer.LongHold{Handshake: s.raw, Pending: s.extra(), Timeout: s.snap.cfg.ReadTimeout, Notice: notice,
 		Every: min(transfer.KeepAliveEvery, s.snap.cfg.ReadTimeout/3), Ready: func(ctx context.Context) error {
 			_, err := s.l.wake.Hold(ctx, rt.key, host, s.l.readyCheck(rt.key, host))
 			return err

@@ -145,10 +145,15 @@ func (s *session) sendDisconnect(frame []byte) {
 // in time: which server, and how long it usually takes, so the player knows to
 // join again instead of guessing.
 func startingDisconnect(host string, typical time.Duration) []byte {
+	return disconnectFrame(nil, startingText(host, typical, "Please join again in a moment."))
+}
+
+// startingText says that host's server is starting, how long that usually takes
+// when known, then what the player should do.
+func startingText(host string, typical time.Duration, then string) string {
 	name := logging.Clip(host)
 	if typical <= 0 {
-		return disconnectFrame(nil, "The server "+name+" is starting up. Please join again in a moment.")
+		return "The server " + name + " is starting up. " + then
 	}
-	return disconnectFrame(nil, "The server "+name+" is starting up; it usually starts in about "+
-		status.About(typical)+". Please join again in a moment.")
+	return "The server " + name + " is starting up; it usually starts in about " + status.About(typical) + ". " + then
 }
