@@ -55,7 +55,7 @@ func TestTransferNodeClientFollowsRedirect(t *testing.T) {
 	}
 }
 
-// npm's minecraft-protocol on a long hold: 1.21.1 and 26.1 players wait past holdFor
+// npm's minecraft-protocol on a long hold: 1.20.5, 1.21.1 and 26.1 players wait past holdFor
 // for a server that starts 4 s after the one wake call, answer the proxy's
 // keep-alives while parked (the 26.1 player sees a notice saying why it waits),
 // follow the Transfer back to the address they used, and reach the server as
@@ -79,7 +79,7 @@ func TestTransferNodeLongHold(t *testing.T) {
 		res, _ := mctest.Bots{Addr: p.addr, Host: "127.0.0.1", Count: 1, NamePrefix: "old", Version: "1.20.4"}.Run(ctx, modules)
 		old <- append(res, mctest.BotResult{})[0]
 	}()
-	versions := []string{"1.21.1", "26.1", "1.21.1"}
+	versions := []string{"1.20.5", "26.1", "1.21.1"}
 	steps := make([][]mctest.TransferStep, len(versions))
 	errs := make([]error, len(versions))
 	var wg sync.WaitGroup
