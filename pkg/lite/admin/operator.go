@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"time"
 
 	"go.minekube.com/gate/pkg/lite/operator"
@@ -168,4 +169,21 @@ func clipErr(err error) string {
 		msg = msg[:1024] + "..."
 	}
 	return fmt.Sprint(msg)
+}
+
+// Operator fetches the operator layer.
+func (c *Client) Operator(ctx context.Context) (Layer, error) {
+	var out Layer
+	return out, c.get(ctx, PathOperator, &out)
+}
+
+// SetOperator writes an entry of kind (req.Kind is ignored) and returns it as stored.
+func (c *Client) SetOperator(ctx context.Context, kind operator.Kind, req WriteRequest) (operator.Entry, error) {
+	var out operator.Entry
+	return out, c.do(ctx, http.MethodPost, PathOperator+"/"+string(kind), req, &out)
+}
+
+// DeleteOperator removes the entry of kind for target.
+func (c *Client) DeleteOperator(ctx context.Context, kind operator.Kind, target string) error {
+	return c.do(ctx, http.MethodDelete, PathOperator+"/"+string(kind)+"?target="+url.QueryEscape(target), nil, nil)
 }

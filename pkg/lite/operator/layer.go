@@ -3,7 +3,6 @@ package operator
 import (
 	"encoding/json"
 	"net/netip"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -120,25 +119,28 @@ func (l *Layer) Refuse(key string, hosts []string, p players.Player, ip netip.Ad
 	return status.Text(orDefault(m.Text, DefaultMaintenanceText)), true
 }
 
-// ban finds a ban in force on p or ip.
+// ban finds a ban in force on p or ip: by name, then UUID, then address range
+// (an ended ban is skipped, not the end of the search).
 func (l *Layer) ban(p players.Player, ip netip.Addr, now time.Time) *Entry {
-	var found *Entry
+	inForce := func(e *Entry) bool { return e != nil && (e.Expires == nil || now.Before(*e.Expires)) }
 	if len(l.names) > 0 {
-		found = l.names[strings.ToLower(p.Name)]
-	}
-	if found == nil && p.HasUUID() {
-		found = l.uuids[p.UUID]
-	}
-	if found == nil && ip.IsValid() {
-		ip = ip.Unmap()
-		if i := slices.IndexFunc(l.netsP, func(n netip.Prefix) bool { return n.Contains(ip) }); i >= 0 {
-			found = l.nets[i]
+		if e := l.names[strings.ToLower(p.Name)]; inForce(e) {
+			return e
 		}
 	}
-	if found == nil || found.Expires != nil && !now.Before(*found.Expires) {
+	if e := l.uuids[p.UUID]; p.HasUUID() && inForce(e) {
+		return e
+	}
+	if !ip.IsValid() {
 		return nil
 	}
-	return found
+	ip = ip.Unmap()
+	for i, n := range l.netsP {
+		if n.Contains(ip) && inForce(l.nets[i]) {
+			return l.nets[i]
+		}
+	}
+	return nil
 }
 
 func banText(b *Entry, now time.Time) string {

@@ -34,6 +34,8 @@ func Validate(e *Entry, now time.Time) error {
 	if len(errs) == 0 {
 		if e.Target == "" {
 			bad("target: empty")
+		} else if e.Target == AllRoutes && (e.Kind == Ban || e.Kind == Drain) {
+			bad("target: a %s names one %s, not %q", e.Kind, map[Kind]string{Ban: "player", Drain: "backend"}[e.Kind], AllRoutes)
 		} else if err := e.Normalize(); err != nil {
 			errs = append(errs, err)
 		}
@@ -61,9 +63,6 @@ func checkKindFields(e *Entry, now time.Time) []error {
 	unused("favicon", e.Favicon != "" && !isOverride)
 	unused("version", e.Version != "" && !isOverride)
 	unused("maxPlayers", e.MaxPlayers != nil && !isOverride)
-	if e.Kind == Ban && e.Target == AllRoutes || e.Kind == Drain && e.Target == AllRoutes {
-		errs = append(errs, fmt.Errorf("target: %s names one %s, not %q", e.Kind, map[Kind]string{Ban: "player", Drain: "backend"}[e.Kind], AllRoutes))
-	}
 	if len(e.Bypass) > MaxBypass {
 		errs = append(errs, fmt.Errorf("bypass: %d entries, at most %d", len(e.Bypass), MaxBypass))
 	} else {
