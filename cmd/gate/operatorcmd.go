@@ -26,10 +26,11 @@ func operatorCmd(name string, args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("gate lite "+name, stderr)
 	conn := apiFlags(fs)
 	w := writeFlags(name, fs)
-	if err := fs.Parse(args); err != nil {
+	positional, err := parseInterspersed(fs, args)
+	if err != nil {
 		return 2
 	}
-	kind, del, req, err := w.request(name, fs.Args())
+	kind, del, req, err := w.request(name, positional)
 	if err != nil {
 		fmt.Fprintf(stderr, "gate lite %s: %v\n", name, err)
 		return 2
@@ -57,6 +58,22 @@ func operatorCmd(name string, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "%s %s: removed\n", kind, req.Target)
 	}
 	return 0
+}
+
+// parseInterspersed parses fs's flags wherever they stand among the arguments
+// (`gate lite ban Griefer --for 1h`), returning the others in order.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return positional, nil
+		}
+		positional, args = append(positional, rest[0]), rest[1:]
+	}
 }
 
 // apiConn is how a command reaches the admin API.

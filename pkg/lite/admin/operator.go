@@ -4,10 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"net/http"
 	"net/url"
+	"strings"
 	"time"
 
 	"go.minekube.com/gate/pkg/lite/operator"
@@ -111,9 +111,9 @@ func (s *Server) write(w http.ResponseWriter, r *http.Request, c operator.Change
 		op = "delete"
 	}
 	e, err := s.o.Operator.Write(r.Context(), c, by)
-	kv := []any{"by", by, "peer", r.RemoteAddr, "op", op, "kind", string(c.Entry.Kind), "target", clipBy(c.Entry.Target)}
+	kv := []any{"by", by, "peer", r.RemoteAddr, "op", op, "kind", string(c.Entry.Kind)}
 	if err != nil {
-		s.o.Log.Info("operator write refused", append(kv, "err", clipErr(err))...)
+		s.o.Log.Info("operator write refused", append(kv, "target", clipBy(c.Entry.Target), "err", clipErr(err))...)
 		code := http.StatusInternalServerError
 		if errors.Is(err, operator.ErrInvalid) {
 			code = http.StatusBadRequest
@@ -168,7 +168,7 @@ func clipErr(err error) string {
 	if len(msg) > 1024 {
 		msg = msg[:1024] + "..."
 	}
-	return fmt.Sprint(msg)
+	return strings.ToValidUTF8(msg, "?")
 }
 
 // Operator fetches the operator layer.
