@@ -42,12 +42,16 @@ var dns1123 = regexp.MustCompile(`^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$`)
 func (d *decoder) decodeOperator(e entry, o *Operator) {
 	name := func(f entry, dst *string) {
 		d.str(f, dst)
-		if !dns1123.MatchString(*dst) {
+		if *dst != "" && !dns1123.MatchString(*dst) {
 			d.invalid(f, "%q is not a Kubernetes object name (lower-case letters, digits, '-' and '.')", truncate(*dst))
 		}
 	}
 	d.mapping(e, map[string]handler{
-		"configMap": func(f entry) { name(f, &o.ConfigMap) },
+		"configMap": func(f entry) {
+			if name(f, &o.ConfigMap); o.ConfigMap == "" {
+				o.ConfigMap = DefaultOperatorConfigMap
+			}
+		},
 		"namespace": func(f entry) { name(f, &o.Namespace) },
 		"stateFile": func(f entry) { d.path(f, &o.StateFile) },
 	}, nil)
