@@ -185,7 +185,9 @@ func TestPageIsEmbeddedAndSelfContained(t *testing.T) {
 	for _, p := range []string{"/", "/ui/app.js", "/ui/style.css"} {
 		rec := request(t, s.Handler(), "GET", "http://127.0.0.1:8080"+p, "", nil)
 		body := rec.Body.String()
-		if rec.Code != http.StatusOK || !strings.Contains(rec.Header().Get("Content-Security-Policy"), "default-src 'none'") {
+		// A Referrer-Policy of no-referrer would make the login form's Origin "null" (refused).
+		if rec.Code != http.StatusOK || !strings.Contains(rec.Header().Get("Content-Security-Policy"), "default-src 'none'") ||
+			rec.Header().Get("Referrer-Policy") != "same-origin" {
 			t.Fatalf("GET %s: %d, CSP %q", p, rec.Code, rec.Header().Get("Content-Security-Policy"))
 		}
 		for _, external := range []string{"http://", "https://", "//cdn"} {

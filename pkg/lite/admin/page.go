@@ -55,7 +55,7 @@ func pageHeaders(w http.ResponseWriter) {
 	h := w.Header()
 	h.Set("Content-Security-Policy", pagePolicy)
 	h.Set("X-Content-Type-Options", "nosniff")
-	h.Set("Referrer-Policy", "no-referrer")
+	h.Set("Referrer-Policy", "same-origin") // "no-referrer" makes a form's Origin "null"
 	h.Set("Cache-Control", "no-store")
 }
 
