@@ -14,6 +14,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/util/retry"
@@ -105,6 +106,11 @@ func (s *Store) get(ctx context.Context) (*corev1.ConfigMap, error) {
 	return cm, err
 }
 
+// conflictBackoff paces the re-reads after a Conflict: replicas writing at once
+// would collide again in lockstep, so each wait is jittered, and there are
+// enough of them for a burst of writes through every replica to land.
+var conflictBackoff = wait.Backoff{Steps: 20, Duration: 5 * time.Millisecond, Factor: 1.5, Jitter: 1, Cap: 500 * time.Millisecond}
+
 // Write implements operator.Store: read, apply c to that version, write it back
 // conditional on its resourceVersion; on a conflict (another replica wrote in
 // between) read again and re-apply, so the other replica's keys stay.
@@ -112,7 +118,7 @@ func (s *Store) Write(ctx context.Context, c operator.Change) (operator.State, e
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var out operator.State
-	err := retry.OnError(retry.DefaultRetry, func(err error) bool {
+	err := retry.OnError(conflictBackoff, func(err error) bool {
 		return apierrors.IsConflict(err) || apierrors.IsAlreadyExists(err)
 	}, func() error {
 		cm, err := s.get(ctx)
