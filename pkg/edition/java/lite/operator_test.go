@@ -124,13 +124,7 @@ func TestDrainedBackendGetsNoNewPlayersKeepsItsSessionsAndUndrainRestores(t *tes
 	}
 	waitFor(t, "sessions on both", 2*time.Second, func() bool { return a.Active() == 2 && b.Active() == 2 })
 	setLayer(t, p, operator.Entry{Kind: operator.Drain, Target: a.addr})
-	before := a.Accepted()
-	for range 200 {
-		c := dialProxy(t, p.addr)
-		c.login("play.example.com")
-		_ = c.Close()
-	}
-	if got := a.Accepted() - before; got != 0 {
+	if got := dialsDuring(a, func() { loginTimes(t, p, 200) }); got != 0 {
 		t.Fatalf("drained backend got %d of the next 200 logins, want 0", got)
 	}
 	if a.Active() != 2 {
@@ -150,13 +144,24 @@ func TestDrainedBackendGetsNoNewPlayersKeepsItsSessionsAndUndrainRestores(t *tes
 	}
 	t.Logf("balance view: %s", why)
 	setLayer(t, p)
-	before = a.Accepted()
-	for range 20 {
+	if got := dialsDuring(a, func() { loginTimes(t, p, 20) }); got != 10 {
+		t.Fatalf("after undrain the backend got %d of 20 round-robin logins, want 10", got)
+	}
+}
+
+// loginTimes logs in n times, each to its echo, then closes.
+func loginTimes(t *testing.T, p *proxy, n int) {
+	t.Helper()
+	for range n {
 		c := dialProxy(t, p.addr)
 		c.login("play.example.com")
 		_ = c.Close()
 	}
-	if got := a.Accepted() - before; got != 10 {
-		t.Fatalf("after undrain the backend got %d of 20 round-robin logins, want 10", got)
-	}
+}
+
+// dialsDuring counts the connections b accepted while f ran.
+func dialsDuring(b *backend, f func()) int64 {
+	before := b.Accepted()
+	f()
+	return b.Accepted() - before
 }
