@@ -51,7 +51,9 @@ func (s *Server) routeOperator() {
 		return
 	}
 	s.mux.Handle("GET "+PathOperator, s.auth(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		writeJSON(w, Layer{Layer: "operator", Store: s.o.OperatorStore, Entries: s.o.Operator.Layer().State().Sorted()})
+		// A ban that ended is gone from the store with its next write; it is not shown meanwhile.
+		entries := s.o.Operator.Layer().State().Pruned(time.Now()).Sorted()
+		writeJSON(w, Layer{Layer: "operator", Store: s.o.OperatorStore, Entries: entries})
 	})))
 	s.mux.Handle("POST "+PathOperator+"/{kind}", s.writer(s.operatorSet))
 	s.mux.Handle("DELETE "+PathOperator+"/{kind}", s.writer(s.operatorDelete))

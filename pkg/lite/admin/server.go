@@ -82,7 +82,7 @@ type Options struct {
 	Log logr.Logger
 }
 
-// Server is the admin HTTP API. Its handlers only read.
+// Server is the admin HTTP API. Its handlers read, except the operator layer's writes.
 type Server struct {
 	o      Options
 	token  atomic.Pointer[[32]byte] // sha256 of the token; nil means no token
