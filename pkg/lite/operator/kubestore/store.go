@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"sync"
@@ -191,10 +192,33 @@ func (s *Store) Watch(ctx context.Context, changed func(operator.State)) error {
 	}); err != nil {
 		return fmt.Errorf("watch %s: %w", s.Where(), err)
 	}
+	if err := inf.SetWatchErrorHandlerWithContext(s.watchError()); err != nil {
+		return fmt.Errorf("watch %s: %w", s.Where(), err)
+	}
 	logCtx := klog.NewContext(ctx, s.o.Log.WithName("client-go").V(1))
 	inf.RunWithContext(logCtx) // returns when ctx ends
 	if err := ctx.Err(); err != nil && !errors.Is(err, context.Canceled) {
 		return err
 	}
 	return nil
+}
+
+// watchError logs a failing list or watch of the ConfigMap once per distinct
+// error (a missing RBAC grant would otherwise leave the layer silently stale;
+// client-go retries with its own backoff), and the end of a watch at debug.
+func (s *Store) watchError() cache.WatchErrorHandlerWithContext {
+	var last string
+	return func(ctx context.Context, _ *cache.Reflector, err error) {
+		if ctx.Err() != nil {
+			return
+		}
+		if errors.Is(err, io.EOF) || apierrors.IsResourceExpired(err) || apierrors.IsGone(err) {
+			s.o.Log.V(1).Info("operator ConfigMap watch ended; resuming", "configMap", s.Where(), "err", err.Error())
+			return
+		}
+		if msg := err.Error(); msg != last {
+			last = msg
+			s.o.Log.Error(err, "operator ConfigMap cannot be read; the layer in force stays until it can (the proxy needs get, list and watch on it)", "configMap", s.Where())
+		}
+	}
 }
