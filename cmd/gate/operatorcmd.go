@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/base64"
 	"flag"
@@ -55,7 +56,7 @@ func operatorCmd(name string, args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	if del {
-		fmt.Fprintf(stdout, "%s %s: removed\n", kind, req.Target)
+		fmt.Fprintf(stdout, "%s %s: removed\n", kind, cmp.Or(req.Target, operator.AllRoutes))
 	}
 	return 0
 }
