@@ -50,6 +50,10 @@ func (s *session) identify(rt *compiledRoute) error {
 		return err
 	}
 	s.player = &players.Player{Name: ls.Name, UUID: ls.UUID}
+	if text, no := s.snap.cfg.Lite.Operator.Layer.Refuse(rt.key, rt.cfg.Host, *s.player, s.playerIP(), time.Now()); no {
+		s.sendDisconnect(disconnectFrame(text, "")) // a ban or a maintenance (package operator)
+		return reject(ReasonDenied, "refused by the operator layer")
+	}
 	if s.l.players.Allows(s.ev.VHost, *s.player, &s.snap.cfg.Lite.Players.Rules, &rt.cfg.Players.Rules) {
 		g := &s.snap.cfg.Lite.Players
 		v := s.l.bots.Check(antibot.Login{Player: s.player, Addr: s.playerIP(), Route: rt.key,
