@@ -58,6 +58,7 @@ func (m *Manager) Reserve(addr string) *Lease {
 		// Counting under the read lock keeps a reload from dropping the
 		// state between lookup and increment.
 		b.attempt(now)
+		b.unclaim()
 	}
 	m.mu.RUnlock()
 	if b == nil {

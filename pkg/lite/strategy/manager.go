@@ -53,6 +53,7 @@ type route struct {
 	p2c      P2CConfig     // with defaults
 	panicked atomic.Bool   // logged once per change
 	spills   atomic.Uint64 // login orders widened past the usable backends
+	pick     sync.Mutex    // login orders are decided one at a time (Manager.decide)
 }
 
 // configurable is implemented by strategies with per-route settings; the

@@ -71,21 +71,12 @@ func (m *Manager) AppendOrder(dst []string, routeKey string, backends []string, 
 		strat, inputs = r.strat, r.inputs
 	}
 
-	panicMode, healthy := m.markUsable(sc, now)
+	panicMode, healthy, cands, order := m.decide(r, sc, backends, decision{strat, inputs, intent, now})
 	// The log follows health, not the ordering: a backend that is only busy (a login
 	// burst) is healthy, and a single-backend route would otherwise log entering and
 	// leaving panic mode with every few logins of a burst.
 	if r != nil && r.panicked.Load() != panicMode {
 		m.logPanic(r, panicMode, healthy, len(backends))
-	}
-	cands := m.gather(sc, backends, panicMode, inputs, now)
-	order := sc.order[:len(cands)]
-	strat.Order(cands, intent, order)
-	if !permutation(order, sc.seen) {
-		identity(order)
-	}
-	if r != nil && intent == IntentLogin {
-		m.gateRamp(r, sc, cands, order, now.UnixNano())
 	}
 	start := len(dst)
 	for _, p := range order {
@@ -105,6 +96,39 @@ func (m *Manager) AppendOrder(dst []string, routeKey string, backends []string, 
 	}
 	m.traceOrder(r, intent, dst[start:], sc.pool)
 	return dst
+}
+
+// decision is what one order is decided with.
+type decision struct {
+	strat  Strategy
+	inputs Inputs
+	intent Intent
+	now    time.Time
+}
+
+// decide marks the backends' health, gathers the pool's candidates and lets
+// the strategy order them. A route's login orders are decided one at a time,
+// each claiming its first pick (claim.go): a login whose reads of the backends'
+// counts were spread over a burst saw one backend as it was before the burst
+// and the others as they were after it, and least-connections put three of six
+// logins on one of three idle backends.
+func (m *Manager) decide(r *route, sc *scratch, backends []string, d decision) (panicMode bool, healthy int, cands []Candidate, order []int) {
+	if r != nil && d.intent == IntentLogin {
+		r.pick.Lock()
+		defer r.pick.Unlock()
+	}
+	panicMode, healthy = m.markUsable(sc, d.now)
+	cands = m.gather(sc, backends, panicMode, d.inputs, d.now)
+	order = sc.order[:len(cands)]
+	d.strat.Order(cands, d.intent, order)
+	if !permutation(order, sc.seen) {
+		identity(order)
+	}
+	if r != nil && d.intent == IntentLogin {
+		m.gateRamp(r, sc, cands, order, d.now.UnixNano())
+		sc.bs[cands[order[0]].Index].claim(d.now.UnixNano())
+	}
+	return panicMode, healthy, cands, order
 }
 
 // markUsable sets sc.why and sc.rank for each backend (nil entries of sc.bs
@@ -147,7 +171,10 @@ func (m *Manager) gather(sc *scratch, backends []string, all bool, in Inputs, no
 // strategy uses. It fills in place: Order's candidates live in pooled
 // scratch and copying them around costs more than the reads.
 func (m *Manager) fillCandidate(c *Candidate, b *backend, addr string, i int, in Inputs, now time.Time) {
-	*c = Candidate{Addr: addr, Index: i, Active: b.active.Load(), Unsettled: b.unsettled.Load()}
+	// Attempts in flight before players: a login that joins meanwhile moves from
+	// the one count to the other, and is then counted twice rather than not at all.
+	unsettled := b.unsettled.Load() + b.claimed(now.UnixNano())
+	*c = Candidate{Addr: addr, Index: i, Active: b.active.Load(), Unsettled: unsettled}
 	if in&InputLatency != 0 {
 		fillLatency(c, b, now)
 		if !b.wantLatency.Load() {
