@@ -81,7 +81,12 @@ func Run(o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := newSim(o)
+	return runSim(newSim(o))
+}
+
+// runSim runs s to its end.
+func runSim(s *sim) (*Result, error) {
+	o := s.o
 	ctx := context.Background()
 	s.probeAll(ctx)
 	t := epoch

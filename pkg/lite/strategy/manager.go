@@ -30,6 +30,7 @@ type Manager struct {
 	scratch   sync.Pool
 	spill     spills     // login orders widened past the usable backends (tier.go)
 	reload    sync.Mutex // serialises SetRoutes
+	pick      sync.Mutex // login orders are decided one at a time (order.go); after mu, never before
 
 	// answered is when the youngest attempt any backend answered was reserved (unix
 	// ns): how far the fleet has got, which a stall is measured against (tier.go).
@@ -53,7 +54,6 @@ type route struct {
 	p2c      P2CConfig     // with defaults
 	panicked atomic.Bool   // logged once per change
 	spills   atomic.Uint64 // login orders widened past the usable backends
-	pick     sync.Mutex    // login orders are decided one at a time (Manager.decide)
 }
 
 // configurable is implemented by strategies with per-route settings; the

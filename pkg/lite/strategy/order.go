@@ -107,15 +107,15 @@ type decision struct {
 }
 
 // decide marks the backends' health, gathers the pool's candidates and lets
-// the strategy order them. A route's login orders are decided one at a time,
-// each claiming its first pick (claim.go): a login whose reads of the backends'
-// counts were spread over a burst saw one backend as it was before the burst
-// and the others as they were after it, and least-connections put three of six
-// logins on one of three idle backends.
+// the strategy order them. Login orders are decided one at a time (m.pick, taken
+// after m.mu, never before), each claiming its first pick (claim.go): a login
+// whose reads of the backends' counts were spread over a burst saw one backend
+// as it was before the burst and the others as after it, and least-connections
+// put three of six logins on one of three idle backends.
 func (m *Manager) decide(r *route, sc *scratch, backends []string, d decision) (panicMode bool, healthy int, cands []Candidate, order []int) {
 	if r != nil && d.intent == IntentLogin {
-		r.pick.Lock()
-		defer r.pick.Unlock()
+		m.pick.Lock()
+		defer m.pick.Unlock()
 	}
 	panicMode, healthy = m.markUsable(sc, d.now)
 	cands = m.gather(sc, backends, panicMode, d.inputs, d.now)
