@@ -45,8 +45,12 @@ func stormWaits(addr string, rate int, d time.Duration) []time.Duration {
 // Figures only: not met yet (see the report of issue 32). For 300 ms the dark
 // backend looks like the others (none has answered), and it stalls only once the
 // fleet answers attempts reserved well after its oldest; a login already waiting
-// on it waits out its whole first-response time. GATETEST_LONG=1 asserts the target.
+// on it waits out its whole first-response time. Runs with GATETEST_LONG=1 only,
+// and then asserts the target.
 func TestDarkeningBackendDuringAStormKeepsFewWaiting(t *testing.T) {
+	if os.Getenv("GATETEST_LONG") == "" {
+		t.Skip("figures of an unmet target: GATETEST_LONG=1")
+	}
 	for _, name := range []strategy.Name{strategy.LeastLoaded, strategy.LowestLatency, strategy.P2C} {
 		t.Run(string(name), func(t *testing.T) {
 			dark := newBackendWith(t, mctest.Options{LoginDelay: 300 * time.Millisecond})
@@ -73,7 +77,7 @@ func TestDarkeningBackendDuringAStormKeepsFewWaiting(t *testing.T) {
 			}
 			t.Logf("%s: %d of 300 players waited more than 1 s, %d not served; %d attempts on the dark backend",
 				name, slow, failed, dark.Logins()-before)
-			if os.Getenv("GATETEST_LONG") != "" && (slow > 3 || failed > 0) {
+			if slow > 3 || failed > 0 {
 				t.Errorf("%d players waited more than 1 s and %d were not served, want at most 3 and none", slow, failed)
 			}
 		})
