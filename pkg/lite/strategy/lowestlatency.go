@@ -139,10 +139,10 @@ func withTail(c *Candidate, neutral time.Duration) time.Duration {
 	return effLatency(c, neutral) + c.Tail
 }
 
-// byLoad orders part by active players, ties random.
+// byLoad orders part by active players and attempts in flight, ties random.
 func (s *lowestLatency) byLoad(cands []Candidate, part []int) {
 	s.rng.Shuffle(part)
-	sortOrder(part, func(a, b int) bool { return cands[a].Active < cands[b].Active })
+	sortOrder(part, func(a, b int) bool { return cands[a].attempted() < cands[b].attempted() })
 }
 
 // incumbent returns the position of the incumbent best among cands, moving

@@ -38,3 +38,24 @@ func TestLowestLatencyGuardLeavesUnknownCapacityAlone(t *testing.T) {
 		t.Fatalf("placements %v, want all 300 on the fastest (no capacity known)", got)
 	}
 }
+
+// Issue 32, item 2: a backend that takes logins and answers none (gone dark at
+// the start of a storm) looks no emptier with each: its attempts in flight count
+// as load for least-loaded, p2c and lowest-latency's sharing, as for
+// least-connections. (On sockets, least-loaded sent 77-97 of a 300/s storm's
+// players to such a backend before, 31-36 after.)
+func TestAttemptsInFlightCountAsLoad(t *testing.T) {
+	for _, name := range []Name{LeastLoaded, LowestLatency} {
+		bs := []string{"dark", "b", "c"}
+		m, _ := newTestManager(t, name, bs...)
+		for _, addr := range bs {
+			m.ObserveStatus(addr, Report{RTT: 10 * ms, Online: 10, Max: 100, HasPlayers: true}, nil)
+		}
+		m.Reserve("dark")
+		m.Reserve("dark") // two attempts in flight, unanswered
+		got := firsts(m, "r", bs, 40, false)
+		if got["dark"] != 0 {
+			t.Errorf("%s: the backend with two unanswered attempts came first in %d of 40 orders, want none (%v)", name, got["dark"], got)
+		}
+	}
+}

@@ -173,8 +173,9 @@ func (m *Manager) gather(sc *scratch, backends []string, all bool, in Inputs, no
 func (m *Manager) fillCandidate(c *Candidate, b *backend, addr string, i int, in Inputs, now time.Time) {
 	// Attempts in flight before players: a login that joins meanwhile moves from
 	// the one count to the other, and is then counted twice rather than not at all.
-	unsettled := b.unsettled.Load() + b.claimed(now.UnixNano())
-	*c = Candidate{Addr: addr, Index: i, Active: b.active.Load(), Unsettled: unsettled}
+	claimed := b.claimed(now.UnixNano())
+	unsettled := b.unsettled.Load()
+	*c = Candidate{Addr: addr, Index: i, Active: b.active.Load(), Unsettled: unsettled, Claimed: claimed}
 	if in&InputLatency != 0 {
 		fillLatency(c, b, now)
 		if !b.wantLatency.Load() {

@@ -48,6 +48,9 @@ type Candidate struct {
 	// yet answered nor failed; placement load, but not yet players. Always
 	// filled.
 	Unsettled int64
+	// Claimed counts logins this instance ordered onto it (first) in the last
+	// ClaimFor that have not reserved yet. Always filled.
+	Claimed int64
 	// Latency is the smoothed latency; valid only when HasLatency.
 	Latency    time.Duration
 	HasLatency bool
@@ -98,8 +101,12 @@ type Candidate struct {
 	Warm time.Duration
 }
 
-// load is the players on the candidate plus the attempts in flight to it.
-func (c *Candidate) load() int64 { return c.Active + c.Unsettled }
+// load is the players on the candidate plus the attempts in flight to it and
+// the logins ordered onto it that are about to start one.
+func (c *Candidate) load() int64 { return c.Active + c.Unsettled + c.Claimed }
+
+// attempted is the players on the candidate plus the attempts in flight to it.
+func (c *Candidate) attempted() int64 { return c.Active + c.Unsettled }
 
 // Settled is Candidate.Warm for a backend that is not ramping up.
 const Settled = time.Duration(1<<63 - 1)
