@@ -100,6 +100,7 @@ func (l *Lease) Settle(firstByte time.Duration, err error) {
 		b.answeredAt.Store(nowNS)
 		b.pendingSince.Store(nowNS) // an answer: the attempts left are younger
 		storeMax(&m.answered, l.at)
+		m.wakeStalled(nowNS)
 		b.placedAfterRamp(nowNS)
 		m.observeFirstByte(b, firstByte)
 		m.served(b, firstByte)

@@ -35,6 +35,8 @@ type Manager struct {
 	// answered is when the youngest attempt any backend answered was reserved (unix
 	// ns): how far the fleet has got, which a stall is measured against (tier.go).
 	answered atomic.Int64
+	stalls   stallWatch   // logins waiting on a first answer (stall.go)
+	watching atomic.Int64 // how many
 
 	mu        sync.RWMutex
 	routes    map[string]*route
