@@ -68,18 +68,7 @@ func TestDarkeningBackendDuringAStormKeepsFewWaiting(t *testing.T) {
 // of which goes dark as it begins: the players who waited longer than limit, those
 // not served, and the attempts the dark backend got.
 func darkStorm(t *testing.T, name strategy.Name, rate int, limit time.Duration) (slow, failed int, attempts int64) {
-	dark := newBackendWith(t, mctest.Options{LoginDelay: 300 * time.Millisecond})
-	addrs := []string{dark.addr}
-	for range 3 {
-		addrs = append(addrs, newBackendWith(t, mctest.Options{LoginDelay: 300 * time.Millisecond}).addr)
-	}
-	p := startProxy(t, stormConfig(name, false, addrs...), proxyOpts{seed: 22})
-	for range 8 {
-		c := dialProxy(t, p.addr)
-		c.login("storm.example.com")
-		_ = c.Close()
-	}
-	dark.SetDark(true)
+	p, dark := darkening(t, name, false)
 	before := dark.Logins()
 	for _, d := range stormWaits(p.addr, rate, time.Second) {
 		switch {

@@ -19,13 +19,7 @@ func TestLiarWorldSimulatorAgreesWithSockets(t *testing.T) {
 	const players, holds = 150, 40
 	for _, name := range []strategy.Name{strategy.P2C, strategy.LeastLoaded} {
 		t.Run(string(name), func(t *testing.T) {
-			liar := newLoadServer(t, 500, "Lobby")
-			liar.Close()
-			liarB := newBackendWith(t, mctest.Options{Capacity: holds})
-			liar.backend = liarB
-			liar.SetStatusFunc(liar.report)
-			others := []*loadServer{newLoadServer(t, 500, "Lobby"), newLoadServer(t, 500, "Lobby")}
-			p := startProxy(t, routeConfig(name, 100*time.Millisecond, addrs(liar, others[0], others[1])...), proxyOpts{seed: 6})
+			p, liarB := liarWorld(t, name, holds)
 			waitReports(t, p, 3)
 			turned := 0
 			for i := range players {
@@ -48,4 +42,18 @@ func TestLiarWorldSimulatorAgreesWithSockets(t *testing.T) {
 			}
 		})
 	}
+}
+
+// liarWorld is a route of name over a server that reports max 500 but holds
+// holds players, and two honest 500-slot ones, with reports every 100ms; it
+// returns the proxy and the liar's backend.
+func liarWorld(t *testing.T, name strategy.Name, holds int) (*proxy, *backend) {
+	t.Helper()
+	liar := newLoadServer(t, 500, "Lobby")
+	liar.Close()
+	liarB := newBackendWith(t, mctest.Options{Capacity: holds})
+	liar.backend = liarB
+	liar.SetStatusFunc(liar.report)
+	others := []*loadServer{newLoadServer(t, 500, "Lobby"), newLoadServer(t, 500, "Lobby")}
+	return startProxy(t, routeConfig(name, 100*time.Millisecond, addrs(liar, others[0], others[1])...), proxyOpts{seed: 6}), liarB
 }
