@@ -2,6 +2,7 @@ package plan
 
 import (
 	"container/heap"
+	"fmt"
 	"slices"
 	"time"
 
@@ -27,7 +28,8 @@ const (
 
 // connect places player i, arriving at t, the way the proxy would.
 func (s *sim) connect(i int, t time.Time, rep *replica) {
-	order := rep.m.Order(routeKey, s.route, strategy.IntentLogin)
+	// Every simulated player is a new one: sticky spreads them by their keys.
+	order := rep.m.AppendOrderFor(nil, routeKey, s.route, strategy.IntentLogin, fmt.Sprintf("n:player%d", i))
 	fleet := slices.Clone(order)
 	var turnedAway []string // refused in words not known to mean full
 	refusals := 0

@@ -58,6 +58,12 @@ func (m *Manager) Order(routeKey string, backends []string, intent Intent) []str
 // AppendOrder is Order appending to dst, so a caller that reuses dst
 // orders a connection without allocating.
 func (m *Manager) AppendOrder(dst []string, routeKey string, backends []string, intent Intent) []string {
+	return m.AppendOrderFor(dst, routeKey, backends, intent, "")
+}
+
+// AppendOrderFor is AppendOrder for the player with key (PlayerKey), which a
+// strategy that keeps players together (sticky) orders by; "" names no one.
+func (m *Manager) AppendOrderFor(dst []string, routeKey string, backends []string, intent Intent, player string) []string {
 	if len(backends) == 0 {
 		return dst
 	}
@@ -71,7 +77,7 @@ func (m *Manager) AppendOrder(dst []string, routeKey string, backends []string, 
 		strat, inputs = r.strat, r.inputs
 	}
 
-	panicMode, healthy, cands, order := m.decide(r, sc, backends, decision{strat, inputs, intent, now})
+	panicMode, healthy, cands, order := m.decide(r, sc, backends, decision{strat, inputs, intent, now, player})
 	// The log follows health, not the ordering: a backend that is only busy (a login
 	// burst) is healthy, and a single-backend route would otherwise log entering and
 	// leaving panic mode with every few logins of a burst.
@@ -104,6 +110,7 @@ type decision struct {
 	inputs Inputs
 	intent Intent
 	now    time.Time
+	player string
 }
 
 // decide marks the backends' health, gathers the pool's candidates and lets
@@ -120,7 +127,11 @@ func (m *Manager) decide(r *route, sc *scratch, backends []string, d decision) (
 	panicMode, healthy = m.markUsable(sc, d.now)
 	cands = m.gather(sc, backends, panicMode, d.inputs, d.now)
 	order = sc.order[:len(cands)]
-	d.strat.Order(cands, d.intent, order)
+	if k, ok := d.strat.(keyed); ok && d.player != "" {
+		k.OrderKey(cands, d.intent, d.player, order)
+	} else {
+		d.strat.Order(cands, d.intent, order)
+	}
 	if !permutation(order, sc.seen) {
 		identity(order)
 	}

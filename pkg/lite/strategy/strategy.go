@@ -19,6 +19,12 @@ type Strategy interface {
 	Order(cands []Candidate, intent Intent, order []int)
 }
 
+// keyed is implemented by strategies that order by the player (sticky): the
+// manager calls OrderKey instead of Order when the caller names a player.
+type keyed interface {
+	OrderKey(cands []Candidate, intent Intent, key string, order []int)
+}
+
 // Inputs is a set of optional Candidate fields.
 type Inputs uint8
 
@@ -138,5 +144,6 @@ func builtins() map[Name]Factory {
 		P2C:              func(e Env) Strategy { return newP2C(e) },
 		LeastLoaded:      func(e Env) Strategy { return newLeastLoaded(e) },
 		WeightedRandom:   func(e Env) Strategy { return newWeightedRandom(e) },
+		Sticky:           func(e Env) Strategy { return newSticky(e) },
 	}
 }
