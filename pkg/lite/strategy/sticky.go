@@ -1,6 +1,7 @@
 package strategy
 
 import (
+	"cmp"
 	"encoding/hex"
 	"net/netip"
 	"slices"
@@ -49,7 +50,7 @@ func (s *sticky) OrderKey(cands []Candidate, intent Intent, key string, order []
 		total += cands[i].load()
 	}
 	identity(order)
-	slices.SortStableFunc(order, func(a, b int) int { return cmpUint64(score[b], score[a]) })
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(score[b], score[a]) })
 	// A backend may take the player while its load stays within the bound of the
 	// mean with this player counted, ceil(StickyBound x (total+1) / n), or within
 	// StickySlack players of it: with few players the bound alone would move the
@@ -64,16 +65,6 @@ func (s *sticky) OrderKey(cands []Candidate, intent Intent, key string, order []
 			return
 		}
 	}
-}
-
-func cmpUint64(a, b uint64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // rendezvous is the score of backend addr for key: FNV-1a over both, finished
