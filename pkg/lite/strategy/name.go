@@ -24,6 +24,9 @@ const (
 	LeastLoaded Name = "least-loaded"
 	// WeightedRandom draws backends in proportion to their headroom.
 	WeightedRandom Name = "weighted-random"
+	// Sticky keeps each player on their own backend: consistent hashing by
+	// player with bounded loads.
+	Sticky Name = "sticky"
 )
 
 // Default is the strategy of a route that names none, as in Gate Lite: the
@@ -32,7 +35,7 @@ const Default = Sequential
 
 // Names lists the built-in strategies in documentation order.
 func Names() []Name {
-	return []Name{Sequential, Random, RoundRobin, LeastConnections, LowestLatency, P2C, LeastLoaded, WeightedRandom}
+	return []Name{Sequential, Random, RoundRobin, LeastConnections, LowestLatency, P2C, LeastLoaded, WeightedRandom, Sticky}
 }
 
 // ReadsLoad reports whether the strategy reads load (reports, capacity,
