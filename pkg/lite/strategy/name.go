@@ -39,10 +39,10 @@ func Names() []Name {
 }
 
 // ReadsLoad reports whether the strategy reads load (reports, capacity,
-// staleAfter, saturation, peers, drainMotd): p2c, least-loaded and
-// weighted-random.
+// staleAfter, saturation, peers, drainMotd): p2c, least-loaded,
+// weighted-random, and lowest-latency for its capacity guard.
 func (n Name) ReadsLoad() bool {
-	return n == P2C || n == LeastLoaded || n == WeightedRandom
+	return n == P2C || n == LeastLoaded || n == WeightedRandom || n == LowestLatency
 }
 
 // ErrUnknownName is returned (wrapped) by ParseName for a name that is not built in.

@@ -69,9 +69,9 @@ func (d *decoder) drainPattern(e entry, dst **regexp.Regexp) {
 // lintP2C warns about p2c settings a route cannot use.
 func (d *decoder) lintP2C(r *Route, meta routeMeta) {
 	if !r.Strategy.ReadsLoad() && !isDefaultP2C(r.P2C) {
-		d.warnf(meta.line, meta.path, "latencyWeight, staleAfter, saturation, peers and drainMotd have no effect: strategy is %s, not p2c, least-loaded or weighted-random", r.Strategy)
+		d.warnf(meta.line, meta.path, "latencyWeight, staleAfter, saturation, peers and drainMotd have no effect: strategy is %s, not p2c, least-loaded, weighted-random or lowest-latency", r.Strategy)
 	}
 	if len(r.Capacity) > 0 && !r.Strategy.ReadsLoad() && r.Status != StatusAggregate {
-		d.warnf(meta.line, meta.path, "backend capacity has no effect: only strategies p2c, least-loaded, weighted-random and status: aggregate use it")
+		d.warnf(meta.line, meta.path, "backend capacity has no effect: only strategies p2c, least-loaded, weighted-random, lowest-latency and status: aggregate use it")
 	}
 }

@@ -150,9 +150,9 @@ func TestP2CKeyWarnings(t *testing.T) {
 	}{
 		{"defaults on another strategy are fine", "        backend: a\n        latencyWeight: 250ms\n        saturation: 0.9\n", nil},
 		{"tuning another strategy", "        backend: a\n        strategy: random\n        peers: 2\n",
-			[]string{"config.yml:5: config.lite.routes[0]: latencyWeight, staleAfter, saturation, peers and drainMotd have no effect: strategy is random, not p2c, least-loaded or weighted-random"}},
+			[]string{"config.yml:5: config.lite.routes[0]: latencyWeight, staleAfter, saturation, peers and drainMotd have no effect: strategy is random, not p2c, least-loaded, weighted-random or lowest-latency"}},
 		{"capacity without a reader", "        backend: [{address: a, capacity: 5}]\n",
-			[]string{"config.yml:5: config.lite.routes[0]: backend capacity has no effect: only strategies p2c, least-loaded, weighted-random and status: aggregate use it"}},
+			[]string{"config.yml:5: config.lite.routes[0]: backend capacity has no effect: only strategies p2c, least-loaded, weighted-random, lowest-latency and status: aggregate use it"}},
 		{"capacity for the aggregate", "        backend: [{address: a, capacity: 5}]\n        status: aggregate\n", nil},
 		{"capacity on a template", "        host: '*.example.com'\n        backend: [{address: '$1.svc', capacity: 5}]\n        strategy: p2c\n",
 			[]string{"config.yml:7: config.lite.routes[0].backend[0].address: capacity is ignored on a templated backend"}},
