@@ -45,6 +45,19 @@ func (n Name) ReadsLoad() bool {
 	return n == P2C || n == LeastLoaded || n == WeightedRandom || n == LowestLatency
 }
 
+// SlowStarts reports whether a backend that joins or recovers ramps up under
+// the strategy (P2CConfig.SlowStart): every built-in strategy that ranks, by
+// load, players or latency. Sequential's order is a priority on purpose, random
+// and round-robin give every backend its equal turn anyway, and sticky's
+// players belong where their hash puts them. A custom strategy owns its order.
+func (n Name) SlowStarts() bool {
+	switch n {
+	case LeastConnections, LowestLatency, P2C, LeastLoaded, WeightedRandom:
+		return true
+	}
+	return false
+}
+
 // ErrUnknownName is returned (wrapped) by ParseName for a name that is not built in.
 var ErrUnknownName = errors.New("unknown strategy")
 
