@@ -17,7 +17,8 @@ const LatencyTTL = 3 * time.Minute
 // The median ignores spikes (a lost packet, a GC pause) as long as fewer
 // than half of the window are spikes, and it follows a real change once
 // more than half of the window shows it: with a probe every 10 s that is
-// 80 s at most, before the confirmations of lowest-latency.
+// 80 s at most, before the confirmations of lowest-latency (a backend that
+// became faster is followed sooner: LatencyShiftSamples).
 const LatencyWindow = 15
 
 // Tail of the login samples: a server whose logins are sometimes very slow
@@ -56,6 +57,47 @@ func (w *sampleWindow) add(d time.Duration, at time.Time) {
 	i := w.n % LatencyWindow
 	w.d[i], w.at[i] = d, at.UnixNano()
 	w.n++
+}
+
+// LatencyShiftSamples is how many samples in a row, each faster than every
+// sample of the window before them by more than the margin, show that a
+// backend became faster: the window restarts from them, and the estimate
+// follows in that many probe rounds instead of more than half the window.
+// Only a faster shift is believed this way: noise mostly adds to a round trip,
+// and a run of samples below everything seen before is a new regime, not
+// jitter, while a run of slow ones may be noise (a GC storm, a congested
+// minute) and waits for the median.
+const LatencyShiftSamples = 3
+
+// restartIfFaster restarts w from its last LatencyShiftSamples samples when
+// they all are faster than the fastest sample before them by more than the
+// margin of the median before them.
+func (w *sampleWindow) restartIfFaster() {
+	n := int(min(w.n, LatencyWindow))
+	if n < LatencyShiftSamples+3 {
+		return
+	}
+	var recent [LatencyShiftSamples]time.Duration
+	var recentAt [LatencyShiftSamples]int64
+	var older sampleWindow
+	for age := range n { // newest first
+		i := int((w.n - 1 - uint64(age)) % LatencyWindow)
+		if age < LatencyShiftSamples {
+			recent[LatencyShiftSamples-1-age], recentAt[LatencyShiftSamples-1-age] = w.d[i], w.at[i]
+		} else {
+			older.add(w.d[i], time.Time{})
+		}
+	}
+	floor := slices.Min(older.d[:min(older.n, LatencyWindow)]) - LatencyMargin(older.median())
+	for _, d := range recent {
+		if d >= floor {
+			return
+		}
+	}
+	*w = sampleWindow{}
+	for i, d := range recent {
+		w.add(d, time.Unix(0, recentAt[i]))
+	}
 }
 
 // median is the median of the window once it holds three samples, the
@@ -236,9 +278,10 @@ func (s *latencyStore) addKind(b *backend, d time.Duration, kind sampleKind) {
 		next.status, next.login = old.status, old.login
 	}
 	if kind == kindLogin {
-		next.login.add(d, now)
+		next.login.add(d, now) // its tail keeps every slow login: no restart
 	} else {
 		next.status.add(d, now)
+		next.status.restartIfFaster()
 	}
 	next.rank(now)
 	s.c.Set(b.addr, next, cache.DefaultExpiration)
