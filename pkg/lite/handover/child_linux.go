@@ -5,8 +5,8 @@ package handover
 import (
 	"errors"
 	"fmt"
-	"net"
 	"io"
+	"net"
 	"os"
 )
 
