@@ -86,8 +86,8 @@ func (h *Inherited) Ready() error {
 }
 
 // Receive adopts sessions until the old process hangs up (nil) or the hand-over
-// fails. adopt owns a session's descriptors when it returns nil; on an error
-// Receive closes them and the old process keeps the session.
+// fails. adopt owns a session's descriptors (it closes them when it fails); a
+// session it refuses stays the old process's.
 func (h *Inherited) Receive(adopt func(*Session) error) error {
 	for {
 		typ, p, fds, err := h.c.recv(0)
@@ -102,13 +102,14 @@ func (h *Inherited) Receive(adopt func(*Session) error) error {
 			return fmt.Errorf("%w: frame %d with %d descriptors instead of a session", ErrMalformed, typ, len(fds))
 		}
 		s, err := ParseSession(p)
-		if err == nil {
+		if err != nil {
+			closeAll(fds)
+		} else {
 			s.ClientFD, s.BackendFD = fds[0], fds[1]
 			err = adopt(&s)
 		}
 		ack := []byte{Version, 0}
 		if err != nil {
-			closeAll(fds)
 			ack = append([]byte{Version, 1}, err.Error()...)
 		}
 		if err := h.c.send(frameAck, ack); err != nil {

@@ -54,6 +54,7 @@ func runChild(mode string) error {
 	}
 	return h.Receive(func(s *Session) error {
 		if s.Route == "refuse me" {
+			s.Close()
 			return errors.New("no such route here")
 		}
 		_, err := syscall.Write(s.ClientFD, append(append(s.HeldDown, '|'), s.Route...))

@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"net"
+	"os"
 	"time"
 )
 
@@ -163,4 +165,33 @@ func (r *reader) varint() int64 {
 	}
 	r.b = r.b[k:]
 	return v
+}
+
+// Conns makes connections of the session's descriptors, which they take over
+// (closed on failure too).
+func (s *Session) Conns() (client, backend net.Conn, err error) {
+	if client, err = fdConn(s.ClientFD); err != nil {
+		_ = os.NewFile(uintptr(s.BackendFD), "").Close()
+		return nil, nil, err
+	}
+	if backend, err = fdConn(s.BackendFD); err != nil {
+		_ = client.Close()
+	}
+	return client, backend, err
+}
+
+// Close closes the session's descriptors (once the new process took it).
+func (s *Session) Close() {
+	_ = os.NewFile(uintptr(s.ClientFD), "").Close()
+	_ = os.NewFile(uintptr(s.BackendFD), "").Close()
+}
+
+func fdConn(fd int) (net.Conn, error) {
+	f := os.NewFile(uintptr(fd), "session")
+	defer f.Close()
+	c, err := net.FileConn(f)
+	if err != nil {
+		return nil, fmt.Errorf("session socket: %w", err)
+	}
+	return c, nil
 }

@@ -1,0 +1,157 @@
+package lite
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/netip"
+	"sync"
+
+	"go.minekube.com/gate/pkg/edition/java/lite/relay"
+	"go.minekube.com/gate/pkg/lite/handover"
+	"go.minekube.com/gate/pkg/lite/players"
+)
+
+// Mover takes the sessions an upgrade hands to the new process (handover.Handover).
+type Mover interface{ Send(*handover.Session) error }
+
+// moves is the instance's side of an upgrade: Serve's sessions' context, which
+// adopted sessions join (up is closed once it is set), and the Mover of HandOff.
+type moves struct {
+	mu  sync.Mutex
+	ctx context.Context
+	up  chan struct{}
+	to  Mover
+}
+
+func (m *moves) serve(ctx context.Context) {
+	up := m.wait()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.ctx == nil {
+		m.ctx = ctx
+		close(up)
+	}
+}
+
+// Serving is closed once Serve accepts; from then on Adopt takes sessions.
+func (l *Lite) Serving() <-chan struct{} { return l.moves.wait() }
+
+func (m *moves) wait() chan struct{} {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.up == nil {
+		m.up = make(chan struct{})
+	}
+	return m.up
+}
+
+// HandOff gives every established session to to, one after another, and so every
+// session that joins from now on (those in a handshake, a dial or a wake hold finish
+// here first). A session to does not take stays here, and so does every later one.
+func (l *Lite) HandOff(to Mover) {
+	l.moves.mu.Lock()
+	l.moves.to = to
+	l.moves.mu.Unlock()
+	l.rel.Detach()
+}
+
+// moveOut hands a session the relay let go of to the new process and ends it here
+// once that took it (its wake hold went with it). Otherwise it goes on here.
+func (j *relayed) moveOut(r relay.Result) {
+	s := handover.Session{ClientFD: r.Moved.ClientFD, BackendFD: r.Moved.BackendFD, Client: j.clientAddr.String(),
+		Route: j.evCtx.route, Backend: j.evCtx.backend, BackendTemplate: j.evCtx.backendTemplate,
+		VHost: j.evCtx.vhost, Protocol: j.evCtx.protocol, Intent: j.evCtx.intent, Start: j.start,
+		Up: int64(j.up) + r.Up, Down: int64(j.down) + r.Down, HeldUp: r.Moved.Up, HeldDown: r.Moved.Down,
+		HoldsWake: j.holdsWake, LogEnd: j.logEnd}
+	if p := j.player; p != nil {
+		s.Player, s.UUID = p.Name, p.UUID
+	}
+	reason := ReasonMoved
+	if err := j.l.moveTo(&s); err != nil {
+		client, backend, err := s.Conns()
+		if err == nil { // not taken: relayed here again, what was held first
+			j.client, j.backend = client, backend
+			j.l.rel.Start(client, backend, relay.Options{Pending: relay.Pending{Up: s.HeldUp, Down: s.HeldDown}}, j.after(r))
+			return
+		}
+		reason = ReasonError
+	} else {
+		s.Close()
+		j.holdsWake = false
+	}
+	j.l.closeBackend(j.backend)
+	j.finish(r.Up, r.Down, reason)
+}
+
+// moveTo gives s to HandOff's Mover. Its first failure ends the hand-over, with one
+// line: the relay keeps every session from then on.
+func (l *Lite) moveTo(s *handover.Session) error {
+	l.moves.mu.Lock()
+	to := l.moves.to
+	l.moves.mu.Unlock()
+	if to == nil {
+		return errors.New("no upgrade in progress")
+	}
+	err := to.Send(s)
+	l.moves.mu.Lock()
+	first := err != nil && l.moves.to == to
+	if first {
+		l.moves.to = nil
+	}
+	l.moves.mu.Unlock()
+	if first {
+		l.rel.Resume()
+		l.log.Error(err, "upgrade: the new process took no more sessions; the rest stay in this one")
+	}
+	return err
+}
+
+// after is the relay's completion of a session that had moved before bytes already.
+func (j *relayed) after(before relay.Result) func(relay.Result) {
+	return func(r relay.Result) {
+		r.Up, r.Down = r.Up+before.Up, r.Down+before.Down
+		j.relayDone(r)
+	}
+}
+
+// Adopt takes over a session another process of this proxy handed over: it goes on
+// where it stopped, counted on its backend (least-connections sees it), the bytes
+// the old relay held written first. Adopt owns s's descriptors, also when it fails.
+func (l *Lite) Adopt(s *handover.Session) error {
+	l.moves.mu.Lock()
+	ctx := l.moves.ctx
+	l.moves.mu.Unlock()
+	client, backend, err := s.Conns()
+	if err == nil && ctx == nil {
+		_, _, err = client.Close(), backend.Close(), errors.New("not serving yet")
+	}
+	if err != nil {
+		return fmt.Errorf("adopt session: %w", err)
+	}
+	j := &relayed{conn: conn{l: l, client: client, clientAddr: client.RemoteAddr(), start: s.Start},
+		evCtx: eventContext{connID: l.connIDs.Add(1), vhost: s.VHost, protocol: s.Protocol, intent: s.Intent,
+			route: s.Route, backend: s.Backend, backendTemplate: s.BackendTemplate},
+		ctx: ctx, backend: backend, lease: l.mgr.Reserve(s.Backend), logEnd: s.LogEnd}
+	j.lease.Settle(0, nil)
+	if ap, err := netip.ParseAddrPort(s.Client); err == nil {
+		j.clientAddr = net.TCPAddrFromAddrPort(ap)
+	}
+	if s.Player != "" {
+		j.player = &players.Player{Name: s.Player, UUID: s.UUID}
+	}
+	l.dials.Add(backend)
+	l.live.Add(1)
+	l.sessions.Add(1) // Done in conn.gone, at the session's end
+	ev := j.evCtx.event()
+	j.ev = &ev
+	j.emit(EventJoined)
+	j.ev = nil
+	if j.holdsWake = s.HoldsWake && l.wake.Bound(s.Route); j.holdsWake {
+		l.wake.Joined(s.Route, j.evCtx.connID)
+	}
+	l.rel.Start(client, backend, relay.Options{Pending: relay.Pending{Up: s.HeldUp, Down: s.HeldDown}},
+		j.after(relay.Result{Up: s.Up, Down: s.Down}))
+	return nil
+}
