@@ -7,6 +7,7 @@
 //	gate validate [-c FILE]
 //	gate lite status [-c FILE] [--api URL] [--token TOKEN | --token-file FILE]
 //	gate lite plan -c FILE --host HOST [simulation flags]
+//	gate lite upgrade --pid PID [--timeout 1m]
 //	gate healthcheck [-c FILE | --url URL]
 //	gate sleep DURATION
 package main
@@ -79,6 +80,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 
 // liteCmd runs `gate lite status` and `gate lite plan`.
 func liteCmd(args []string, root *rootFlags, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "upgrade" { // upgrade_linux.go
+		return upgradeCmd(args[1:], stdout, stderr)
+	}
 	if len(args) == 0 || args[0] != "plan" && args[0] != "status" {
 		fmt.Fprintln(stderr, "usage: gate lite status|plan [flags] (gate --help lists them)")
 		return 2

@@ -49,12 +49,16 @@ func (m *moves) wait() chan struct{} {
 
 // HandOff gives every established session to to, one after another, and so every
 // session that joins from now on (those in a handshake, a dial or a wake hold finish
-// here first). A session to does not take stays here, and so does every later one.
-func (l *Lite) HandOff(to Mover) {
+// here first). A session to does not take stays here, and so does every later one:
+// then HandOff returns false.
+func (l *Lite) HandOff(to Mover) bool {
 	l.moves.mu.Lock()
 	l.moves.to = to
 	l.moves.mu.Unlock()
 	l.rel.Detach()
+	l.moves.mu.Lock()
+	defer l.moves.mu.Unlock()
+	return l.moves.to == to
 }
 
 // moveOut hands a session the relay let go of to the new process and ends it here
