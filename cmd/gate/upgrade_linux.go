@@ -130,16 +130,9 @@ func (a *app) successor(exe string) (*handover.Handover, error) {
 	}
 	var ls []handover.Listener
 	for name, ln := range map[string]net.Listener{"players": a.ln, "api": a.apiLn, "probe": a.probeLn} {
-		tl, ok := ln.(*net.TCPListener)
-		if !ok {
-			continue
+		if tl, ok := ln.(*net.TCPListener); ok {
+			ls = append(ls, handover.Listener{Name: name, Socket: tl})
 		}
-		f, err := tl.File()
-		if err != nil {
-			return nil, fmt.Errorf("hand over listener %s: %w", name, err)
-		}
-		defer f.Close()
-		ls = append(ls, handover.Listener{Name: name, File: f})
 	}
 	return handover.Start(handover.Offer{Path: exe, Args: os.Args[1:], Env: os.Environ(), Listeners: ls})
 }

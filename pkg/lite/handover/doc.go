@@ -2,7 +2,7 @@
 // process of itself over a Unix socket (SCM_RIGHTS), so that an upgrade drops no one.
 //
 // The old process starts the new one (Start) with one end of a socket pair as an
-// inherited descriptor named by an environment variable (EnvFD), sends it the
+// inherited descriptor named by an environment variable (EnvFD; not GATE_, which names config keys), sends it the
 // listeners, and waits a bounded time for its readiness (ReadyTimeout). A new process
 // that exits, fails or stays silent meanwhile is killed, and the old one keeps
 // everything. Once ready, the old process sends each established session (Send): the

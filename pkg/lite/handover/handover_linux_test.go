@@ -130,10 +130,8 @@ func TestListenersAndSessionsReachTheNewProcess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lf, _ := ln.File()
+	h, err := startChild(t, "adopt", 0, Listener{Name: "players", Socket: ln})
 	_ = ln.Close() // the old process stopped accepting: only the new one answers
-	h, err := startChild(t, "adopt", 0, Listener{Name: "players", File: lf})
-	_ = lf.Close()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@
 package handover
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"net"
@@ -15,7 +16,7 @@ import (
 
 // EnvFD names the environment variable through which a new process learns the
 // descriptor of its hand-over socket.
-const EnvFD = "GATE_HANDOVER_FD"
+const EnvFD = "LITE_HANDOVER_FD"
 
 // ReadyTimeout is how long Start waits for the new process to be ready when
 // Offer.ReadyTimeout is 0.
@@ -31,7 +32,10 @@ var ErrNotReady = errors.New("new process did not become ready")
 // Listener is a listening socket to hand over, by the name the new process asks for.
 type Listener struct {
 	Name string
-	File *os.File // the caller keeps it (and closes it)
+	// Socket is the listener (a *net.TCPListener): the caller keeps it. Its descriptor
+	// is duplicated, never taken through os.File.Fd, which would make the socket
+	// blocking for both processes (and an Accept uninterruptible by Close).
+	Socket syscall.Conn
 }
 
 // Offer is what Start starts and hands over.
@@ -72,32 +76,34 @@ func Start(o Offer) (*Handover, error) {
 		return nil, fmt.Errorf("start %s: %w", o.Path, err)
 	}
 	h := &Handover{c: mine, proc: proc}
-	if err := h.hello(o); err != nil {
+	wait := cmp.Or(o.ReadyTimeout, ReadyTimeout)
+	if err := h.hello(o.Listeners, wait); err != nil {
 		_ = mine.close()
 		_ = proc.Kill()
-		state, _ := proc.Wait()
-		if state != nil && state.Exited() {
-			err = fmt.Errorf("%w: %w (%s)", ErrNotReady, err, state)
+		why := "killed"
+		if state, _ := proc.Wait(); state != nil && state.Exited() {
+			why = "it exited: " + state.String()
 		}
-		return nil, err
+		return nil, fmt.Errorf("%w within %v (%s): %w", ErrNotReady, wait, why, err)
 	}
 	return h, nil
 }
 
-// hello sends the listeners and waits for the ready frame.
-func (h *Handover) hello(o Offer) error {
-	p := []byte{Version, byte(len(o.Listeners))}
-	fds := make([]int, len(o.Listeners))
-	for i, l := range o.Listeners {
+// hello sends the listeners and waits up to wait for the ready frame.
+func (h *Handover) hello(ls []Listener, wait time.Duration) error {
+	p := []byte{Version, byte(len(ls))}
+	var fds []int
+	defer func() { closeAll(fds) }()
+	for _, l := range ls {
 		p = appendBytes(p, []byte(l.Name))
-		fds[i] = int(l.File.Fd())
+		fd, err := dup(l.Socket)
+		if err != nil {
+			return fmt.Errorf("listener %s: %w", l.Name, err)
+		}
+		fds = append(fds, fd)
 	}
 	if err := h.c.send(frameHello, p, fds...); err != nil {
-		return fmt.Errorf("%w: %w", ErrNotReady, err)
-	}
-	wait := o.ReadyTimeout
-	if wait <= 0 {
-		wait = ReadyTimeout
+		return err
 	}
 	typ, p, got, err := h.c.recv(wait)
 	closeAll(got)
@@ -107,10 +113,7 @@ func (h *Handover) hello(o Offer) error {
 	if err == nil {
 		_, err = versioned("ready", p)
 	}
-	if err != nil {
-		return fmt.Errorf("%w within %v: %w", ErrNotReady, wait, err)
-	}
-	return nil
+	return err
 }
 
 // Send hands one session over and returns once the new process has adopted it; only
@@ -192,4 +195,23 @@ func fdFromEnv() (int, bool, error) {
 		return 0, false, fmt.Errorf("%s=%q: want a descriptor number from 3", EnvFD, v)
 	}
 	return fd, true, nil
+}
+
+// dup returns a duplicate (close-on-exec) of c's descriptor, its flags untouched.
+func dup(c syscall.Conn) (int, error) {
+	raw, err := c.SyscallConn()
+	if err != nil {
+		return -1, err
+	}
+	nfd, errno := -1, syscall.Errno(0)
+	if err := raw.Control(func(fd uintptr) {
+		r, _, e := syscall.Syscall(syscall.SYS_FCNTL, fd, syscall.F_DUPFD_CLOEXEC, 0)
+		nfd, errno = int(r), e
+	}); err != nil {
+		return -1, err
+	}
+	if errno != 0 {
+		return -1, os.NewSyscallError("fcntl", errno)
+	}
+	return nfd, nil
 }
