@@ -113,7 +113,8 @@ func (a *app) upgrade(ctx context.Context) {
 		return
 	}
 	a.log.Info("upgrade: the new process is ready; handing the sessions over", "pid", h.Pid(), "binary", exe)
-	if !a.proxy.HandOff(h) {
+	a.proxy.HandOff(h)
+	if h.Flush() != nil {
 		_ = h.Close()
 		a.up.busy.Store(false)
 		return // the proxy said why; both processes serve what they have

@@ -148,13 +148,19 @@ func TestListenersAndSessionsReachTheNewProcess(t *testing.T) {
 	bfd, bf := fdOf(t, backendSide)
 	s := sampleSession()
 	s.ClientFD, s.BackendFD = cfd, bfd
-	if err := h.Send(&s); err != nil {
-		t.Fatal(err)
-	}
 	refused := s
 	refused.Route = "refuse me"
-	if err := h.Send(&refused); err == nil || !strings.Contains(err.Error(), "no such route") {
+	answers := make(chan error, 2)
+	h.Send(&s, func(err error) { answers <- err })
+	h.Send(&refused, func(err error) { answers <- err })
+	if err := <-answers; err != nil {
+		t.Fatal(err)
+	}
+	if err := <-answers; err == nil || !strings.Contains(err.Error(), "no such route") {
 		t.Fatalf("a refused session: %v", err)
+	}
+	if err := h.Flush(); err != nil {
+		t.Fatalf("a refusal broke the hand-over: %v", err)
 	}
 	_, _, _ = cf.Close(), bf.Close(), proxySide.Close()
 	_ = backendSide.Close()

@@ -52,11 +52,17 @@ type Offer struct {
 }
 
 // Handover is the old process's side once the new one is ready: Send each session,
-// then Close.
+// Flush, then Close.
 type Handover struct {
-	mu   sync.Mutex // one session in flight: each waits for its own answer
 	c    *conn
 	proc *os.Process
+	mu   sync.Mutex
+	cond sync.Cond // pending changed, or err was set
+	// pending are the sessions sent and not yet acknowledged, in order: the new process
+	// answers each in turn.
+	pending []func(error)
+	err     error // the hand-over broke (or was closed): every Send fails with it
+	read    sync.WaitGroup
 }
 
 // Start starts the new process, hands it the listeners and waits until it is
@@ -76,6 +82,7 @@ func Start(o Offer) (*Handover, error) {
 		return nil, fmt.Errorf("start %s: %w", o.Path, err)
 	}
 	h := &Handover{c: mine, proc: proc}
+	h.cond.L = &h.mu
 	wait := cmp.Or(o.ReadyTimeout, ReadyTimeout)
 	if err := h.hello(o.Listeners, wait); err != nil {
 		_ = mine.close()
@@ -86,6 +93,7 @@ func Start(o Offer) (*Handover, error) {
 		}
 		return nil, fmt.Errorf("%w within %v (%s): %w", ErrNotReady, wait, why, err)
 	}
+	h.read.Go(h.acks)
 	return h, nil
 }
 
@@ -116,27 +124,112 @@ func (h *Handover) hello(ls []Listener, wait time.Duration) error {
 	return err
 }
 
-// Send hands one session over and returns once the new process has adopted it; only
-// then may the caller close its own descriptors. On an error the new process did not
-// take it (or is gone): the caller still has the session.
-func (h *Handover) Send(s *Session) error {
+// Send hands one session over and returns; done learns, in sending order, whether
+// the new process adopted it (nil: only now may the caller close its descriptors) or
+// not (the caller still has the session). Up to maxInFlight sessions are in flight, so
+// both processes work at once; past that Send waits.
+func (h *Handover) Send(s *Session, done func(error)) {
 	h.mu.Lock()
-	defer h.mu.Unlock()
-	if err := h.c.send(frameSession, AppendSession(nil, s), s.ClientFD, s.BackendFD); err != nil {
-		return err
+	for h.err == nil && len(h.pending) >= maxInFlight {
+		h.cond.Wait()
 	}
-	typ, p, fds, err := h.c.recv(AckTimeout)
-	closeAll(fds)
+	err := h.err
+	if err == nil {
+		h.pending = append(h.pending, done)
+		h.cond.Broadcast() // acks waits for a session in flight
+		if err = h.c.send(frameSession, AppendSession(nil, s), s.ClientFD, s.BackendFD); err != nil {
+			h.pending = h.pending[:len(h.pending)-1]
+			defer tell(h.failLocked(err), err)
+		}
+	}
+	h.mu.Unlock()
 	if err != nil {
-		return err
+		done(err)
 	}
-	if p, err = versioned("ack", p); err != nil || typ != frameAck || len(p) == 0 {
+}
+
+// maxInFlight bounds the sessions sent and not yet acknowledged.
+const maxInFlight = 256
+
+// acks reads the new process's answers and tells each session's done, until the
+// hand-over breaks or closes. An answer that takes longer than AckTimeout breaks it.
+func (h *Handover) acks() {
+	for {
+		h.mu.Lock()
+		for h.err == nil && len(h.pending) == 0 {
+			h.cond.Wait()
+		}
+		broken := h.err != nil
+		h.mu.Unlock()
+		if broken {
+			return
+		}
+		typ, p, fds, err := h.c.recv(AckTimeout)
+		closeAll(fds)
+		if err == nil {
+			err = ackErr(typ, p)
+		}
+		h.mu.Lock()
+		if h.err != nil { // closed meanwhile: Close told the sessions in flight
+			h.mu.Unlock()
+			return
+		}
+		done := h.pending[0]
+		h.pending = h.pending[1:]
+		var rest []func(error)
+		if err != nil && !errors.Is(err, errRefused) {
+			rest = h.failLocked(err)
+		}
+		h.cond.Broadcast()
+		h.mu.Unlock()
+		done(err)
+		tell(rest, err)
+	}
+}
+
+var errRefused = errors.New("new process refused the session")
+
+// ackErr reads one answer: nil for adopted.
+func ackErr(typ byte, p []byte) error {
+	p, err := versioned("ack", p)
+	if err != nil || typ != frameAck || len(p) == 0 {
 		return fmt.Errorf("%w: bad acknowledgement", ErrMalformed)
 	}
 	if p[0] != 0 {
-		return fmt.Errorf("new process refused the session: %s", p[1:])
+		return fmt.Errorf("%w: %s", errRefused, p[1:])
 	}
 	return nil
+}
+
+// failLocked breaks the hand-over with err: every later session stays with the
+// caller, and so do those in flight, which it returns for tell (not under mu: their
+// done may relay the session here again).
+func (h *Handover) failLocked(err error) []func(error) {
+	if h.err != nil {
+		return nil
+	}
+	h.err = err
+	pending := h.pending
+	h.pending = nil
+	h.cond.Broadcast()
+	return pending
+}
+
+func tell(pending []func(error), err error) {
+	for _, done := range pending {
+		done(err)
+	}
+}
+
+// Flush waits until every session sent so far has its answer, and returns why the
+// hand-over broke, if it did.
+func (h *Handover) Flush() error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for h.err == nil && len(h.pending) > 0 {
+		h.cond.Wait()
+	}
+	return h.err
 }
 
 // Pid is the new process's.
@@ -145,11 +238,17 @@ func (h *Handover) Pid() int { return h.proc.Pid }
 // Process is the new process (tests reap it; a proxy exits and leaves it running).
 func (h *Handover) Process() *os.Process { return h.proc }
 
-// Close ends the hand-over: the new process stops waiting for sessions.
+// Close ends the hand-over: the new process stops waiting for sessions, and
+// sessions still in flight stay with the caller.
 func (h *Handover) Close() error {
 	h.mu.Lock()
-	defer h.mu.Unlock()
-	return h.c.close()
+	pending := h.failLocked(net.ErrClosed)
+	h.mu.Unlock()
+	err := h.c.c.Close()
+	h.read.Wait()
+	_ = h.c.fail(nil) // descriptors the reader received and no frame claimed
+	tell(pending, net.ErrClosed)
+	return err
 }
 
 // socketPair makes the hand-over socket: our end as a conn, theirs as a file to

@@ -13,8 +13,11 @@ import (
 	"go.minekube.com/gate/pkg/lite/players"
 )
 
-// Mover takes the sessions an upgrade hands to the new process (handover.Handover).
-type Mover interface{ Send(*handover.Session) error }
+// Mover takes the sessions an upgrade hands to the new process (handover.Handover):
+// done learns whether the new process took each one.
+type Mover interface {
+	Send(s *handover.Session, done func(error))
+}
 
 // moves is the instance's side of an upgrade: Serve's sessions' context, which
 // adopted sessions join (up is closed once it is set), and the Mover of HandOff.
@@ -49,22 +52,18 @@ func (m *moves) wait() chan struct{} {
 
 // HandOff gives every established session to to, one after another, and so every
 // session that joins from now on (those in a handshake, a dial or a wake hold finish
-// here first). A session to does not take stays here, and so does every later one:
-// then HandOff returns false.
-func (l *Lite) HandOff(to Mover) bool {
+// here first). A session to does not take stays here, and so does every later one.
+func (l *Lite) HandOff(to Mover) {
 	l.moves.mu.Lock()
 	l.moves.to = to
 	l.moves.mu.Unlock()
 	l.rel.Detach()
-	l.moves.mu.Lock()
-	defer l.moves.mu.Unlock()
-	return l.moves.to == to
 }
 
-// moveOut hands a session the relay let go of to the new process and ends it here
-// once that took it (its wake hold went with it). Otherwise it goes on here.
+// moveOut hands a session the relay let go of to the new process; moved ends it here
+// once that took it.
 func (j *relayed) moveOut(r relay.Result) {
-	s := handover.Session{ClientFD: r.Moved.ClientFD, BackendFD: r.Moved.BackendFD, Client: j.clientAddr.String(),
+	s := &handover.Session{ClientFD: r.Moved.ClientFD, BackendFD: r.Moved.BackendFD, Client: j.clientAddr.String(),
 		Route: j.evCtx.route, Backend: j.evCtx.backend, BackendTemplate: j.evCtx.backendTemplate,
 		VHost: j.evCtx.vhost, Protocol: j.evCtx.protocol, Intent: j.evCtx.intent, Start: j.start,
 		Up: int64(j.up) + r.Up, Down: int64(j.down) + r.Down, HeldUp: r.Moved.Up, HeldDown: r.Moved.Down,
@@ -72,10 +71,29 @@ func (j *relayed) moveOut(r relay.Result) {
 	if p := j.player; p != nil {
 		s.Player, s.UUID = p.Name, p.UUID
 	}
+	l := j.l
+	l.moves.mu.Lock()
+	to := l.moves.to
+	l.moves.mu.Unlock()
+	if to == nil {
+		j.moved(r, s, errors.New("no upgrade in progress"))
+		return
+	}
+	to.Send(s, func(err error) {
+		if err != nil {
+			l.stopMoving(to, err)
+		}
+		j.moved(r, s, err)
+	})
+}
+
+// moved ends a session here that the new process took (its wake hold went with it),
+// or relays it here again, what was held first.
+func (j *relayed) moved(r relay.Result, s *handover.Session, err error) {
 	reason := ReasonMoved
-	if err := j.l.moveTo(&s); err != nil {
+	if err != nil {
 		client, backend, err := s.Conns()
-		if err == nil { // not taken: relayed here again, what was held first
+		if err == nil {
 			j.client, j.backend = client, backend
 			j.l.rel.Start(client, backend, relay.Options{Pending: relay.Pending{Up: s.HeldUp, Down: s.HeldDown}}, j.after(r))
 			return
@@ -89,18 +107,11 @@ func (j *relayed) moveOut(r relay.Result) {
 	j.finish(r.Up, r.Down, reason)
 }
 
-// moveTo gives s to HandOff's Mover. Its first failure ends the hand-over, with one
-// line: the relay keeps every session from then on.
-func (l *Lite) moveTo(s *handover.Session) error {
+// stopMoving ends the hand-over to to at its first failure, with one line: the relay
+// keeps every session from then on.
+func (l *Lite) stopMoving(to Mover, err error) {
 	l.moves.mu.Lock()
-	to := l.moves.to
-	l.moves.mu.Unlock()
-	if to == nil {
-		return errors.New("no upgrade in progress")
-	}
-	err := to.Send(s)
-	l.moves.mu.Lock()
-	first := err != nil && l.moves.to == to
+	first := l.moves.to == to
 	if first {
 		l.moves.to = nil
 	}
@@ -109,7 +120,6 @@ func (l *Lite) moveTo(s *handover.Session) error {
 		l.rel.Resume()
 		l.log.Error(err, "upgrade: the new process took no more sessions; the rest stay in this one")
 	}
-	return err
 }
 
 // after is the relay's completion of a session that had moved before bytes already.

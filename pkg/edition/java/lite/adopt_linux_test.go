@@ -26,7 +26,9 @@ type pairMover struct {
 	fail bool // refuse every session, as a new process that died would
 }
 
-func (m pairMover) Send(s *handover.Session) error {
+func (m pairMover) Send(s *handover.Session, done func(error)) { done(m.send(s)) }
+
+func (m pairMover) send(s *handover.Session) error {
 	if m.fail {
 		return errors.New("new process gone")
 	}
