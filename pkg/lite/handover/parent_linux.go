@@ -148,8 +148,10 @@ func (h *Handover) Send(s *Session, done func(error)) {
 	}
 }
 
-// maxInFlight bounds the sessions sent and not yet acknowledged.
-const maxInFlight = 256
+// maxInFlight bounds the sessions sent and not yet acknowledged: enough that both
+// processes work at once, few enough that a session waits behind few others (it
+// pauses from its detach here to its adoption there).
+const maxInFlight = 64
 
 // acks reads the new process's answers and tells each session's done, until the
 // hand-over breaks or closes. An answer that takes longer than AckTimeout breaks it.

@@ -20,7 +20,7 @@ type Mover interface {
 }
 
 // moves is the instance's side of an upgrade: Serve's sessions' context, which
-// adopted sessions join (up is closed once it is set), and the Mover of HandOff.
+// adopted sessions join (nil before Serve; up is closed once set), and HandOff's Mover.
 type moves struct {
 	mu  sync.Mutex
 	ctx context.Context
@@ -28,35 +28,42 @@ type moves struct {
 	to  Mover
 }
 
-func (m *moves) serve(ctx context.Context) {
-	up := m.wait()
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.ctx == nil {
-		m.ctx = ctx
-		close(up)
-	}
-}
-
-// Serving is closed once Serve accepts; from then on Adopt takes sessions.
-func (l *Lite) Serving() <-chan struct{} { return l.moves.wait() }
-
-func (m *moves) wait() chan struct{} {
+func (m *moves) state() (context.Context, Mover, chan struct{}) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.up == nil {
 		m.up = make(chan struct{})
 	}
-	return m.up
+	return m.ctx, m.to, m.up
+}
+
+func (m *moves) set(f func(*moves)) {
+	m.mu.Lock()
+	f(m)
+	m.mu.Unlock()
+}
+
+func (m *moves) serve(ctx context.Context) {
+	_, _, up := m.state()
+	m.set(func(m *moves) {
+		if m.ctx == nil {
+			m.ctx = ctx
+			close(up)
+		}
+	})
+}
+
+// Serving is closed once Serve accepts; from then on Adopt takes sessions.
+func (l *Lite) Serving() <-chan struct{} {
+	_, _, up := l.moves.state()
+	return up
 }
 
 // HandOff gives every established session to to, one after another, and so every
 // session that joins from now on (those in a handshake, a dial or a wake hold finish
 // here first). A session to does not take stays here, and so does every later one.
 func (l *Lite) HandOff(to Mover) {
-	l.moves.mu.Lock()
-	l.moves.to = to
-	l.moves.mu.Unlock()
+	l.moves.set(func(m *moves) { m.to = to })
 	l.rel.Detach()
 }
 
@@ -72,9 +79,7 @@ func (j *relayed) moveOut(r relay.Result) {
 		s.Player, s.UUID = p.Name, p.UUID
 	}
 	l := j.l
-	l.moves.mu.Lock()
-	to := l.moves.to
-	l.moves.mu.Unlock()
+	_, to, _ := l.moves.state()
 	if to == nil {
 		j.moved(r, s, errors.New("no upgrade in progress"))
 		return
@@ -110,12 +115,12 @@ func (j *relayed) moved(r relay.Result, s *handover.Session, err error) {
 // stopMoving ends the hand-over to to at its first failure, with one line: the relay
 // keeps every session from then on.
 func (l *Lite) stopMoving(to Mover, err error) {
-	l.moves.mu.Lock()
-	first := l.moves.to == to
-	if first {
-		l.moves.to = nil
-	}
-	l.moves.mu.Unlock()
+	first := false
+	l.moves.set(func(m *moves) {
+		if first = m.to == to; first {
+			m.to = nil
+		}
+	})
 	if first {
 		l.rel.Resume()
 		l.log.Error(err, "upgrade: the new process took no more sessions; the rest stay in this one")
@@ -134,9 +139,7 @@ func (j *relayed) after(before relay.Result) func(relay.Result) {
 // where it stopped, counted on its backend (least-connections sees it), the bytes
 // the old relay held written first. Adopt owns s's descriptors, also when it fails.
 func (l *Lite) Adopt(s *handover.Session) error {
-	l.moves.mu.Lock()
-	ctx := l.moves.ctx
-	l.moves.mu.Unlock()
+	ctx, _, _ := l.moves.state()
 	client, backend, err := s.Conns()
 	if err == nil && ctx == nil {
 		_, _, err = client.Close(), backend.Close(), errors.New("not serving yet")
