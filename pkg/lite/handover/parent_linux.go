@@ -299,20 +299,19 @@ func fdFromEnv() (int, bool, error) {
 }
 
 // dup returns a duplicate (close-on-exec) of c's descriptor, its flags untouched.
-func dup(c syscall.Conn) (int, error) {
+func dup(c syscall.Conn) (nfd int, err error) {
 	raw, err := c.SyscallConn()
+	if err == nil {
+		err = raw.Control(func(fd uintptr) {
+			syscall.ForkLock.RLock() // no exec in between may inherit it
+			defer syscall.ForkLock.RUnlock()
+			if nfd, err = syscall.Dup(int(fd)); err == nil {
+				syscall.CloseOnExec(nfd)
+			}
+		})
+	}
 	if err != nil {
-		return -1, err
-	}
-	nfd, errno := -1, syscall.Errno(0)
-	if err := raw.Control(func(fd uintptr) {
-		r, _, e := syscall.Syscall(syscall.SYS_FCNTL, fd, syscall.F_DUPFD_CLOEXEC, 0)
-		nfd, errno = int(r), e
-	}); err != nil {
-		return -1, err
-	}
-	if errno != 0 {
-		return -1, os.NewSyscallError("fcntl", errno)
+		return -1, fmt.Errorf("duplicate listener: %w", err)
 	}
 	return nfd, nil
 }
