@@ -84,7 +84,7 @@ func liteCmd(args []string, root *rootFlags, stdout, stderr io.Writer) int {
 		return upgradeCmd(args[1:], stdout, stderr)
 	}
 	if len(args) == 0 || args[0] != "plan" && args[0] != "status" {
-		fmt.Fprintln(stderr, "usage: gate lite status|plan [flags] (gate --help lists them)")
+		fmt.Fprintln(stderr, "usage: gate lite status|plan|upgrade [flags] (gate --help lists them)")
 		return 2
 	}
 	sub := shortConfig(args[1:])

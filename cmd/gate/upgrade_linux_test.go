@@ -155,7 +155,14 @@ func TestUpgradeToABrokenBinaryKeepsServing(t *testing.T) {
 		t.Fatalf("ping after the failed upgrade: %s", body)
 	}
 	replaceBinary(t, bin, good)
-	g.upgrade(nil)
+	// This time as systemd's ExecReload does it.
+	start, pid := time.Now(), strconv.Itoa(g.pid)
+	var out, errOut syncBuffer
+	if code := run([]string{"lite", "upgrade", "--pid", pid, "--timeout", "20s"}, &out, &errOut); code != 0 ||
+		!strings.Contains(out.String(), "process "+pid+" handed over and exited") {
+		t.Fatalf("gate lite upgrade: exit %d, %s%s", code, out.String(), errOut.String())
+	}
+	g.succeeded(start)
 	if err := p.roundTrip("moved"); err != nil {
 		t.Fatalf("session after the good upgrade: %v", err)
 	}

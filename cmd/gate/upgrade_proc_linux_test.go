@@ -109,6 +109,13 @@ func (g *gateProc) upgrade(then func()) time.Duration {
 	if then != nil {
 		then()
 	}
+	return g.succeeded(start)
+}
+
+// succeeded waits for the current process to exit (0) after an upgrade began at
+// start, follows its successor and returns how long the old process took to go.
+func (g *gateProc) succeeded(start time.Time) time.Duration {
+	g.t.Helper()
 	var ws syscall.WaitStatus
 	select {
 	case ws = <-g.exited:
