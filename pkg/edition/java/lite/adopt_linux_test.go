@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"io"
+	"math/rand/v2"
 	"net"
 	"sync"
 	"syscall"
@@ -177,4 +178,36 @@ func TestHandOffThatFailsKeepsEverySession(t *testing.T) {
 	late := dialProxy(t, old.addr) // joins after the failure: relayed here as usual
 	late.login("play.example.com")
 	waitFor(t, "both relayed", 5*time.Second, func() bool { return old.RelayStats().Sessions == 2 })
+}
+
+// TestHandOffDuringAWakeHold: a login held while its route's target wakes, at the
+// moment of the hand-over, joins once the server is up and moves, its wake hold with
+// it: the new instance counts the session on the target.
+func TestHandOffDuringAWakeHold(t *testing.T) {
+	e := newEngine(t, "webhook sleepy", sleepyStatus)
+	e.delay = 300 * time.Millisecond
+	old := wakeProxy(t, e, "25s", "10m", refusedAddr(t))
+	next := wakeProxy(t, e, "25s", "10m", refusedAddr(t))
+	waitAsleep(t, old, e.key)
+	sent := heldLogin(rand.New(rand.NewPCG(35, 1)), 0)
+	c := mctest.Dial(t, old.addr)
+	if _, err := c.Write(sent); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the login held", 5*time.Second, func() bool { return old.HeldLogins() == 1 })
+	old.HandOff(pairMover{to: next.Lite})
+	_ = c.SetDeadline(time.Now().Add(10 * time.Second))
+	got := make([]byte, len(sent))
+	if _, err := io.ReadFull(c.R, got); err != nil || !bytes.Equal(got, sent) {
+		t.Fatalf("held login after the hand-over: %v, %q", err, got)
+	}
+	waitFor(t, "the session moved", 5*time.Second, func() bool { return next.RelayStats().Sessions == 1 })
+	if err := echoed(c, []byte("after the move")); err != nil {
+		t.Fatal(err)
+	}
+	if n := sessions(next, e.key); n != 1 {
+		t.Fatalf("the new instance counts %d sessions on the wake target, want the moved one", n)
+	}
+	_ = c.Close()
+	waitFor(t, "the moved session to end", 5*time.Second, func() bool { return sessions(next, e.key) == 0 })
 }
