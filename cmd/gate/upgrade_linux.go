@@ -81,7 +81,7 @@ func (a *app) upgrades(ctx context.Context) {
 			a.up.busy.Store(false)
 		})
 	} else {
-		wg.Go(func() { notifySystemd(ctx, a.proxy.Serving(), "READY=1") })
+		notifySystemd("READY=1") // every listener is bound: connections queue until Serve accepts
 	}
 	for {
 		select {
@@ -142,16 +142,11 @@ func (a *app) successor(exe string) (*handover.Handover, error) {
 // process's sessions until it hangs up.
 func (a *app) takeOver(ctx context.Context, h *handover.Inherited) {
 	defer h.Close()
-	select {
-	case <-a.proxy.Serving():
-	case <-ctx.Done():
-		return
-	}
-	if err := h.Ready(); err != nil {
+	if err := h.Ready(); err != nil { // the listeners are bound: connections queue until Serve accepts
 		a.log.Error(err, "upgrade: could not tell the old process this one is ready")
 		return
 	}
-	notifySystemd(ctx, nil, fmt.Sprintf("MAINPID=%d\nREADY=1", os.Getpid()))
+	notifySystemd(fmt.Sprintf("MAINPID=%d\nREADY=1", os.Getpid()))
 	stop := context.AfterFunc(ctx, func() { _ = h.Close() })
 	defer stop()
 	n := 0
@@ -169,18 +164,11 @@ func (a *app) takeOver(ctx context.Context, h *handover.Inherited) {
 	a.log.Info("upgrade: took over from the old process", "sessions", n)
 }
 
-// notifySystemd tells systemd (Type=notify) state once ready is closed (nil: now).
-func notifySystemd(ctx context.Context, ready <-chan struct{}, state string) {
+// notifySystemd tells systemd (Type=notify) state.
+func notifySystemd(state string) {
 	addr := os.Getenv("NOTIFY_SOCKET")
 	if addr == "" {
 		return
-	}
-	if ready != nil {
-		select {
-		case <-ready:
-		case <-ctx.Done():
-			return
-		}
 	}
 	c, err := net.DialUnix("unixgram", nil, &net.UnixAddr{Name: addr, Net: "unixgram"})
 	if err != nil {

@@ -20,21 +20,17 @@ type Mover interface {
 }
 
 // moves is the instance's side of an upgrade: Serve's sessions' context, which
-// adopted sessions join (nil before Serve; up is closed once set), and HandOff's Mover.
+// adopted sessions join, and HandOff's Mover.
 type moves struct {
 	mu  sync.Mutex
-	ctx context.Context
-	up  chan struct{}
+	ctx context.Context // nil until Serve runs
 	to  Mover
 }
 
-func (m *moves) state() (context.Context, Mover, chan struct{}) {
+func (m *moves) state() (context.Context, Mover) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.up == nil {
-		m.up = make(chan struct{})
-	}
-	return m.ctx, m.to, m.up
+	return m.ctx, m.to
 }
 
 func (m *moves) set(f func(*moves)) {
@@ -43,21 +39,7 @@ func (m *moves) set(f func(*moves)) {
 	m.mu.Unlock()
 }
 
-func (m *moves) serve(ctx context.Context) {
-	_, _, up := m.state()
-	m.set(func(m *moves) {
-		if m.ctx == nil {
-			m.ctx = ctx
-			close(up)
-		}
-	})
-}
-
-// Serving is closed once Serve accepts; from then on Adopt takes sessions.
-func (l *Lite) Serving() <-chan struct{} {
-	_, _, up := l.moves.state()
-	return up
-}
+func (m *moves) serve(ctx context.Context) { m.set(func(m *moves) { m.ctx = ctx }) }
 
 // HandOff gives every established session to to, one after another, and so every
 // session that joins from now on (those in a handshake, a dial or a wake hold finish
@@ -79,7 +61,7 @@ func (j *relayed) moveOut(r relay.Result) {
 		s.Player, s.UUID = p.Name, p.UUID
 	}
 	l := j.l
-	_, to, _ := l.moves.state()
+	_, to := l.moves.state()
 	if to == nil {
 		j.moved(r, s, errors.New("no upgrade in progress"))
 		return
@@ -139,11 +121,11 @@ func (j *relayed) after(before relay.Result) func(relay.Result) {
 // where it stopped, counted on its backend (least-connections sees it), the bytes
 // the old relay held written first. Adopt owns s's descriptors, also when it fails.
 func (l *Lite) Adopt(s *handover.Session) error {
-	ctx, _, _ := l.moves.state()
-	client, backend, err := s.Conns()
-	if err == nil && ctx == nil {
-		_, _, err = client.Close(), backend.Close(), errors.New("not serving yet")
+	ctx, _ := l.moves.state()
+	if ctx == nil { // taken before Serve runs: it ends as Serve's own sessions do
+		ctx = context.Background()
 	}
+	client, backend, err := s.Conns()
 	if err != nil {
 		return fmt.Errorf("adopt session: %w", err)
 	}
