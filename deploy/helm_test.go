@@ -64,7 +64,7 @@ func wakeValues(scope string) map[string]any {
 // configOf parses the config.yml a ConfigMap carries.
 func configOf(t *testing.T, o objects) map[string]any {
 	t.Helper()
-	if len(o.configMaps) != 1 {
+	if o = o.withoutOperatorLayer(); len(o.configMaps) != 1 {
 		t.Fatalf("want one ConfigMap, got %d", len(o.configMaps))
 	}
 	var cfg map[string]any
@@ -82,6 +82,7 @@ func TestChartDefaultsMatchPlainManifests(t *testing.T) {
 	checkBase(t, o)
 	checkDiscoveryRBAC(t, o, rbacShape{})
 	checkWakeRBAC(t, o, rbacShape{})
+	checkOperatorRBAC(t, o, "", rbacShape{})
 	plain := loadManifests(t, "kubernetes/configmap.yaml")
 	if got, want := configOf(t, o), configOf(t, plain); !reflect.DeepEqual(got, want) {
 		t.Errorf("chart config.yml = %v\nwant the plain ConfigMap's %v", got, want)
@@ -99,6 +100,7 @@ func TestChartDiscoveryShapes(t *testing.T) {
 			o := renderChart(t, discoveryValues(scope), "games")
 			checkBase(t, o)
 			checkDiscoveryRBAC(t, o, rbacShape{scope: scope, account: o.serviceAccounts[0].Name, namespace: "games"})
+			checkOperatorRBAC(t, o, "gate-operator", rbacShape{account: o.serviceAccounts[0].Name, namespace: "games"})
 			kube := map[string]any{"enabled": true}
 			if scope == "namespace" {
 				kube["namespace"] = "games"
@@ -108,6 +110,9 @@ func TestChartDiscoveryShapes(t *testing.T) {
 			disc, _ := lite["discovery"].(map[string]any)
 			if !reflect.DeepEqual(disc["kubernetes"], kube) {
 				t.Errorf("lite.discovery.kubernetes = %v, want %v", disc["kubernetes"], kube)
+			}
+			if op, _ := lite["operator"].(map[string]any); op["configMap"] != "gate-operator" {
+				t.Errorf("lite.operator = %v, want the chart's ConfigMap gate-operator", lite["operator"])
 			}
 			if len(lite["routes"].([]any)) != 2 {
 				t.Errorf("the file's routes were lost: %v", lite["routes"])

@@ -1,11 +1,14 @@
 package deploy
 
 import (
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	rbacv1 "k8s.io/api/rbac/v1"
+	"sigs.k8s.io/yaml"
 )
 
 // discoveryAccess is everything Kubernetes discovery may do: read Services
@@ -57,8 +60,9 @@ func (o objects) rbacCount() int {
 // nor waking's.
 func checkOnlyKnownRBAC(t *testing.T, o objects) {
 	t.Helper()
-	if n, known := o.rbacCount(), o.named("-discovery").rbacCount()+o.named("-wake-").rbacCount(); n != known {
-		t.Errorf("%d RBAC objects, only %d of them discovery's or waking's", n, known)
+	known := o.named("-discovery").rbacCount() + o.named("-wake-").rbacCount() + o.named("-operator").rbacCount()
+	if n := o.rbacCount(); n != known {
+		t.Errorf("%d RBAC objects, only %d of them discovery's, waking's or the operator layer's", n, known)
 	}
 }
 
@@ -264,4 +268,79 @@ func TestGrantsSeesExtraAccess(t *testing.T) {
 	if got := grants(rules); !slices.Contains(got, "/secrets get") {
 		t.Fatalf("grants(%v) = %q: the extra secret access is invisible", rules, got)
 	}
+}
+
+// operatorAccess is all the operator layer's Role may do, and only to its one
+// ConfigMap: read, watch and write it back; it cannot create ConfigMaps.
+var operatorAccess = []string{"/configmaps get", "/configmaps list", "/configmaps update", "/configmaps watch"}
+
+// checkOperatorRBAC checks that o holds the operator layer's ConfigMap cm (none
+// when cm is "") and a Role and RoleBinding that reach it and nothing else,
+// bound to the proxy's service account.
+func checkOperatorRBAC(t *testing.T, o objects, cm string, want rbacShape) {
+	t.Helper()
+	checkOnlyKnownRBAC(t, o)
+	var cms []string
+	for _, c := range o.configMaps {
+		if strings.HasSuffix(c.Name, "-operator") {
+			cms = append(cms, c.Name)
+		}
+	}
+	o = o.named("-operator")
+	if cm == "" {
+		if len(cms)+o.rbacCount() != 0 {
+			t.Errorf("operator ConfigMaps %v and %d RBAC objects, want none", cms, o.rbacCount())
+		}
+		return
+	}
+	if !slices.Equal(cms, []string{cm}) || len(o.roles) != 1 || len(o.roleBindings) != 1 || len(o.clusterRoles)+len(o.clusterRoleBindings) != 0 {
+		t.Fatalf("operator ConfigMaps %v, %d Roles, %d RoleBindings, %d cluster-wide; want ConfigMap %s, one Role and its binding",
+			cms, len(o.roles), len(o.roleBindings), len(o.clusterRoles)+len(o.clusterRoleBindings), cm)
+	}
+	r := o.roles[0]
+	var got []string
+	for _, rule := range r.Rules {
+		if !slices.Equal(rule.ResourceNames, []string{cm}) {
+			t.Errorf("Role %s: a rule reaches %v, want only %s", r.Name, rule.ResourceNames, cm)
+		}
+		rule.ResourceNames = nil
+		got = append(got, grants([]rbacv1.PolicyRule{rule})...)
+	}
+	if slices.Sort(got); !slices.Equal(got, operatorAccess) {
+		t.Errorf("Role %s grants %q, want exactly %q", r.Name, got, operatorAccess)
+	}
+	checkBinding(t, o.roleBindings[0].RoleRef, o.roleBindings[0].Subjects, "Role", r.Name, want)
+}
+
+// TestOperatorRBAC checks the plain file: the ConfigMap the shipped config
+// names, and a Role on that one object bound to the ServiceAccount.
+func TestOperatorRBAC(t *testing.T) {
+	account := loadManifests(t, "kubernetes/serviceaccount.yaml").serviceAccounts[0].Name
+	o := loadManifests(t, "kubernetes/rbac/operator.yaml")
+	checkOperatorRBAC(t, o, shippedOperatorConfigMap(t), rbacShape{account: account})
+	checkDiscoveryRBAC(t, o, rbacShape{})
+	checkWakeRBAC(t, o, rbacShape{})
+}
+
+// shippedOperatorConfigMap is config.lite.operator.configMap in the repository's
+// config.yml, which states the default.
+func shippedOperatorConfigMap(t *testing.T) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "config.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c struct {
+		Config struct {
+			Lite struct {
+				Operator struct {
+					ConfigMap string `json:"configMap"`
+				} `json:"operator"`
+			} `json:"lite"`
+		} `json:"config"`
+	}
+	if err := yaml.Unmarshal(data, &c); err != nil || c.Config.Lite.Operator.ConfigMap == "" {
+		t.Fatalf("config.yml: no config.lite.operator.configMap (%v)", err)
+	}
+	return c.Config.Lite.Operator.ConfigMap
 }

@@ -9,6 +9,8 @@
 # tests use a daemon of their own), builds the Kubernetes API server and etcd once (cached under
 # $GATETEST_ENGINES_DIR, default ~/.cache/gate-engines; the first build takes minutes),
 # downloads the Go modules, then runs itself again inside a new network namespace.
+# Debian's chromium and npm playwright-core (cached beside minecraft-protocol) drive
+# the admin page in a real headless browser.
 # Inside: lo comes up with the test addresses 10.9.0.1-10.9.0.40 (EndpointSlices
 # refuse loopback addresses), etcd, kube-apiserver and dockerd start there, and
 # `go test -race -count=1 ./...` runs with the variables that point the tests at
@@ -24,6 +26,9 @@ cd "$(dirname "$0")/.."
 say() { echo "== $*" >&2; }
 # The npm package the tests' real Minecraft server and bots run on.
 MINECRAFT_PROTOCOL=1.68.0
+# The npm package that drives Debian's chromium for the admin page's browser test
+# (playwright-core downloads no browser of its own).
+PLAYWRIGHT_CORE=1.65.2
 
 if [ "${1:-}" != "--inside" ]; then
   if [ "$(id -u)" -ne 0 ]; then
@@ -38,6 +43,7 @@ if [ "${1:-}" != "--inside" ]; then
   command -v openssl >/dev/null 2>&1 || need+=(openssl)
   command -v node >/dev/null 2>&1 || need+=(nodejs)
   command -v npm >/dev/null 2>&1 || need+=(npm)
+  [ -x /usr/bin/chromium ] || need+=(chromium)
   if [ ${#need[@]} -gt 0 ]; then
     say "installing ${need[*]}"
     apt-get -o DPkg::Lock::Timeout=600 update -qq
@@ -46,12 +52,13 @@ if [ "${1:-}" != "--inside" ]; then
   scripts/engines/docker.sh install
   say "kube-apiserver and etcd (built once, then cached)"
   scripts/engines/kube.sh build
-  say "a real Minecraft server and client (npm minecraft-protocol, cached)"
+  say "a real Minecraft server and client (npm minecraft-protocol) and a browser driver (npm playwright-core), cached"
   node_dir=${GATETEST_ENGINES_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/gate-engines}/node
-  if [ ! -f "$node_dir/node_modules/minecraft-protocol/package.json" ] ||
-    ! grep -q "\"version\": \"$MINECRAFT_PROTOCOL\"" "$node_dir/node_modules/minecraft-protocol/package.json"; then
+  has() { [ -f "$node_dir/node_modules/$1/package.json" ] && grep -q "\"version\": \"$2\"" "$node_dir/node_modules/$1/package.json"; }
+  if ! has minecraft-protocol "$MINECRAFT_PROTOCOL" || ! has playwright-core "$PLAYWRIGHT_CORE"; then
     mkdir -p "$node_dir"
-    npm install --prefix "$node_dir" --no-audit --no-fund --loglevel=error "minecraft-protocol@$MINECRAFT_PROTOCOL" >&2
+    npm install --prefix "$node_dir" --no-audit --no-fund --loglevel=error \
+      "minecraft-protocol@$MINECRAFT_PROTOCOL" "playwright-core@$PLAYWRIGHT_CORE" >&2
   fi
   export GATETEST_NODE_MODULES=$node_dir/node_modules
   say "go modules"

@@ -7,6 +7,7 @@
 //	gate validate [-c FILE]
 //	gate lite status [-c FILE] [--api URL] [--token TOKEN | --token-file FILE]
 //	gate lite plan -c FILE --host HOST [simulation flags]
+//	gate lite maintenance|drain|undrain|ban|unban|override [flags] (operator.go)
 //	gate lite upgrade --pid PID [--timeout 1m]
 //	gate healthcheck [-c FILE | --url URL]
 //	gate sleep DURATION
@@ -83,13 +84,16 @@ func liteCmd(args []string, root *rootFlags, stdout, stderr io.Writer) int {
 	if len(args) > 0 && args[0] == "upgrade" { // upgrade_linux.go
 		return upgradeCmd(args[1:], stdout, stderr)
 	}
-	if len(args) == 0 || args[0] != "plan" && args[0] != "status" {
-		fmt.Fprintln(stderr, "usage: gate lite status|plan|upgrade [flags] (gate --help lists them)")
+	if len(args) == 0 || args[0] != "plan" && args[0] != "status" && !operatorCommands[args[0]] {
+		fmt.Fprintln(stderr, "usage: gate lite status|plan|upgrade|maintenance|drain|undrain|ban|unban|override [flags] (gate --help lists them)")
 		return 2
 	}
 	sub := shortConfig(args[1:])
 	if root.configSet {
 		sub = append([]string{"--config", root.config}, sub...)
+	}
+	if operatorCommands[args[0]] {
+		return operatorCmd(args[0], sub, stdout, stderr)
 	}
 	if args[0] == "plan" {
 		return planCmd(sub, stdout, stderr)

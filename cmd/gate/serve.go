@@ -39,6 +39,7 @@ type app struct {
 	// routes merges the file's routes with the discovery sources' and applies
 	// them to proxy; a file reload goes through it too.
 	routes  *discovery.Merger
+	op      *operatorLayer // the operator layer above the file (operator.go)
 	sources []discovery.Source
 	// wake builds the targets routes wake, on the engines' own clients.
 	wake    *engines.Engines
@@ -186,7 +187,10 @@ func (a *app) start(ctx context.Context, cfg *config.Config) (err error) {
 	a.metrics.Registry().MustRegister(p.Wake().Collector())
 	a.routes = discovery.NewMerger(discovery.MergerOptions{Apply: a.applyRoutes, Log: a.log.WithName("discovery")})
 	a.metrics.Registry().MustRegister(a.routes)
-	if err := a.routes.SetFile(cfg); err != nil {
+	if a.op, err = newOperatorLayer(ctx, cfg, a.routes, a.log.WithName("operator")); err != nil {
+		return err
+	}
+	if err := a.op.setFile(cfg); err != nil {
 		return err
 	}
 	if a.sources, err = newSources(cfg, a.log); err != nil {
@@ -215,7 +219,7 @@ func (a *app) start(ctx context.Context, cfg *config.Config) (err error) {
 	a.apiBind = cfg.API.Bind
 	a.admin = admin.New(admin.Options{Source: p, Token: token, Metrics: a.metrics.Handler(),
 		PublicMetrics: cfg.API.PublicMetrics, Sources: a.routes.Sources, Wake: p.Wake().States,
-		Events: a.bus, Sessions: a.live.List,
+		Events: a.bus, Sessions: a.live.List, Operator: a.op.hub, OperatorStore: a.op.where, Hosts: apiHosts(cfg.API.Bind),
 		ProbeListener: a.probeLn, Log: a.log.WithName("admin")})
 	return nil
 }
@@ -264,6 +268,7 @@ func (a *app) run(ctx context.Context) error {
 	wg.Go(func() {
 		a.feed.Watch(side, feed.Source{Backends: a.proxy.Backends, Wake: a.proxy.Wake().States}, 0)
 	})
+	wg.Go(func() { _ = a.op.hub.Run(side) })
 	wg.Go(func() { a.upgrades(side) })
 	for _, src := range a.sources {
 		wg.Go(func() {
@@ -286,6 +291,7 @@ func (a *app) run(ctx context.Context) error {
 	stopSide()
 	wg.Wait()
 	a.routes.Close() // the sources are done: no coalesced apply outlives run
+	a.op.close()
 	a.wake.Close()
 	a.hooks.Close()
 	if errors.Is(err, context.Canceled) {
@@ -310,7 +316,7 @@ func (a *app) apply(cfg *config.Config) error {
 	if err := engines.CheckRoutes(cfg); err != nil {
 		return err
 	}
-	if err := a.routes.SetFile(cfg); err != nil {
+	if err := a.op.setFile(cfg); err != nil {
 		return err
 	}
 	a.hooks.Set(cfg.Lite.Webhooks)

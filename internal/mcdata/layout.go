@@ -14,6 +14,7 @@ const (
 	layoutKeepAlive  = `["container",[{"name":"keepAliveId","type":"i64"}]]`
 	layoutTransfer   = `["container",[{"name":"host","type":"string"},{"name":"port","type":"varint"}]]`
 	layoutDisconnect = `["container",[{"name":"reason","type":"anonymousNbt"}]]`
+	layoutShowDialog = `["container",[{"name":"dialog","type":"anonymousNbt"}]]`
 	layoutProperties = `{"name":"properties","type":["array",{"countType":"varint","type":["container",[{"name":"name","type":"string"},{"name":"value","type":"string"},{"name":"signature","type":["option","string"]}]]}]}`
 )
 
@@ -69,6 +70,9 @@ func loadRow(path string) (Row, error) {
 			break
 		}
 		*c.dst, err = c.in.id(c.name, c.layout)
+	}
+	if _, ok := cc.ids["show_dialog"]; ok && err == nil {
+		r.ConfigShowDialog, err = cc.id("show_dialog", layoutShowDialog)
 	}
 	return r, err
 }

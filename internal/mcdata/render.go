@@ -22,9 +22,9 @@ func (t Table) Render() ([]byte, error) {
 	b.WriteString("var transferTable = map[int32]TransferIDs{\n")
 	for _, r := range t.Rows {
 		fmt.Fprintf(&b, "\t%d: {LoginSuccess: 0x%02x, LoginSuccessStrict: %t, LoginAcknowledged: 0x%02x, "+
-			"KeepAliveClientbound: 0x%02x, KeepAliveServerbound: 0x%02x, Transfer: 0x%02x, Disconnect: 0x%02x}, // %s\n",
+			"KeepAliveClientbound: 0x%02x, KeepAliveServerbound: 0x%02x, Transfer: 0x%02x, Disconnect: 0x%02x, ShowDialog: 0x%02x}, // %s\n",
 			r.Protocol, r.LoginSuccess, r.LoginSuccessStrict, r.LoginAcknowledged,
-			r.ConfigKeepAliveOut, r.ConfigKeepAliveIn, r.ConfigTransfer, r.ConfigDisconnect, strings.Join(r.Versions, ", "))
+			r.ConfigKeepAliveOut, r.ConfigKeepAliveIn, r.ConfigTransfer, r.ConfigDisconnect, r.ConfigShowDialog, strings.Join(r.Versions, ", "))
 	}
 	b.WriteString("}\n")
 	src, err := format.Source(b.Bytes())

@@ -26,7 +26,10 @@ type Row struct {
 	ConfigKeepAliveIn  int // serverbound
 	ConfigTransfer     int
 	ConfigDisconnect   int
-	configDir          string // minecraft-data's directory for the protocol, for errors
+	// ConfigShowDialog is the configuration state's Show Dialog (1.21.6 on), 0
+	// before: id 0 is Cookie Request in every version that has the state.
+	ConfigShowDialog int
+	configDir        string // minecraft-data's directory for the protocol, for errors
 }
 
 // Table is the rows for every protocol version from FirstTransfer on that

@@ -16,9 +16,14 @@ type TransferStep struct {
 	Host       string
 	Port       int
 	KeepAlives int
-	Reason     string
-	Error      string
-	MS         int64
+	// Dialog is the notice the client was shown before the transfer, if any.
+	Dialog *struct {
+		Type, Title string
+		Body        struct{ Type, Contents string }
+	}
+	Reason string
+	Error  string
+	MS     int64
 }
 
 // After is the time from the bot's first connect to this step.

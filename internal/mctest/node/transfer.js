@@ -3,8 +3,8 @@
 // host in the handshake); when the server sends Transfer a client hangs up and
 // connects to the named host and port with handshake intent 3 (the library
 // itself does not follow transfers). One JSON line per step, each naming its
-// bot, with ms since that bot first connected: "transfer" (host, port, and the
-// keep-alives answered before it), "reconnected", and an outcome: "joined",
+// bot, with ms since that bot first connected: "transfer" (host, port, the
+// keep-alives answered before it, and the dialog shown while parked, if any), "reconnected", and an outcome: "joined",
 // "kicked" (reason), "closed" or "error". A bot without an outcome within
 // limit-ms gets an "error"; the program exits once every bot has an outcome.
 // One bot is named name; of several, each is name followed by its number.
@@ -12,6 +12,7 @@
 //   node transfer.js <addr-host> <addr-port> <handshake-host> <version> <name> [count] [limit-ms]
 'use strict'
 const mc = require('minecraft-protocol')
+const nbt = require('prismarine-nbt')
 
 const [host, port, fakeHost, version, name, count = '1', limit = '20000'] = process.argv.slice(2)
 const write = (o) => process.stdout.write(JSON.stringify(o) + '\n')
@@ -54,11 +55,13 @@ function bot (username) {
   }
   const first = mc.createClient({ host, port: Number(port), fakeHost, username, version, auth: 'offline', hideErrors: true })
   first.on('connect', () => { start = Date.now() })
+  let dialog
   first.on('keep_alive', () => { kept++ })
+  first.on('show_dialog', (p) => { dialog = nbt.simplify(p.dialog) })
   watch(first, () => transferred)
   first.on('transfer', (p) => {
     transferred = true
-    say({ event: 'transfer', host: p.host, port: p.port, keepAlives: kept })
+    say({ event: 'transfer', host: p.host, port: p.port, keepAlives: kept, dialog })
     first.end()
     const c = mc.createClient({ host: p.host, port: p.port, username, version, auth: 'offline', hideErrors: true })
     const send = c.write.bind(c)

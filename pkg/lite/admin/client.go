@@ -1,6 +1,7 @@
 package admin
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -35,6 +36,8 @@ type Client struct {
 	Token string
 	// HTTP is the client used. Nil means one with a 10s timeout.
 	HTTP *http.Client
+	// By names the operator behind writes (HeaderBy, the audit line). Optional.
+	By string
 }
 
 // Backends fetches /api/v1/backends.
@@ -55,17 +58,37 @@ func (c *Client) Check(ctx context.Context, path string) error {
 }
 
 func (c *Client) get(ctx context.Context, path string, into any) error {
+	return c.do(ctx, http.MethodGet, path, nil, into)
+}
+
+// do sends one request (body, when not nil, as JSON) and decodes a 200 answer
+// into into (when not nil).
+func (c *Client) do(ctx context.Context, method, path string, body any, into any) error {
 	base := c.URL
 	if base == "" {
 		base = DefaultURL
 	}
 	url := strings.TrimSuffix(base, "/") + path
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	var rd io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			return fmt.Errorf("admin API request: %w", err)
+		}
+		rd = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, url, rd)
 	if err != nil {
 		return fmt.Errorf("admin API request: %w", err)
 	}
 	if c.Token != "" {
 		req.Header.Set("Authorization", "Bearer "+c.Token)
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if c.By != "" {
+		req.Header.Set(HeaderBy, c.By)
 	}
 	hc := c.HTTP
 	if hc == nil {
@@ -77,9 +100,9 @@ func (c *Client) get(ctx context.Context, path string, into any) error {
 	}
 	defer resp.Body.Close()
 	if resp.Header.Get(HeaderAPI) == "" {
-		return fmt.Errorf("%w: GET %s answered %s without the %s header", ErrNotAdminAPI, url, resp.Status, HeaderAPI)
+		return fmt.Errorf("%w: %s %s answered %s without the %s header", ErrNotAdminAPI, method, url, resp.Status, HeaderAPI)
 	}
-	body, err := io.ReadAll(io.LimitReader(resp.Body, maxResponse))
+	answer, err := io.ReadAll(io.LimitReader(resp.Body, maxResponse))
 	if err != nil {
 		return fmt.Errorf("admin API: read %s: %w", url, err)
 	}
@@ -87,11 +110,11 @@ func (c *Client) get(ctx context.Context, path string, into any) error {
 	case resp.StatusCode == http.StatusUnauthorized:
 		return ErrUnauthorized
 	case resp.StatusCode != http.StatusOK:
-		return fmt.Errorf("admin API: GET %s: %s: %s", url, resp.Status, strings.TrimSpace(string(body)))
+		return fmt.Errorf("admin API: %s %s: %s: %s", method, url, resp.Status, strings.TrimSpace(string(answer)))
 	case into == nil:
 		return nil
 	}
-	if err := json.Unmarshal(body, into); err != nil {
+	if err := json.Unmarshal(answer, into); err != nil {
 		return fmt.Errorf("admin API: decode %s: %w", url, err)
 	}
 	return nil

@@ -1,5 +1,5 @@
-// Package admin serves the proxy's read-only admin API over HTTP and is the
-// client behind `gate lite status`.
+// Package admin serves the proxy's admin API over HTTP and is the
+// client behind `gate lite status` and the operator commands.
 //
 // The server answers /healthz (the process is up), /readyz (the player
 // listener is bound and a config is loaded), /api/v1/routes and
@@ -13,7 +13,14 @@
 // connections, and its own clients cannot keep the probes out of them
 // (limitListener); the probes may also get a listener of their own.
 //
-// It changes nothing in the proxy: there is no write endpoint. It does not own
-// the metrics (package metrics) or the data it shows (package lite computes
-// it); it only authenticates, encodes and renders.
+// Its only writes are the operator layer's (/api/v1/operator/{kind}: maintenance,
+// drain, ban, override; package operator): they need the token (a server without
+// one refuses them), refuse a foreign Host or Origin, and each is logged in one
+// audit line. It serves one page at / (embedded, no external assets) that reads
+// the API and follows the event stream, authenticated by the header or by the
+// HttpOnly cookie its login form sets.
+//
+// It does not own the metrics (package metrics), the data it shows (package
+// lite computes it) or the layer (package operator stores and applies it); it
+// only authenticates, encodes and renders.
 package admin

@@ -70,11 +70,19 @@ type Options struct {
 	// port and leave the probes theirs. Serve serves and closes it; it takes
 	// ProbeConns of the API's lite.AdminConns descriptors.
 	ProbeListener net.Listener
-	// Log receives listener errors. The zero Logger discards.
+	// Operator, when not nil, is the operator layer the write endpoints change
+	// (PathOperator); OperatorStore says where it lives. Writes need a token.
+	Operator      Operator
+	OperatorStore string
+	// Hosts are host names, besides IP addresses and localhost, the page and the
+	// writes answer to (the API's own name); any other Host is refused.
+	Hosts []string
+	// Log receives listener errors and the audit lines of writes. The zero
+	// Logger discards.
 	Log logr.Logger
 }
 
-// Server is the admin HTTP API. Its handlers only read.
+// Server is the admin HTTP API. Its handlers read, except the operator layer's writes.
 type Server struct {
 	o      Options
 	token  atomic.Pointer[[32]byte] // sha256 of the token; nil means no token
@@ -125,6 +133,8 @@ func New(o Options) *Server {
 		}
 		writeJSON(w, sessionsView(ss))
 	})))
+	s.routeOperator()
+	s.routePage()
 	if o.Metrics != nil {
 		h := o.Metrics
 		if !o.PublicMetrics {
@@ -185,13 +195,13 @@ func (s *Server) readyz(w http.ResponseWriter, _ *http.Request) {
 }
 
 // auth checks the bearer token in constant time (comparing digests, so the
-// token's length does not leak either).
+// token's length does not leak either), or the page's session cookie.
 func (s *Server) auth(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		want := s.token.Load()
 		if want != nil {
 			got := sha256.Sum256([]byte(bearer(r.Header.Get("Authorization"))))
-			if subtle.ConstantTimeCompare(got[:], want[:]) != 1 {
+			if subtle.ConstantTimeCompare(got[:], want[:]) != 1 && !cookieOK(r, want) {
 				w.Header().Set("WWW-Authenticate", `Bearer realm="gate"`)
 				writeText(w, http.StatusUnauthorized, "unauthorized")
 				return

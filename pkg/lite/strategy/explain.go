@@ -100,6 +100,8 @@ type Verdict struct {
 	// penalty, a slow start, a capacity learnt from refusals); "" when
 	// nothing does.
 	Passed string
+	// Drained says the operator drained the backend (drain.go): no new players.
+	Drained bool
 }
 
 // Eligible reports whether the strategy orders the backend among the
@@ -137,5 +139,6 @@ func (m *Manager) Explain(routeKey string, backends []string, intent Intent) []V
 	if r != nil {
 		m.score(r, sc, backends, panicMode, now, out)
 	}
+	m.markDrained(out)
 	return out
 }

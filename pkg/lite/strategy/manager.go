@@ -31,6 +31,8 @@ type Manager struct {
 	spill     spills     // login orders widened past the usable backends (tier.go)
 	reload    sync.Mutex // serialises SetRoutes
 
+	drained atomic.Pointer[map[string]bool] // left out of login orders (drain.go)
+
 	// answered is when the youngest attempt any backend answered was reserved (unix
 	// ns): how far the fleet has got, which a stall is measured against (tier.go).
 	answered atomic.Int64

@@ -103,6 +103,7 @@ func (m *Manager) AppendOrder(dst []string, routeKey string, backends []string, 
 			}
 		}
 	}
+	dst = m.dropDrained(dst, start, intent)
 	m.traceOrder(r, intent, dst[start:], sc.pool)
 	return dst
 }

@@ -10,6 +10,9 @@ import (
 // backend is eligible or demoted, what a load-reading strategy holds against it, and
 // what holds it back now.
 func (v Verdict) Why() string {
+	if v.Drained {
+		return drainedText
+	}
 	return v.why() + loadWhy(v.Load) + passedWhy(v.Passed)
 }
 

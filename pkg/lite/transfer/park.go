@@ -75,7 +75,13 @@ type LongHold struct {
 	Every   time.Duration // keep-alive interval; KeepAliveEvery in production
 	// Ready returns nil once the server answers, or an error when ctx ends first.
 	Ready func(ctx context.Context) error
+	// Notice, if set, is shown to a parked client whose version has dialogs
+	// (1.21.6 on) as a notice titled NoticeTitle: why it waits.
+	Notice string
 }
+
+// NoticeTitle is the title of a parked player's notice.
+const NoticeTitle = "Starting the server"
 
 // Run runs the long hold on c until ctx's deadline, which bounds the park: a
 // player still parked then is transferred all the same (the server may be up by
@@ -89,6 +95,11 @@ func (h LongHold) Run(ctx context.Context, c net.Conn) error {
 	cv, err := Login(c, hs.Protocol, h.Pending, h.Timeout)
 	if err != nil {
 		return err
+	}
+	if h.Notice != "" && cv.ids.ShowDialog != 0 {
+		if err := cv.write(cv.ids.AppendNotice(nil, NoticeTitle, h.Notice)); err != nil {
+			return err
+		}
 	}
 	host, _ := wire.SplitAddress(hs.Address)
 	ready := make(chan struct{})

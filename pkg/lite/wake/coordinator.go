@@ -93,7 +93,11 @@ type target struct {
 
 	wakes, sleeps uint64
 	lastWake      time.Duration
-	recent        []time.Duration // newest last, at most typicalOf
+	// readyAt: when a readiness poll last found readyAddr answering, after the
+	// first check failed (a server just started, or slow): see Warming.
+	readyAddr string
+	readyAt   time.Time
+	recent    []time.Duration // newest last, at most typicalOf
 
 	failures   int       // failed wake calls in a row
 	retryAt    time.Time // in backoff: when a login may call again
@@ -159,6 +163,10 @@ type Binding struct {
 	IdleAfter time.Duration
 	// Request is what sleep calls send.
 	Request Request
+	// ReadyWithin, when longer than Options.ReadyWithin, bounds this target's
+	// readiness poll instead: a player parked for longer (a long hold) is sent on
+	// as soon as the server answers, not when the park runs out.
+	ReadyWithin time.Duration
 }
 
 // Bind is called on every (re)load of the route set with every target the
@@ -329,6 +337,20 @@ func (c *Coordinator) ReportPlayers(key string, online int) {
 	}
 	c.mu.Unlock()
 	c.logChanges(logs)
+}
+
+// Warming names the backend a readiness poll of key last found answering,
+// and when: a server that has just started (or was too slow for the first
+// check) answers its first burst of logins slowly. ok is false if no poll
+// found one.
+func (c *Coordinator) Warming(key string) (addr string, at time.Time, ok bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	t := c.targets[key]
+	if t == nil || t.readyAt.IsZero() {
+		return "", time.Time{}, false
+	}
+	return t.readyAddr, t.readyAt, true
 }
 
 // TypicalWake is how long this target usually takes to start: the median of

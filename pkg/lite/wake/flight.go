@@ -100,6 +100,14 @@ func (c *Coordinator) fly(t *target, f *flight, mustWake bool, req Request, read
 			c.land(t, f, landing{on: onReady, addr: addr})
 			return
 		}
+		if c.engineRuns(t) {
+			// Its server is slow, not stopped (a burst of logins just after it
+			// started): another wake call would not make it answer sooner.
+			l := c.poll(t, c.now(), Result{}, ready)
+			l.measured = false
+			c.land(t, f, l)
+			return
+		}
 		var logs []change
 		c.mu.Lock()
 		c.fire(t, onNotRunning, &logs)
@@ -115,6 +123,21 @@ func (c *Coordinator) fly(t *target, f *flight, mustWake bool, req Request, read
 	default:
 		c.land(t, f, landing{on: onWakeFailed, err: fmt.Errorf("wake %s: %w", t.name, err)})
 	}
+}
+
+// engineRuns asks an Observer target's engine whether it runs; a target that
+// cannot say, or an error, is "no": the caller wakes it as before.
+func (c *Coordinator) engineRuns(t *target) bool {
+	c.mu.Lock()
+	obs, ok := t.bind.Target.(Observer)
+	c.mu.Unlock()
+	if !ok {
+		return false
+	}
+	ctx, cancel := context.WithTimeout(c.ctx, c.callTimeout)
+	defer cancel()
+	running, err := obs.Running(ctx)
+	return err == nil && running
 }
 
 // callWake makes the engine's wake call, under t.engine, and says when it
@@ -141,20 +164,24 @@ func (c *Coordinator) callWake(t *target, req Request) (Result, time.Time, error
 }
 
 // poll asks ready until it names a backend, backing off from 100ms to 1s,
-// for up to ReadyWithin from start.
+// for up to ReadyWithin (the Coordinator's, or the Binding's if longer) from
+// start.
 func (c *Coordinator) poll(t *target, start time.Time, res Result, ready func(context.Context, Result) (string, bool)) landing {
 	backoff := 100 * time.Millisecond
+	c.mu.Lock()
+	within := max(c.readyWithin, t.bind.ReadyWithin)
+	c.mu.Unlock()
 	for {
 		if addr, ok := ready(c.ctx, res); ok {
 			if addr == "" {
 				addr = res.Backend
 			}
-			return landing{on: onReady, addr: addr, took: c.now().Sub(start), measured: true}
+			return landing{on: onReady, addr: addr, took: c.now().Sub(start), measured: true, polled: true}
 		}
 		if c.ctx.Err() != nil {
 			return landing{err: ErrClosed}
 		}
-		if waited := c.now().Sub(start); waited >= c.readyWithin {
+		if waited := c.now().Sub(start); waited >= within {
 			return landing{on: onNotReady, err: fmt.Errorf("%w: %s after %v", ErrNotReady, t.name, waited)}
 		}
 		if !c.wait(backoff) {
@@ -171,6 +198,7 @@ type landing struct {
 	err      error
 	took     time.Duration
 	measured bool // took is a wake's call-to-ready time
+	polled   bool // ready failed at first: the server has just come up, or was slow
 }
 
 // land ends flight f of t: records the outcome and releases its waiters.
@@ -182,6 +210,9 @@ func (c *Coordinator) land(t *target, f *flight, l landing) {
 	case onReady:
 		if l.measured {
 			c.measured(t, l.took)
+		}
+		if l.polled {
+			t.readyAddr, t.readyAt = l.addr, c.now()
 		}
 	case onWakeFailed:
 		t.err = l.err.Error()

@@ -133,7 +133,7 @@ var transitions = [eventEnd][phaseEnd]phase{
 	onWakeFailed: {waking: backoff},
 	onTooSoon:    {backoff: backoff},
 	// The engine runs it: the countdown may put it back.
-	onNotReady: {waking: awake},
+	onNotReady: {waking: awake, checking: awake},
 
 	// A session to a target thought asleep proves it runs.
 	onSession: {asleep: awake, waking: waking, checking: checking, awake: awake, idle: awake,

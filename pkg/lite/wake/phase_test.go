@@ -123,6 +123,12 @@ func newScene(t *testing.T, row step) *scene {
 			s.f.runGate = make(chan struct{})
 		}
 	}
+	if row.from == checking && row.on == onNotReady {
+		// Not ready at first, but its engine runs it: polled, not woken again.
+		yes := true
+		s.f.running = &yes
+		tg = observerTarget{s.f}
+	}
 	s.binding = Binding{Target: tg, IdleAfter: time.Minute}
 	return s
 }
@@ -248,6 +254,9 @@ func (s *scene) trigger() {
 		}
 	case onNotReady:
 		s.never.Store(true)
+		if s.row.from == checking {
+			s.answers <- false // the first check, already asked
+		}
 		close(s.f.gate)
 		s.drive("the flight to give up", func() bool { return s.saw(s.row) })
 	case onSession:

@@ -26,6 +26,9 @@ type Route struct {
 	AsleepMOTD json.RawMessage
 	// LoadingMOTD is the one they show while its target wakes.
 	LoadingMOTD json.RawMessage
+	// Waits is the longest a player of the route may wait for its target (its
+	// hold, or its long hold): a wake's readiness poll lasts at least this long.
+	Waits time.Duration
 	// Host is the route's first host pattern: what sleep calls name.
 	Host string
 	// Backends are the route's backends written without $n: the first is what
@@ -145,6 +148,12 @@ func (w *Routes) Bind(rs []Route) {
 	routes := make(map[string]*boundRoute, len(rs))
 	byBackend := make(map[string][]string)
 	var bindings []Binding
+	waits := map[string]time.Duration{} // by target key: its routes' longest wait
+	for i, r := range rs {
+		if errs[i] == nil {
+			waits[targets[i].Key()] = max(waits[targets[i].Key()], r.Waits)
+		}
+	}
 	for i, r := range rs {
 		if errs[i] != nil {
 			w.warnOnce(r, errs[i])
@@ -161,7 +170,7 @@ func (w *Routes) Bind(rs []Route) {
 			byBackend[b] = append(byBackend[b], r.Key)
 		}
 		// Routes naming one target share it; the first one's settings win.
-		bindings = append(bindings, Binding{Target: targets[i], IdleAfter: r.IdleAfter, Request: req})
+		bindings = append(bindings, Binding{Target: targets[i], IdleAfter: r.IdleAfter, Request: req, ReadyWithin: waits[key]})
 	}
 	w.mu.Lock()
 	w.routes, w.byBackend = routes, byBackend
@@ -212,6 +221,15 @@ func (w *Routes) Hold(ctx context.Context, route, host string, ready func(contex
 	req := r.req
 	req.ServerAddress = host
 	return w.coord.Wake(ctx, r.target, req, ready)
+}
+
+// Warming is Coordinator.Warming for the route's target.
+func (w *Routes) Warming(route string) (addr string, at time.Time, ok bool) {
+	r := w.route(route)
+	if r == nil {
+		return "", time.Time{}, false
+	}
+	return w.coord.Warming(r.target)
 }
 
 // TypicalWake is how long the route's target usually takes to wake, 0 when

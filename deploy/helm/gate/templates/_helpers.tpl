@@ -62,6 +62,9 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
 {{- end -}}
 {{- $_ := set $disc "kubernetes" $kube -}}
 {{- $_ := set $lite "discovery" $disc -}}
+{{- $op := get $lite "operator" | default dict -}}
+{{- $_ := set $op "configMap" (printf "%s-operator" (include "gate.fullname" .)) -}}
+{{- $_ := set $lite "operator" $op -}}
 {{- $_ := set $cfg "lite" $lite -}}
 {{- end -}}
 {{- $api := dict "enabled" true "bind" (printf "0.0.0.0:%d" (int .Values.api.port)) "tokenFile" "/var/run/secrets/gate/token" "publicMetrics" true "probeBind" (printf "0.0.0.0:%d" (int .Values.api.probePort)) -}}

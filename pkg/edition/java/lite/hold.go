@@ -102,7 +102,8 @@ func (s *session) park(ctx context.Context, rt *compiledRoute, host string) erro
 	defer cancel()
 	s.l.held.Add(1) // counted as held, and bounded like a held login: by its admission slot
 	defer s.l.held.Add(-1)
-	err := transfer.LongHold{Handshake: s.raw, Pending: s.extra(), Timeout: s.snap.cfg.ReadTimeout,
+	notice := startingText(host, s.l.wake.TypicalWake(rt.key), "Stay here: you join as soon as it is up.")
+	err := transfer.LongHold{Handshake: s.raw, Pending: s.extra(), Timeout: s.snap.cfg.ReadTimeout, Notice: notice,
 		Every: min(transfer.KeepAliveEvery, s.snap.cfg.ReadTimeout/3), Ready: func(ctx context.Context) error {
 			_, err := s.l.wake.Hold(ctx, rt.key, host, s.l.readyCheck(rt.key, host))
 			return err
@@ -133,10 +134,28 @@ func (s *session) woken(plan *loginPlan, m route.Match, addr string, holdFor tim
 	if !slices.Contains(m.Backends, addr) {
 		plan.named = addr
 	}
+	s.warmUp(plan, addr, holdFor)
+}
+
+// warmUp lets addr's first answer take until the player's hold would end, when
+// that is later than the usual first-response timeout.
+func (s *session) warmUp(plan *loginPlan, addr string, holdFor time.Duration) {
 	warm := s.start.Add(holdFor)
 	if warm.After(time.Now().Add(s.snap.cfg.ConnectionTimeout + s.snap.cfg.Lite.FirstResponseTimeout)) {
 		plan.warm, plan.warmUntil = addr, warm
 	}
+}
+
+// afterWake gives a login that comes within holdFor of its route's target
+// answering again (wake.Routes.Warming) the patience of a held one: players a long
+// hold sent back arrive all at once at a server that has just started, and failing
+// them would eject it and wake it again.
+func (s *session) afterWake(rt *compiledRoute, plan loginPlan) loginPlan {
+	holdFor := rt.cfg.WakeSettings.HoldFor
+	if addr, at, ok := s.l.wake.Warming(rt.key); ok && time.Since(at) < holdFor && slices.Contains(plan.order, addr) {
+		s.warmUp(&plan, addr, holdFor)
+	}
+	return plan
 }
 
 // readyCheck is the Coordinator's readiness test for a waking route: a real

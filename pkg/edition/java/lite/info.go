@@ -154,6 +154,6 @@ func (l *Lite) routeBackends(r *compiledRoute, expanded []string) []BackendInfo 
 // render turns the manager's verdict into a row.
 func render(routeKey, template string, v strategy.Verdict) BackendInfo {
 	return BackendInfo{Route: routeKey, Backend: v.Addr, Template: template, Known: v.Known, State: v.State,
-		Reason: v.Reason.String(), Eligible: v.Eligible(), Why: v.Why(), Score: v.Score, HasScore: v.HasScore,
+		Reason: v.ReasonName(), Eligible: v.Eligible(), Why: v.Why(), Score: v.Score, HasScore: v.HasScore,
 		Failures: v.Failures, Penalty: v.Penalty, Load: v.Load}
 }

@@ -38,6 +38,7 @@ func (s *session) serveLegacy(ctx context.Context) error {
 	// they do not speak a particular version, and servers answer it with their own.
 	hs := wire.Handshake{Protocol: -1, Address: s.forwardAddress(rt, ping.Host), Port: port, Intent: wire.IntentStatus}
 	body, src := s.statusBody(ctx, s.statusQuery(rt, m, hs))
+	body = s.snap.cfg.Lite.Operator.Layer.Status(rt.key, rt.cfg.Host).Apply(body)
 	if body == nil {
 		return reject(ReasonUnavailable, "no status available for legacy ping")
 	}

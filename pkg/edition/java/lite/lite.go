@@ -187,6 +187,7 @@ func (l *Lite) Reload(cfg *config.Config) error {
 		return fmt.Errorf("compile config: %w", err)
 	}
 	l.mgr.SetRoutes(s.strategyRoutes())
+	l.mgr.SetDrained(cfg.Lite.Operator.Layer.Drained())
 	l.wake.Bind(s.wake) // before the swap: no session sees a wake route unbound
 	l.adm.Update(cfg.Quota.Config)
 	l.snap.Store(s)

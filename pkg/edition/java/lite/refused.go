@@ -50,6 +50,10 @@ func (s *session) identify(rt *compiledRoute) error {
 		return err
 	}
 	s.player = &players.Player{Name: ls.Name, UUID: ls.UUID}
+	if text, no := s.snap.cfg.Lite.Operator.Layer.Refuse(rt.key, rt.cfg.Host, *s.player, s.playerIP(), time.Now()); no {
+		s.sendDisconnect(disconnectFrame(text, "")) // a ban or a maintenance (package operator)
+		return reject(ReasonDenied, "refused by the operator layer")
+	}
 	if s.l.players.Allows(s.ev.VHost, *s.player, &s.snap.cfg.Lite.Players.Rules, &rt.cfg.Players.Rules) {
 		g := &s.snap.cfg.Lite.Players
 		v := s.l.bots.Check(antibot.Login{Player: s.player, Addr: s.playerIP(), Route: rt.key,
@@ -145,10 +149,15 @@ func (s *session) sendDisconnect(frame []byte) {
 // in time: which server, and how long it usually takes, so the player knows to
 // join again instead of guessing.
 func startingDisconnect(host string, typical time.Duration) []byte {
+	return disconnectFrame(nil, startingText(host, typical, "Please join again in a moment."))
+}
+
+// startingText says that host's server is starting, how long that usually takes
+// when known, then what the player should do.
+func startingText(host string, typical time.Duration, then string) string {
 	name := logging.Clip(host)
 	if typical <= 0 {
-		return disconnectFrame(nil, "The server "+name+" is starting up. Please join again in a moment.")
+		return "The server " + name + " is starting up. " + then
 	}
-	return disconnectFrame(nil, "The server "+name+" is starting up; it usually starts in about "+
-		status.About(typical)+". Please join again in a moment.")
+	return "The server " + name + " is starting up; it usually starts in about " + status.About(typical) + ". " + then
 }

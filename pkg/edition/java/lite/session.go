@@ -274,7 +274,7 @@ func (s *session) serveLogin(ctx context.Context, rt *compiledRoute, m route.Mat
 	// An admitted login teaches the route its protocol for status cache keys.
 	s.l.protocols.Learn(rt.key, s.hs.Protocol)
 	if !s.l.wake.Asleep(rt.key) {
-		err := s.login(ctx, rt, s.planLogin(rt, m))
+		err := s.login(ctx, rt, s.afterWake(rt, s.planLogin(rt, m)))
 		fail, ok := errors.AsType[*noBackend](err)
 		if !ok || fail.refusal != nil || !s.l.wake.Bound(rt.key) || ctx.Err() != nil {
 			return s.tell(rt, err)

@@ -102,6 +102,7 @@ func compile(cfg *config.Config) (*snapshot, error) {
 // wakeRoute is what package wake needs to know of a route that names a target.
 func (r *compiledRoute) wakeRoute() wake.Route {
 	w := wake.Route{Key: r.key, Origin: r.cfg.Origin, Spec: *r.cfg.Wake, IdleAfter: r.cfg.WakeSettings.IdleAfter,
+		Waits:      max(r.cfg.WakeSettings.HoldFor, r.cfg.TransferHold.For),
 		AsleepMOTD: r.cfg.WakeSettings.AsleepMOTD, LoadingMOTD: r.cfg.WakeSettings.LoadingMOTD, Backends: r.static}
 	if len(r.cfg.Host) > 0 {
 		w.Host = r.cfg.Host[0]

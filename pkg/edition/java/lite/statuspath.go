@@ -65,6 +65,7 @@ func (s *session) serveStatus(ctx context.Context, q statusQuery) error {
 		case id == wire.IDStatusRequest && len(payload) == 0 && !answered:
 			answered = true
 			body, src := s.statusBody(ctx, q)
+			body = s.snap.cfg.Lite.Operator.Layer.Status(q.rt.key, q.rt.cfg.Host).Apply(body) // maintenance, overrides
 			if body == nil {
 				return reject(ReasonUnavailable, "no status available (every backend failed, no fallback)")
 			}

@@ -55,11 +55,11 @@ func TestTransferNodeClientFollowsRedirect(t *testing.T) {
 	}
 }
 
-// npm's minecraft-protocol on a long hold: 1.21.1 and 26.1 players wait past holdFor
+// npm's minecraft-protocol on a long hold: 1.20.5, 1.21.1 and 26.1 players wait past holdFor
 // for a server that starts 4 s after the one wake call, answer the proxy's
-// keep-alives while parked, follow the Transfer back to the address they used, and
-// reach the server as ordinary logins (intent 2); a 1.20.4 player gets the starting
-// Disconnect.
+// keep-alives while parked (the 26.1 player sees a notice saying why it waits),
+// follow the Transfer back to the address they used, and reach the server as
+// ordinary logins (intent 2); a 1.20.4 player gets the starting Disconnect.
 func TestTransferNodeLongHold(t *testing.T) {
 	modules := mctest.NodeModules(t)
 	e := newEngine(t, "webhook sleepy", sleepyStatus)
@@ -79,7 +79,7 @@ func TestTransferNodeLongHold(t *testing.T) {
 		res, _ := mctest.Bots{Addr: p.addr, Host: "127.0.0.1", Count: 1, NamePrefix: "old", Version: "1.20.4"}.Run(ctx, modules)
 		old <- append(res, mctest.BotResult{})[0]
 	}()
-	versions := []string{"1.21.1", "26.1", "1.21.1"}
+	versions := []string{"1.20.5", "26.1", "1.21.1"}
 	steps := make([][]mctest.TransferStep, len(versions))
 	errs := make([]error, len(versions))
 	var wg sync.WaitGroup
@@ -95,6 +95,18 @@ func TestTransferNodeLongHold(t *testing.T) {
 		s := steps[i]
 		if errs[i] != nil || len(s) < 2 || s[0].Event != "transfer" || s[0].Host != ip || strconv.Itoa(s[0].Port) != port || s[1].Event != "reconnected" {
 			t.Fatalf("%s player: steps %+v (%v), want a transfer to %s then a reconnect", versions[i], s, errs[i], p.addr)
+		}
+	}
+	for i, v := range versions {
+		// 26.1 has dialogs: the parked player was told why it waits.
+		d := steps[i][0].Dialog
+		switch {
+		case v == "26.1" && (d == nil || d.Type != "minecraft:notice" || !strings.Contains(d.Body.Contents, "is starting up")):
+			t.Errorf("26.1 player was shown %+v, want a notice saying the server is starting", d)
+		case v != "26.1" && d != nil:
+			t.Errorf("%s player was shown a dialog %+v; its version has none", v, d)
+		case d != nil:
+			t.Logf("%s player, parked, saw %q: %q", v, d.Title, d.Body.Contents)
 		}
 	}
 	for range versions {

@@ -209,8 +209,10 @@ func TestHeldLoginsHoldAdmissionSlots(t *testing.T) {
 // the target is woken and joined instead of the player getting "unavailable".
 func TestLoginToStoppedAwakeTargetWakesIt(t *testing.T) {
 	e := newEngine(t, "webhook sleepy", sleepyStatus)
-	e.lie, e.delay = true, 300*time.Millisecond
+	e.lie.Store(true)
+	e.delay = 300 * time.Millisecond
 	p := wakeProxy(t, e, "10s", "10m", refusedAddr(t))
+	waitFor(t, "the engine asked at start", 5*time.Second, func() bool { return !e.lie.Load() })
 	if ph := phase(p, e.key); ph != wake.PhaseAwake && ph != wake.PhaseIdle {
 		t.Fatalf("phase %q, want awake or idle", ph)
 	}

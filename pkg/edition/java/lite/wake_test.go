@@ -40,8 +40,10 @@ type engine struct {
 	status string
 	delay  time.Duration // from the wake call to a listening server
 	never  bool          // accept the wake, never start
-	lie    bool          // says it runs while it does not (stopped behind the proxy's back)
+	lie    atomic.Bool   // the first Running says it runs: stopped behind the proxy's back since
 	block  time.Duration // > 0: a webhook that hangs this long, then fails
+	// loginDelay: the started server answers each login this late (a JVM just up).
+	loginDelay time.Duration
 
 	running       atomic.Bool
 	wakes, sleeps atomic.Int64
@@ -64,7 +66,9 @@ func newEngine(t *testing.T, key, status string) *engine {
 
 func (e *engine) Key() string { return e.key }
 
-func (e *engine) Running(context.Context) (bool, error) { return e.lie || e.running.Load(), nil }
+func (e *engine) Running(context.Context) (bool, error) {
+	return e.lie.Swap(false) || e.running.Load(), nil
+}
 
 func (e *engine) Wake(ctx context.Context, _ wake.Request) (wake.Result, error) {
 	e.wakes.Add(1)
@@ -89,7 +93,7 @@ func (e *engine) Wake(ctx context.Context, _ wake.Request) (wake.Result, error) 
 // start brings the server up at e.addr. If it cannot (the address is taken), the
 // test that waits for it fails at its deadline.
 func (e *engine) start() {
-	b, err := mctest.Start(mctest.Options{Addr: e.addr, Status: e.status})
+	b, err := mctest.Start(mctest.Options{Addr: e.addr, Status: e.status, LoginDelay: e.loginDelay})
 	if err != nil {
 		return
 	}

@@ -50,6 +50,8 @@ type Lite struct {
 	Players Players
 	// Webhooks receive the proxy's events (`webhooks`, webhooks.go). Default none.
 	Webhooks []events.Webhook
+	// Operator is where the operator layer lives, and the layer (`operator`, operator.go).
+	Operator Operator
 }
 
 // DefaultFirstResponseTimeout is FirstResponseTimeout's default: a healthy server
@@ -59,7 +61,7 @@ const DefaultFirstResponseTimeout = 3 * time.Second
 func defaultLite() Lite {
 	return Lite{HealthCheck: HealthCheck{}.WithDefaults(), ShutdownGrace: 10 * time.Second,
 		SessionLogEvery: 1, FirstResponseTimeout: DefaultFirstResponseTimeout,
-		Discovery: Discovery{Precedence: DefaultPrecedence()}, Wake: defaultWake()}
+		Discovery: Discovery{Precedence: DefaultPrecedence()}, Wake: defaultWake(), Operator: defaultOperator()}
 }
 
 // Specs returns the routes as route specs, ready for route.Compile. Adjacent
@@ -97,6 +99,7 @@ func (d *decoder) decodeLite(e entry, l *Lite) {
 		"wake":        func(f entry) { wakeDefaults = &f },
 		"players":     func(f entry) { d.decodePlayers(f, &l.Players) },
 		"webhooks":    func(f entry) { d.decodeWebhooks(f, &l.Webhooks) },
+		"operator":    func(f entry) { d.decodeOperator(f, &l.Operator) },
 		"tcpShieldTrustedProxies": func(f entry) {
 			l.TCPShieldTrustedProxies = d.prefixList(f)
 		},
@@ -104,6 +107,7 @@ func (d *decoder) decodeLite(e entry, l *Lite) {
 		"shutdownGrace":        func(f entry) { d.nonNegative(f, &l.ShutdownGrace) },
 		"firstResponseTimeout": func(f entry) { d.positive(f, &l.FirstResponseTimeout) },
 	}, nil)
+	d.operatorDefaults(&l.Operator)
 	if !ok {
 		return
 	}

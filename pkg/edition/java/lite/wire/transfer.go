@@ -25,6 +25,9 @@ type TransferIDs struct {
 	KeepAliveServerbound int32
 	Transfer             int32
 	Disconnect           int32
+	// ShowDialog is the configuration state's Show Dialog (1.21.6 on); 0 for a
+	// version without it (id 0 is Cookie Request in every version).
+	ShowDialog int32
 }
 
 // LookupTransfer returns the ids for a protocol version; ok is false for one the

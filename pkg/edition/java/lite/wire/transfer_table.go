@@ -5,14 +5,14 @@ package wire
 // transferTable holds, for each protocol version from 766 to 775 that minecraft-data
 // describes, the packets a proxy needs to log a player in itself and transfer them.
 var transferTable = map[int32]TransferIDs{
-	766: {LoginSuccess: 0x02, LoginSuccessStrict: true, LoginAcknowledged: 0x03, KeepAliveClientbound: 0x04, KeepAliveServerbound: 0x04, Transfer: 0x0b, Disconnect: 0x02},  // 1.20.5, 1.20.6
-	767: {LoginSuccess: 0x02, LoginSuccessStrict: true, LoginAcknowledged: 0x03, KeepAliveClientbound: 0x04, KeepAliveServerbound: 0x04, Transfer: 0x0b, Disconnect: 0x02},  // 1.21, 1.21.1
-	768: {LoginSuccess: 0x02, LoginSuccessStrict: false, LoginAcknowledged: 0x03, KeepAliveClientbound: 0x04, KeepAliveServerbound: 0x04, Transfer: 0x0b, Disconnect: 0x02}, // 1.21.3
-	769: {LoginSuccess: 0x02, LoginSuccessStrict: false, LoginAcknowledged: 0x03, KeepAliveClientbound: 0x04, KeepAliveServerbound: 0x04, Transfer: 0x0b, Disconnect: 0x02}, // 1.21.4
-	770: {LoginSuccess: 0x02, LoginSuccessStrict: false, LoginAcknowledged: 0x03, KeepAliveClientbound: 0x04, KeepAliveServerbound: 0x04, Transfer: 0x0b, Disconnect: 0x02}, // 1.21.5
-	771: {LoginSuccess: 0x02, LoginSuccessStrict: false, LoginAcknowledged: 0x03, KeepAliveClientbound: 0x04, KeepAliveServerbound: 0x04, Transfer: 0x0b, Disconnect: 0x02}, // 1.21.6
-	772: {LoginSuccess: 0x02, LoginSuccessStrict: false, LoginAcknowledged: 0x03, KeepAliveClientbound: 0x04, KeepAliveServerbound: 0x04, Transfer: 0x0b, Disconnect: 0x02}, // 1.21.8
-	773: {LoginSuccess: 0x02, LoginSuccessStrict: false, LoginAcknowledged: 0x03, KeepAliveClientbound: 0x04, KeepAliveServerbound: 0x04, Transfer: 0x0b, Disconnect: 0x02}, // 1.21.9, 1.21.10
-	774: {LoginSuccess: 0x02, LoginSuccessStrict: false, LoginAcknowledged: 0x03, KeepAliveClientbound: 0x04, KeepAliveServerbound: 0x04, Transfer: 0x0b, Disconnect: 0x02}, // 1.21.11
-	775: {LoginSuccess: 0x02, LoginSuccessStrict: false, LoginAcknowledged: 0x03, KeepAliveClientbound: 0x04, KeepAliveServerbound: 0x04, Transfer: 0x0b, Disconnect: 0x02}, // 26.1
+	766: {LoginSuccess: 0x02, LoginSuccessStrict: true, LoginAcknowledged: 0x03, KeepAliveClientbound: 0x04, KeepAliveServerbound: 0x04, Transfer: 0x0b, Disconnect: 0x02, ShowDialog: 0x00},  // 1.20.5, 1.20.6
+	767: {LoginSuccess: 0x02, LoginSuccessStrict: true, LoginAcknowledged: 0x03, KeepAliveClientbound: 0x04, KeepAliveServerbound: 0x04, Transfer: 0x0b, Disconnect: 0x02, ShowDialog: 0x00},  // 1.21, 1.21.1
+	768: {LoginSuccess: 0x02, LoginSuccessStrict: false, LoginAcknowledged: 0x03, KeepAliveClientbound: 0x04, KeepAliveServerbound: 0x04, Transfer: 0x0b, Disconnect: 0x02, ShowDialog: 0x00}, // 1.21.3
+	769: {LoginSuccess: 0x02, LoginSuccessStrict: false, LoginAcknowledged: 0x03, KeepAliveClientbound: 0x04, KeepAliveServerbound: 0x04, Transfer: 0x0b, Disconnect: 0x02, ShowDialog: 0x00}, // 1.21.4
+	770: {LoginSuccess: 0x02, LoginSuccessStrict: false, LoginAcknowledged: 0x03, KeepAliveClientbound: 0x04, KeepAliveServerbound: 0x04, Transfer: 0x0b, Disconnect: 0x02, ShowDialog: 0x00}, // 1.21.5
+	771: {LoginSuccess: 0x02, LoginSuccessStrict: false, LoginAcknowledged: 0x03, KeepAliveClientbound: 0x04, KeepAliveServerbound: 0x04, Transfer: 0x0b, Disconnect: 0x02, ShowDialog: 0x12}, // 1.21.6
+	772: {LoginSuccess: 0x02, LoginSuccessStrict: false, LoginAcknowledged: 0x03, KeepAliveClientbound: 0x04, KeepAliveServerbound: 0x04, Transfer: 0x0b, Disconnect: 0x02, ShowDialog: 0x12}, // 1.21.8
+	773: {LoginSuccess: 0x02, LoginSuccessStrict: false, LoginAcknowledged: 0x03, KeepAliveClientbound: 0x04, KeepAliveServerbound: 0x04, Transfer: 0x0b, Disconnect: 0x02, ShowDialog: 0x12}, // 1.21.9, 1.21.10
+	774: {LoginSuccess: 0x02, LoginSuccessStrict: false, LoginAcknowledged: 0x03, KeepAliveClientbound: 0x04, KeepAliveServerbound: 0x04, Transfer: 0x0b, Disconnect: 0x02, ShowDialog: 0x12}, // 1.21.11
+	775: {LoginSuccess: 0x02, LoginSuccessStrict: false, LoginAcknowledged: 0x03, KeepAliveClientbound: 0x04, KeepAliveServerbound: 0x04, Transfer: 0x0b, Disconnect: 0x02, ShowDialog: 0x12}, // 26.1
 }

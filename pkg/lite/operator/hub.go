@@ -1,0 +1,108 @@
+package operator
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/go-logr/logr"
+)
+
+// Store is where the shared state lives.
+type Store interface {
+	// Load reads the state as stored; bad holds entries skipped as invalid.
+	Load(ctx context.Context) (s State, bad []error, err error)
+	// Write applies c to the stored state (other writers' keys untouched) and
+	// returns the state it wrote.
+	Write(ctx context.Context, c Change) (State, error)
+	// Watch calls changed with every state other writers store, until ctx ends.
+	Watch(ctx context.Context, changed func(State)) error
+}
+
+// HubOptions configure a Hub.
+type HubOptions struct {
+	Store Store
+	// Apply puts a layer in force (the proxy's reload path). Required.
+	Apply func(*Layer) error
+	// Now is the clock writes are stamped and bans end by. nil: time.Now.
+	Now func() time.Time
+	Log logr.Logger
+}
+
+// Hub is one proxy's hand on the layer: it validates writes, stores them,
+// and applies every state the store holds, its own writes and other
+// replicas' alike.
+type Hub struct {
+	o   HubOptions
+	mu  sync.Mutex // serialises applies, so an older state never lands last
+	cur *Layer
+}
+
+// NewHub returns a hub over o.Store; Start loads the stored state.
+func NewHub(o HubOptions) *Hub {
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	return &Hub{o: o, cur: Compile(State{})}
+}
+
+// Start loads the stored state and applies it.
+func (h *Hub) Start(ctx context.Context) error {
+	s, bad, err := h.o.Store.Load(ctx)
+	if err != nil {
+		return err
+	}
+	for _, e := range bad {
+		h.o.Log.Error(e, "operator entry skipped")
+	}
+	return h.set(s)
+}
+
+// Run applies what other writers store until ctx ends.
+func (h *Hub) Run(ctx context.Context) error {
+	return h.o.Store.Watch(ctx, func(s State) {
+		if err := h.set(s); err != nil {
+			h.o.Log.Error(err, "operator layer not applied; keeping the one in force")
+		}
+	})
+}
+
+// Layer is the layer in force.
+func (h *Hub) Layer() *Layer {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.cur
+}
+
+// Write validates c's entry (stamping who and when), stores it and applies the
+// result. It returns the entry as stored.
+func (h *Hub) Write(ctx context.Context, c Change, by string) (Entry, error) {
+	e := c.Entry
+	e.By, e.At = by, h.o.Now().UTC()
+	if c.Delete {
+		if err := e.Normalize(); err != nil {
+			return Entry{}, fmt.Errorf("%w: %w", ErrInvalid, err)
+		}
+	} else if err := Validate(&e, e.At); err != nil {
+		return Entry{}, err
+	}
+	c.Entry = e
+	s, err := h.o.Store.Write(ctx, c)
+	if err != nil {
+		return Entry{}, err
+	}
+	return e, h.set(s)
+}
+
+// set compiles s and applies it.
+func (h *Hub) set(s State) error {
+	l := Compile(s)
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if err := h.o.Apply(l); err != nil {
+		return fmt.Errorf("apply operator layer: %w", err)
+	}
+	h.cur = l
+	return nil
+}
