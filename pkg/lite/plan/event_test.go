@@ -48,7 +48,9 @@ func TestEventsChangeTheWorld(t *testing.T) {
 	}{
 		{"added backend waits for its reload", []Event{{At: 50 * time.Second, Kind: EventAdd, Backend: "b"}}, []int{75, 25}, 0},
 		{"removed backend gets no one after", []Event{{At: 50 * time.Second, Kind: EventRemove, Backend: "b"}}, []int{75, 25}, 0},
-		{"a full backend turns players away", []Event{{At: 0, Kind: EventCapacity, Backend: "b", Capacity: 10}}, []int{50, 10}, 0},
+		{"a full backend sends players on", []Event{{At: 0, Kind: EventCapacity, Backend: "b", Capacity: 10}}, []int{90, 10}, 0},
+		{"removed then added again serves before and after", []Event{
+			{At: 20 * time.Second, Kind: EventRemove, Backend: "b"}, {At: 70 * time.Second, Kind: EventAdd, Backend: "b"}}, []int{75, 25}, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

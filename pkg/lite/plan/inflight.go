@@ -206,7 +206,12 @@ func (s *faultSim) run() {
 			s.clk.t = epoch.Add(e.at)
 			switch e.kind {
 			case evSettle:
-				s.settle(e)
+				if e.stop != nil {
+					e.stop()
+				}
+				if !e.gaveUp {
+					s.settle(e)
+				}
 			case evLeave:
 				e.lease.Release()
 			}
@@ -240,7 +245,11 @@ func (s *faultSim) try(l *login) {
 	l.next++
 	lease := l.rep.m.Reserve(addr)
 	cost, err := s.outcome(addr)
-	s.q.push(&simEvent{at: s.clk.t.Sub(epoch) + cost, kind: evSettle, login: l, lease: lease, cost: cost, err: err})
+	e := &simEvent{at: s.clk.t.Sub(epoch) + cost, kind: evSettle, login: l, lease: lease, cost: cost, err: err}
+	s.q.push(e)
+	if err == errFaultSilent {
+		s.watch(e, addr)
+	}
 }
 
 func (s *faultSim) settle(e *simEvent) {
@@ -310,13 +319,15 @@ const (
 )
 
 type simEvent struct {
-	at    time.Duration // since epoch
-	seq   int
-	kind  int
-	login *login
-	lease *strategy.Lease
-	cost  time.Duration
-	err   error
+	at     time.Duration // since epoch
+	seq    int
+	kind   int
+	login  *login
+	lease  *strategy.Lease
+	cost   time.Duration
+	err    error
+	stop   func() // ends a silent attempt's stall watch (inflight_stall.go)
+	gaveUp bool   // the watch settled it early, in an event of its own
 }
 
 // simQueue orders events by time, then by the order they were pushed. It is a

@@ -21,7 +21,9 @@ const (
 	DefaultNoise       = 10 // percent
 	DefaultDialTimeout = 5 * time.Second
 	DefaultBudget      = 30 * time.Second
-	DefaultReplicas    = 1
+	// DefaultFirstResponse is the proxy's firstResponseTimeout default.
+	DefaultFirstResponse = 3 * time.Second
+	DefaultReplicas      = 1
 )
 
 // maxReplicas bounds --replicas; each replica is a full manager.
@@ -48,9 +50,9 @@ type Options struct {
 	// Noise is the uniform jitter on every measured latency, in percent of
 	// the backend's latency. Zero means none; the flag defaults to 10.
 	Noise int
-	// Capacity is each backend's player limit; a player placed on a full
-	// backend is turned away by it (Lite cannot see that and does not fail
-	// over). Missing or 0 means unlimited.
+	// Capacity is each backend's player limit; a full backend answers a
+	// login with a Login Disconnect, and the player goes on to the next
+	// backend as the proxy sends them. Missing or 0 means unlimited.
 	Capacity map[string]int
 	// Fail lists dead backends: every dial to them times out.
 	Fail []string
@@ -100,6 +102,15 @@ type Options struct {
 	CapacityOverride map[string]int
 	// World adds spiky noise and server time (see NoiseWorld).
 	World NoiseWorld
+	// FirstResponse is the route's first-response wait (the proxy's
+	// firstResponseTimeout), which the manager's Patience stretches for a
+	// slow fleet: a login whose first answer (network and server time)
+	// comes later fails over. Zero means 3s.
+	FirstResponse time.Duration
+	// CustomRefusal lists backends whose refusal when full is in the
+	// operator's own words, not a text known to mean full: the proxy learns
+	// them full only once another backend took the player.
+	CustomRefusal []string
 }
 
 // Flags binds the simulation flags to o, with their defaults:
@@ -126,6 +137,8 @@ func (o *Options) Flags(fs *flag.FlagSet) {
 	fs.Var(intsFlag{&o.ReportOnline}, "report-online", "backends that always report this many players online, e.g. a=0")
 	fs.Var(intsFlag{&o.ReportMax}, "report-max", "backends that always report this max, e.g. a=500")
 	o.World.flags(fs)
+	fs.DurationVar(&o.FirstResponse, "first-response", DefaultFirstResponse, "first-response wait of a login (the proxy's firstResponseTimeout)")
+	fs.Var(listFlag{&o.CustomRefusal}, "custom-refusal", "backends that refuse, when full, in their own words (not known to mean full), comma separated")
 	fs.Var(eventsFlag{&o.Events}, "event", "scheduled change AT:KIND:BACKEND[=VALUE], e.g. 5m:add:c, 2m:latency:b=+200ms, 3m:fail:b, 3m:refuse:b, 6m:recover:b, 1m:capacity:a=50")
 }
 
@@ -180,6 +193,7 @@ func (o Options) normalize() (Options, error) {
 func (o Options) withDefaults() Options {
 	o.Replicas = or(o.Replicas, DefaultReplicas)
 	o.Budget = or(o.Budget, DefaultBudget)
+	o.FirstResponse = or(o.FirstResponse, DefaultFirstResponse)
 	o.Count = or(o.Count, DefaultCount)
 	o.Seed = or(o.Seed, DefaultSeed)
 	o.Session = or(o.Session, DefaultSession)
@@ -221,6 +235,9 @@ func (o Options) checkNames() error {
 	}
 	for _, addr := range o.Refuse {
 		check("refuse", addr)
+	}
+	for _, addr := range o.CustomRefusal {
+		check("custom-refusal", addr)
 	}
 	for addr := range o.ReportOnline {
 		check("report-online", addr)

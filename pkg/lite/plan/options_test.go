@@ -19,6 +19,7 @@ func TestFlags(t *testing.T) {
 		{"defaults", nil, Options{
 			Count: DefaultCount, Seed: DefaultSeed, Noise: DefaultNoise, Session: DefaultSession,
 			Arrival: DefaultArrival, DialTimeout: DefaultDialTimeout, Replicas: DefaultReplicas, Budget: DefaultBudget,
+			FirstResponse: DefaultFirstResponse,
 		}},
 		{"everything", []string{
 			"--count", "50", "--seed", "7", "--strategy", "least-connections",
@@ -29,7 +30,7 @@ func TestFlags(t *testing.T) {
 			"--session-dist", "exp", "--budget", "10s", "--report-online", "a=0", "--report-max", "b=500",
 			"--event", "5m:add:c,2m:latency:b:25565=+200ms", "--event", "1m:capacity:a:25565=50",
 			"--sigma", "15ms", "--spike-percent", "5", "--spike", "100ms", "--server", "b=250ms", "--first-spike", "a",
-			"--event", "3m:server:b=+250ms",
+			"--event", "3m:server:b=+250ms", "--first-response", "2s", "--custom-refusal", "a:25565",
 		}, Options{
 			Count: 50, Seed: 7, Override: strategy.LeastConnections,
 			Latency:  map[string]time.Duration{"a:25565": 20 * time.Millisecond, "b:25565": 50 * time.Millisecond, "c": time.Second},
@@ -45,6 +46,7 @@ func TestFlags(t *testing.T) {
 			},
 			World: NoiseWorld{Sigma: 15 * time.Millisecond, SpikePercent: 5, Spike: 100 * time.Millisecond,
 				Server: map[string]time.Duration{"b": 250 * time.Millisecond}, FirstSpike: []string{"a"}},
+			FirstResponse: 2 * time.Second, CustomRefusal: []string{"a:25565"},
 		}},
 	}
 	for _, tt := range tests {

@@ -19,11 +19,14 @@ type Result struct {
 	Events []Event `json:"events,omitempty"`
 	// Backends are in config order.
 	Backends []BackendResult `json:"backends"`
-	// Placed players got a session; TurnedAway landed on a full backend;
-	// Unplaced found no backend that answered.
+	// Placed players got a session; TurnedAway were refused by every
+	// backend they reached (full) within their budget; Unplaced found no
+	// backend that answered. Refusals counts the Login Disconnects of full
+	// backends, each of which sent its player on to the next backend.
 	Placed     int `json:"placed"`
 	TurnedAway int `json:"turnedAway"`
 	Unplaced   int `json:"unplaced"`
+	Refusals   int `json:"refusals"`
 	// FailedDials were made by players (probes are not counted) and cost
 	// them FailedDialTime in total.
 	FailedDials    int      `json:"failedDials"`
@@ -61,8 +64,9 @@ type BackendResult struct {
 	Players int     `json:"players"`
 	Share   float64 `json:"share"`
 	// Peak is the most players on it at once.
-	Peak        int `json:"peak"`
-	TurnedAway  int `json:"turnedAway"`
+	Peak int `json:"peak"`
+	// Refused counts the logins it refused, full.
+	Refused     int `json:"refused"`
 	FailedDials int `json:"failedDials"`
 	Probes      int `json:"probes"`
 	// Measured is the manager's latency estimate at the end, if any.
@@ -106,7 +110,7 @@ func (r *Result) WriteTable(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "plan: %s, %d players, one every %v, sessions ~%v, seed %d\n\n",
 		r.Strategy, r.Count, time.Duration(r.Arrival), time.Duration(r.Session), r.Seed)
-	fmt.Fprintln(tw, "BACKEND\tLATENCY\tCAPACITY\tPLAYERS\tSHARE\tPEAK\tTURNED AWAY\tFAILED DIALS\tPROBES\tMEASURED\tHEALTH")
+	fmt.Fprintln(tw, "BACKEND\tLATENCY\tCAPACITY\tPLAYERS\tSHARE\tPEAK\tREFUSED\tFAILED DIALS\tPROBES\tMEASURED\tHEALTH")
 	for _, b := range r.Backends {
 		capacity, measured, latency := "-", "-", time.Duration(b.Latency).String()
 		if b.Capacity > 0 {
@@ -119,10 +123,10 @@ func (r *Result) WriteTable(w io.Writer) error {
 			latency = "dead"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%.1f%%\t%d\t%d\t%d\t%d\t%s\t%s\n", b.Addr, latency, capacity,
-			b.Players, b.Share, b.Peak, b.TurnedAway, b.FailedDials, b.Probes, measured, b.Health)
+			b.Players, b.Share, b.Peak, b.Refused, b.FailedDials, b.Probes, measured, b.Health)
 	}
-	fmt.Fprintf(tw, "\nplaced %d, turned away %d, unplaced %d, failed dials %d (%v waited), imbalance %.2f\n\n",
-		r.Placed, r.TurnedAway, r.Unplaced, r.FailedDials, time.Duration(r.FailedDialTime), r.Imbalance)
+	fmt.Fprintf(tw, "\nplaced %d, turned away %d (%d refusals), unplaced %d, failed dials %d (%v waited), imbalance %.2f\n\n",
+		r.Placed, r.TurnedAway, r.Refusals, r.Unplaced, r.FailedDials, time.Duration(r.FailedDialTime), r.Imbalance)
 	head := []string{"CONNECTIONS"}
 	for _, b := range r.Backends {
 		head = append(head, b.Addr)

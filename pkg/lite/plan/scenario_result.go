@@ -29,13 +29,14 @@ type StrategyRun struct {
 	Players        []int    `json:"players"`
 	Placed         int      `json:"placed"`
 	TurnedAway     int      `json:"turnedAway"`
+	Refusals       int      `json:"refusals"`
 	Unplaced       int      `json:"unplaced"`
 	FailedDials    int      `json:"failedDials"`
 	FailedDialTime Duration `json:"failedDialTime"`
 }
 
 func rowOf(r *Result) StrategyRun {
-	row := StrategyRun{Strategy: r.Strategy, Metrics: r.Metrics, Placed: r.Placed, TurnedAway: r.TurnedAway,
+	row := StrategyRun{Strategy: r.Strategy, Metrics: r.Metrics, Placed: r.Placed, TurnedAway: r.TurnedAway, Refusals: r.Refusals,
 		Unplaced: r.Unplaced, FailedDials: r.FailedDials, FailedDialTime: r.FailedDialTime}
 	for _, b := range r.Backends {
 		row.Players = append(row.Players, b.Players)
@@ -59,13 +60,13 @@ func (r *ScenarioResult) WriteTable(w io.Writer) error {
 		fmt.Fprintf(tw, "target: %s\n", r.Target)
 	}
 	fmt.Fprintln(tw)
-	fmt.Fprintln(tw, "STRATEGY\tMAX/FAIR\tMIN SHARE\tFIRST PLAYER\tNEXT 100\tDEAD DIALS/REPLICA\tSHED <5%\tFLAPS/H\tADOPTED\tPROBE GAP\tINTO >=90%\tTURNED AWAY\tFAILED DIALS\tUNPLACED")
+	fmt.Fprintln(tw, "STRATEGY\tMAX/FAIR\tMIN SHARE\tFIRST PLAYER\tNEXT 100\tDEAD DIALS/REPLICA\tSHED <5%\tFLAPS/H\tADOPTED\tPROBE GAP\tINTO >=90%\tTURNED AWAY\tREFUSALS\tFAILED DIALS\tUNPLACED")
 	for _, run := range r.Runs {
 		m := run.Metrics
-		fmt.Fprintf(tw, "%s\t%.2f\t%.1f%%\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\n", run.Strategy, m.MaxOverFair, m.MinShare,
+		fmt.Fprintf(tw, "%s\t%.2f\t%.1f%%\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%d\t%d\n", run.Strategy, m.MaxOverFair, m.MinShare,
 			firstCell(m.FirstPlayerAfter), percentCell(m.NewShareNext100), intCell(m.DeadDialsPerReplica),
 			spanCell(m.ShedAfter), floatCell(m.FlapsPerHour), spanCell(m.AdoptedAfter), spanCell(m.ProbeGap),
-			m.IntoNearFull, run.TurnedAway, run.FailedDials, run.Unplaced)
+			m.IntoNearFull, run.TurnedAway, run.Refusals, run.FailedDials, run.Unplaced)
 	}
 	fmt.Fprintln(tw)
 	fmt.Fprintln(tw, "PLAYERS\t"+strings.Join(r.Backends, "\t"))

@@ -1,7 +1,6 @@
 package plan
 
 import (
-	"container/heap"
 	"context"
 	"errors"
 	"fmt"
@@ -22,6 +21,9 @@ var epoch = time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 var (
 	errDialTimeout = errors.New("simulated dial timeout")
 	errRefused     = errors.New("simulated connection refused")
+	errNoAnswer    = fmt.Errorf("simulated: no first answer in time: %w", strategy.ErrNoAnswer)
+	errFull        = fmt.Errorf("simulated: server full: %w", strategy.ErrFull)
+	errTurnedAway  = fmt.Errorf("simulated: turned away in the operator's words: %w", strategy.ErrRefused)
 )
 
 // replicaSeedStep separates the seeds of replicas; replica 0 keeps the
@@ -79,7 +81,12 @@ func Run(o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := newSim(o)
+	return runSim(newSim(o))
+}
+
+// runSim runs s to its end.
+func runSim(s *sim) (*Result, error) {
+	o := s.o
 	ctx := context.Background()
 	s.probeAll(ctx)
 	t := epoch
@@ -120,15 +127,13 @@ func newSim(o Options) *sim {
 	s.res = &Result{Strategy: o.Strategy, Setup: setupOf(o), Events: o.Events}
 	for k, addr := range o.Backends {
 		s.idx[addr] = k
-		s.lat[k], s.caps[k], s.listed[k] = s.baseLatency(addr), o.Capacity[addr], true
+		s.lat[k], s.caps[k] = s.baseLatency(addr), o.Capacity[addr]
 		s.server[k] = o.World.Server[addr]
 		s.res.Backends = append(s.res.Backends, BackendResult{
 			Addr: addr, Latency: Duration(s.lat[k]), Capacity: o.Capacity[addr]})
 	}
-	for _, e := range s.events {
-		if e.Kind == EventAdd {
-			s.listed[s.idx[e.Backend]] = false
-		}
+	for k, addr := range o.Backends {
+		s.listed[k] = !addedLater(s.events, addr)
 	}
 	for _, addr := range o.Fail {
 		s.state[s.idx[addr]] = timingOut
@@ -242,54 +247,6 @@ func (s *sim) Probe(_ context.Context, addr string) (strategy.Report, error) {
 	}
 	s.rec.probed(k, s.clk.t)
 	return strategy.Report{RTT: s.statusSample(k), Online: online, Max: maxPlayers, HasPlayers: maxPlayers > 0 && online >= 0}, nil
-}
-
-// connect places player i, arriving at t, the way the proxy would: dial
-// down the replica's order, reserving before each dial, within the budget.
-func (s *sim) connect(i int, t time.Time, rep *replica) {
-	bucket := &s.res.Timeline[i*len(s.res.Timeline)/s.o.Count]
-	waited := time.Duration(0)
-	for _, addr := range rep.m.Order(routeKey, s.route, strategy.IntentLogin) {
-		if waited >= s.o.Budget {
-			break
-		}
-		k, b := s.idx[addr], &s.res.Backends[s.idx[addr]]
-		lease := rep.m.Reserve(addr)
-		if s.state[k] != alive {
-			cost, err := min(s.o.DialTimeout, s.o.Budget-waited), errDialTimeout
-			if s.state[k] == refusing {
-				cost, err = min(s.sample(k), s.o.Budget-waited), errRefused
-			}
-			lease.Settle(0, err)
-			waited += cost
-			b.FailedDials++
-			rep.deadDials[k]++
-			s.res.FailedDials++
-			s.res.FailedDialTime += Duration(cost)
-			continue
-		}
-		rep.m.ObserveDial(addr, s.sample(k), nil)
-		lease.Settle(s.firstByteSample(k), nil)
-		if c := s.caps[k]; c > 0 && s.active[k] >= c {
-			// The backend kicks the player at login; Lite does not see it.
-			lease.Release()
-			b.TurnedAway++
-			s.res.TurnedAway++
-			s.rec.connection(t, -1)
-			return
-		}
-		s.rec.placed(k, s.active[k], s.caps[k])
-		s.active[k]++
-		b.Players++
-		b.Peak = max(b.Peak, s.active[k])
-		bucket.Players[k]++
-		s.res.Placed++
-		s.rec.connection(t, k)
-		heap.Push(&s.ends, session{end: t.Add(s.length()), seq: i, k: k, lease: lease})
-		return
-	}
-	s.res.Unplaced++
-	s.rec.connection(t, -1)
 }
 
 // length draws one session length.

@@ -109,6 +109,8 @@ type backend struct {
 	outcomes     outcomes                        // recent probes and dials, for the failure penalty
 	heldCap      atomic.Int64                    // players it held when it last turned one away; 0: none (refusal.go)
 	heldAt       atomic.Int64                    // unix ns of that refusal
+	claims       atomic.Int64                    // login orders' first picks not yet reserved; changed under Manager.pick (claim.go)
+	claimAt      atomic.Int64                    // unix ns of the latest claim
 
 	ejectedUntil atomic.Int64 // unix ns; 0 when not ejected
 	awaitProbe   atomic.Bool  // after the ejection a probe, not a player, tests it first

@@ -74,6 +74,8 @@ func (m *Manager) score(r *route, sc *scratch, backends []string, all bool, now 
 	}
 	switch s := r.strat.(type) {
 	case *lowestLatency:
+		// Its score is latency; the load its capacity guard reads is shown beside it.
+		explainLoad(cands, s.cfg.Load(), &s.peers, out, scoreNone)
 		neutral, ok := neutralLatency(cands)
 		for i := range cands {
 			if ok || cands[i].HasLatency {
@@ -85,11 +87,23 @@ func (m *Manager) score(r *route, sc *scratch, backends []string, all bool, now 
 			setScore(&out[cands[i].Index], float64(cands[i].Active))
 		}
 	case loadReader:
-		_, isP2C := s.(*p2c)
+		score := scoreLoad
+		if _, isP2C := s.(*p2c); isP2C {
+			score = scoreP2C
+		}
 		ls := s.loadBase()
-		explainLoad(cands, ls.cfg.Load(), &ls.peers, out, isP2C)
+		explainLoad(cands, ls.cfg.Load(), &ls.peers, out, score)
 	}
 }
+
+// loadScore is what explainLoad makes a verdict's score.
+type loadScore uint8
+
+const (
+	scoreLoad loadScore = iota // the load itself
+	scoreP2C                   // p2c's score
+	scoreNone                  // none: the strategy scores otherwise
+)
 
 // peekCandidate is fillCandidate without its side effect (asking the probe
 // loop for a latency probe).
@@ -100,9 +114,8 @@ func (m *Manager) peekCandidate(c *Candidate, b *backend, in Inputs, now time.Ti
 	}
 }
 
-// explainLoad fills the load verdicts (and, with p2cScore, the p2c score;
-// otherwise the load is the score).
-func explainLoad(cands []Candidate, cfg *p2cSettings, memo *peerMemo, out []Verdict, p2cScore bool) {
+// explainLoad fills the load verdicts, and the score as score says.
+func explainLoad(cands []Candidate, cfg *p2cSettings, memo *peerMemo, out []Verdict, score loadScore) {
 	ev := make([]p2cEval, len(cands))
 	var probe peerMemo // explain must not move the route's memo
 	probe.v.Store(memo.v.Load())
@@ -115,9 +128,10 @@ func explainLoad(cands []Candidate, cfg *p2cSettings, memo *peerMemo, out []Verd
 			Full: e.load >= loadUnit, Draining: c.Draining, Ramp: int(e.ramp / 10),
 			Stale: c.HasReport && c.ReportAge > cfg.StaleAfter}
 		v.Load = lv
-		if p2cScore {
+		switch score {
+		case scoreP2C:
 			setScore(v, float64(e.score)/1000)
-		} else {
+		case scoreLoad:
 			setScore(v, math.Round(lv.Load*1000)/1000)
 		}
 	}

@@ -57,7 +57,7 @@ func (m *Manager) Reserve(addr string) *Lease {
 	if b != nil {
 		// Counting under the read lock keeps a reload from dropping the
 		// state between lookup and increment.
-		b.attempt(now)
+		m.reserveClaimed(b, now)
 	}
 	m.mu.RUnlock()
 	if b == nil {
@@ -94,15 +94,13 @@ func (l *Lease) Settle(firstByte time.Duration, err error) {
 	}
 	b, m := l.b, l.m
 	if err == nil {
-		// Joined before unsettled drops, so the backend never looks empty
-		// to least-connections in between.
-		b.active.Add(1)
+		m.joined(b)
 		b.placed.Add(1)
-		b.unsettled.Add(-1)
 		nowNS := m.now().UnixNano()
 		b.answeredAt.Store(nowNS)
 		b.pendingSince.Store(nowNS) // an answer: the attempts left are younger
 		storeMax(&m.answered, l.at)
+		m.wakeStalled(nowNS)
 		b.placedAfterRamp(nowNS)
 		m.observeFirstByte(b, firstByte)
 		m.served(b, firstByte)

@@ -2,6 +2,7 @@ package strategy
 
 import (
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -44,13 +45,21 @@ type lowestLatency struct {
 	incSeen   uint64    // the incumbent's sample count at the last counted round
 	chalSeen  uint64    // the challenger's
 	lastRound time.Time // when the last round was counted
+
+	// The capacity guard reads load as p2c does, with the route's saturation.
+	cfg   atomic.Pointer[p2cSettings]
+	peers peerMemo
 }
 
 func newLowestLatency(e Env) *lowestLatency {
-	return &lowestLatency{now: e.Now, rng: newLockedRand(e.Seed)}
+	s := &lowestLatency{now: e.Now, rng: newLockedRand(e.Seed)}
+	s.configure(P2CConfig{})
+	return s
 }
 
-func (*lowestLatency) Inputs() Inputs { return InputLatency }
+func (s *lowestLatency) configure(c P2CConfig) { s.cfg.Store(newP2CSettings(c)) }
+
+func (*lowestLatency) Inputs() Inputs { return InputLatency | InputLoad }
 
 // effLatency is candidate i's latency as lowest-latency ranks it.
 func effLatency(c *Candidate, neutral time.Duration) time.Duration {
@@ -66,6 +75,7 @@ func (s *lowestLatency) Order(cands []Candidate, _ Intent, order []int) {
 		// Nothing measured yet: every backend is neutral, so share by load.
 		identity(order)
 		s.byLoad(cands, order)
+		s.guard(cands, order)
 		return
 	}
 	s.mu.Lock()
@@ -103,6 +113,25 @@ func (s *lowestLatency) Order(cands []Candidate, _ Intent, order []int) {
 	sortOrder(order[shared:], func(a, b int) bool {
 		return withTail(&cands[a], neutral) < withTail(&cands[b], neutral)
 	})
+	s.guard(cands, order)
+}
+
+// guard is lowest-latency's capacity guard: backends at or above the route's
+// saturation (their reports plus the players placed since, as p2c reads load),
+// and draining ones, go behind those with room, the order kept within each. The
+// fastest backend takes every new player only while it has room for them. A
+// backend whose capacity nobody knows (no players in its reports, none
+// configured or learnt from a refusal) has room.
+func (s *lowestLatency) guard(cands []Candidate, order []int) {
+	var buf [p2cStack]p2cEval
+	ev := evalBuffer(&buf, len(cands))
+	evaluate(cands, s.cfg.Load(), &s.peers, ev)
+	for i := range cands {
+		if capacityOf(&cands[i], 0) == 0 && !cands[i].Draining {
+			ev[i].tier = 0
+		}
+	}
+	sortOrder(order, func(a, b int) bool { return ev[a].tier < ev[b].tier })
 }
 
 // withTail is the candidate's latency with what its slow logins add.
@@ -110,10 +139,10 @@ func withTail(c *Candidate, neutral time.Duration) time.Duration {
 	return effLatency(c, neutral) + c.Tail
 }
 
-// byLoad orders part by active players, ties random.
+// byLoad orders part by active players and attempts in flight, ties random.
 func (s *lowestLatency) byLoad(cands []Candidate, part []int) {
 	s.rng.Shuffle(part)
-	sortOrder(part, func(a, b int) bool { return cands[a].Active < cands[b].Active })
+	sortOrder(part, func(a, b int) bool { return cands[a].attempted() < cands[b].attempted() })
 }
 
 // incumbent returns the position of the incumbent best among cands, moving

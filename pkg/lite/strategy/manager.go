@@ -30,12 +30,15 @@ type Manager struct {
 	scratch   sync.Pool
 	spill     spills     // login orders widened past the usable backends (tier.go)
 	reload    sync.Mutex // serialises SetRoutes
+	pick      sync.Mutex // login orders are decided one at a time (order.go); after mu, never before
 
 	drained atomic.Pointer[map[string]bool] // left out of login orders (drain.go)
 
 	// answered is when the youngest attempt any backend answered was reserved (unix
 	// ns): how far the fleet has got, which a stall is measured against (tier.go).
 	answered atomic.Int64
+	stalls   stallWatch   // logins waiting on a first answer (stall.go)
+	watching atomic.Int64 // how many
 
 	mu        sync.RWMutex
 	routes    map[string]*route

@@ -24,6 +24,9 @@ const (
 	LeastLoaded Name = "least-loaded"
 	// WeightedRandom draws backends in proportion to their headroom.
 	WeightedRandom Name = "weighted-random"
+	// Sticky keeps each player on their own backend: consistent hashing by
+	// player with bounded loads.
+	Sticky Name = "sticky"
 )
 
 // Default is the strategy of a route that names none, as in Gate Lite: the
@@ -32,14 +35,27 @@ const Default = Sequential
 
 // Names lists the built-in strategies in documentation order.
 func Names() []Name {
-	return []Name{Sequential, Random, RoundRobin, LeastConnections, LowestLatency, P2C, LeastLoaded, WeightedRandom}
+	return []Name{Sequential, Random, RoundRobin, LeastConnections, LowestLatency, P2C, LeastLoaded, WeightedRandom, Sticky}
 }
 
 // ReadsLoad reports whether the strategy reads load (reports, capacity,
-// staleAfter, saturation, peers, drainMotd): p2c, least-loaded and
-// weighted-random.
+// staleAfter, saturation, peers, drainMotd): p2c, least-loaded,
+// weighted-random, and lowest-latency for its capacity guard.
 func (n Name) ReadsLoad() bool {
-	return n == P2C || n == LeastLoaded || n == WeightedRandom
+	return n == P2C || n == LeastLoaded || n == WeightedRandom || n == LowestLatency
+}
+
+// SlowStarts reports whether a backend that joins or recovers ramps up under
+// the strategy (P2CConfig.SlowStart): every built-in strategy that ranks, by
+// load, players or latency. Sequential's order is a priority on purpose, random
+// and round-robin give every backend its equal turn anyway, and sticky's
+// players belong where their hash puts them. A custom strategy owns its order.
+func (n Name) SlowStarts() bool {
+	switch n {
+	case LeastConnections, LowestLatency, P2C, LeastLoaded, WeightedRandom:
+		return true
+	}
+	return false
 }
 
 // ErrUnknownName is returned (wrapped) by ParseName for a name that is not built in.

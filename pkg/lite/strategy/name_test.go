@@ -21,6 +21,7 @@ func TestParseName(t *testing.T) {
 		{"p2c", "p2c", P2C, false},
 		{"least-loaded", "least-loaded", LeastLoaded, false},
 		{"weighted-random", "weighted-random", WeightedRandom, false},
+		{"sticky", "sticky", Sticky, false},
 		{"underscore typo", "round_robin", "", true},
 		{"upper case", "Random", "", true},
 	}
@@ -31,7 +32,7 @@ func TestParseName(t *testing.T) {
 				if !errors.Is(err, ErrUnknownName) {
 					t.Fatalf("ParseName(%q) error = %v, want ErrUnknownName", tt.in, err)
 				}
-				const allowed = "(want sequential, random, round-robin, least-connections, lowest-latency, p2c, least-loaded, weighted-random)"
+				const allowed = "(want sequential, random, round-robin, least-connections, lowest-latency, p2c, least-loaded, weighted-random, sticky)"
 				if !strings.Contains(err.Error(), allowed) {
 					t.Fatalf("error %q does not list the allowed names", err)
 				}

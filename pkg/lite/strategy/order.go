@@ -58,6 +58,12 @@ func (m *Manager) Order(routeKey string, backends []string, intent Intent) []str
 // AppendOrder is Order appending to dst, so a caller that reuses dst
 // orders a connection without allocating.
 func (m *Manager) AppendOrder(dst []string, routeKey string, backends []string, intent Intent) []string {
+	return m.AppendOrderFor(dst, routeKey, backends, intent, "")
+}
+
+// AppendOrderFor is AppendOrder for the player with key (PlayerKey), which a
+// strategy that keeps players together (sticky) orders by; "" names no one.
+func (m *Manager) AppendOrderFor(dst []string, routeKey string, backends []string, intent Intent, player string) []string {
 	if len(backends) == 0 {
 		return dst
 	}
@@ -71,21 +77,12 @@ func (m *Manager) AppendOrder(dst []string, routeKey string, backends []string, 
 		strat, inputs = r.strat, r.inputs
 	}
 
-	panicMode, healthy := m.markUsable(sc, now)
+	panicMode, healthy, cands, order := m.decide(r, sc, backends, decision{strat, inputs, intent, now, player})
 	// The log follows health, not the ordering: a backend that is only busy (a login
 	// burst) is healthy, and a single-backend route would otherwise log entering and
 	// leaving panic mode with every few logins of a burst.
 	if r != nil && r.panicked.Load() != panicMode {
 		m.logPanic(r, panicMode, healthy, len(backends))
-	}
-	cands := m.gather(sc, backends, panicMode, inputs, now)
-	order := sc.order[:len(cands)]
-	strat.Order(cands, intent, order)
-	if !permutation(order, sc.seen) {
-		identity(order)
-	}
-	if r != nil && intent == IntentLogin {
-		m.gateRamp(r, sc, cands, order, now.UnixNano())
 	}
 	start := len(dst)
 	for _, p := range order {
@@ -106,6 +103,44 @@ func (m *Manager) AppendOrder(dst []string, routeKey string, backends []string, 
 	dst = m.dropDrained(dst, start, intent)
 	m.traceOrder(r, intent, dst[start:], sc.pool)
 	return dst
+}
+
+// decision is what one order is decided with.
+type decision struct {
+	strat  Strategy
+	inputs Inputs
+	intent Intent
+	now    time.Time
+	player string
+}
+
+// decide marks the backends' health, gathers the pool's candidates and lets
+// the strategy order them. Login orders are decided one at a time (m.pick, taken
+// after m.mu, never before), each claiming its first pick (claim.go): a login
+// whose reads of the backends' counts were spread over a burst saw one backend
+// as it was before the burst and the others as after it, and least-connections
+// put three of six logins on one of three idle backends.
+func (m *Manager) decide(r *route, sc *scratch, backends []string, d decision) (panicMode bool, healthy int, cands []Candidate, order []int) {
+	if r != nil && d.intent == IntentLogin {
+		m.pick.Lock()
+		defer m.pick.Unlock()
+	}
+	panicMode, healthy = m.markUsable(sc, d.now)
+	cands = m.gather(sc, backends, panicMode, d.inputs, d.now)
+	order = sc.order[:len(cands)]
+	if k, ok := d.strat.(keyed); ok && d.player != "" {
+		k.OrderKey(cands, d.intent, d.player, order)
+	} else {
+		d.strat.Order(cands, d.intent, order)
+	}
+	if !permutation(order, sc.seen) {
+		identity(order)
+	}
+	if r != nil && d.intent == IntentLogin {
+		m.gateRamp(r, sc, cands, order, d.now.UnixNano())
+		sc.bs[cands[order[0]].Index].claim(d.now.UnixNano())
+	}
+	return panicMode, healthy, cands, order
 }
 
 // markUsable sets sc.why and sc.rank for each backend (nil entries of sc.bs
@@ -148,7 +183,11 @@ func (m *Manager) gather(sc *scratch, backends []string, all bool, in Inputs, no
 // strategy uses. It fills in place: Order's candidates live in pooled
 // scratch and copying them around costs more than the reads.
 func (m *Manager) fillCandidate(c *Candidate, b *backend, addr string, i int, in Inputs, now time.Time) {
-	*c = Candidate{Addr: addr, Index: i, Active: b.active.Load(), Unsettled: b.unsettled.Load()}
+	// Attempts in flight before players: a login that joins meanwhile moves from
+	// the one count to the other, and is then counted twice rather than not at all.
+	claimed := b.claimed(now.UnixNano())
+	unsettled := b.unsettled.Load()
+	*c = Candidate{Addr: addr, Index: i, Active: b.active.Load(), Unsettled: unsettled, Claimed: claimed}
 	if in&InputLatency != 0 {
 		fillLatency(c, b, now)
 		if !b.wantLatency.Load() {

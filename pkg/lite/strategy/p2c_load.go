@@ -62,13 +62,16 @@ func loadOf(c *Candidate, staleAfter time.Duration, peers, nominal int64) (int64
 	load, src := int64(loadNeutral), LoadNeutral
 	switch {
 	case trusted(c):
-		reported := min(int64(c.Online)*loadUnit/capacity+c.Placed*peers*loadUnit/capacity, loadCap)
+		// Attempts in flight count as placed: a backend that takes logins and
+		// answers none (dark) would otherwise look emptier with every one.
+		placed := c.Placed + c.Unsettled
+		reported := min(int64(c.Online)*loadUnit/capacity+placed*peers*loadUnit/capacity, loadCap)
 		w := freshness(c.ReportAge, staleAfter)
 		load, src = (w*reported+(loadUnit-w)*loadNeutral)/loadUnit, LoadReport
 	case c.HasReport && c.HasPlayers:
-		load, src = min(c.Active*peers*loadUnit/capacity, loadCap), LoadLocal
+		load, src = min(c.attempted()*peers*loadUnit/capacity, loadCap), LoadLocal
 	}
-	floor := min(c.Active*loadUnit/capacity, loadCap)
+	floor := min(c.attempted()*loadUnit/capacity, loadCap)
 	return max(load, floor), src
 }
 

@@ -30,7 +30,7 @@ func (m *Manager) passedOver(b *backend, v *Verdict, r *route, now time.Time) st
 	if r != nil && r.inputs&InputLatency != 0 && v.Failures > 0 {
 		parts = append(parts, fmt.Sprintf("failure share %.2f: +%v penalty on its score", float64(v.Failures)/1000, v.Penalty))
 	}
-	if r != nil && ranks(r.name) && r.p2c.SlowStart > 0 {
+	if r != nil && r.name.SlowStarts() && r.p2c.SlowStart > 0 {
 		switch w := b.warm(nowNS); {
 		case b.warmSince.Load() == rampPending:
 			parts = append(parts, "recovered: its first player starts its slow start (the next login goes there)")

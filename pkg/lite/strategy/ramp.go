@@ -37,7 +37,7 @@ func (b *backend) placedAfterRamp(now int64) {
 // indexes cands, whose backends are in sc.bs.
 func (m *Manager) gateRamp(r *route, sc *scratch, cands []Candidate, order []int, now int64) {
 	slow := r.p2c.SlowStart
-	if !ranks(r.name) || slow <= 0 || len(order) < 2 {
+	if !r.name.SlowStarts() || slow <= 0 || len(order) < 2 {
 		return
 	}
 	var total, ramping int64
@@ -106,15 +106,4 @@ func rampCapacity(c *Candidate, in Inputs) int64 {
 		return 1
 	}
 	return capacityOf(c, nominalCapacityDefault)
-}
-
-// ranks reports whether built-in strategy n ranks backends, so that an
-// empty or fast newcomer would win every order without slow start. A
-// custom strategy owns its order entirely.
-func ranks(n Name) bool {
-	switch n {
-	case LeastConnections, LowestLatency, P2C, LeastLoaded, WeightedRandom:
-		return true
-	}
-	return false
 }

@@ -19,6 +19,12 @@ type Strategy interface {
 	Order(cands []Candidate, intent Intent, order []int)
 }
 
+// keyed is implemented by strategies that order by the player (sticky): the
+// manager calls OrderKey instead of Order when the caller names a player.
+type keyed interface {
+	OrderKey(cands []Candidate, intent Intent, key string, order []int)
+}
+
 // Inputs is a set of optional Candidate fields.
 type Inputs uint8
 
@@ -48,6 +54,9 @@ type Candidate struct {
 	// yet answered nor failed; placement load, but not yet players. Always
 	// filled.
 	Unsettled int64
+	// Claimed counts logins this instance ordered onto it (first) in the last
+	// ClaimFor that have not reserved yet. Always filled.
+	Claimed int64
 	// Latency is the smoothed latency; valid only when HasLatency.
 	Latency    time.Duration
 	HasLatency bool
@@ -98,8 +107,12 @@ type Candidate struct {
 	Warm time.Duration
 }
 
-// load is the players on the candidate plus the attempts in flight to it.
-func (c *Candidate) load() int64 { return c.Active + c.Unsettled }
+// load is the players on the candidate plus the attempts in flight to it and
+// the logins ordered onto it that are about to start one.
+func (c *Candidate) load() int64 { return c.Active + c.Unsettled + c.Claimed }
+
+// attempted is the players on the candidate plus the attempts in flight to it.
+func (c *Candidate) attempted() int64 { return c.Active + c.Unsettled }
 
 // Settled is Candidate.Warm for a backend that is not ramping up.
 const Settled = time.Duration(1<<63 - 1)
@@ -131,5 +144,6 @@ func builtins() map[Name]Factory {
 		P2C:              func(e Env) Strategy { return newP2C(e) },
 		LeastLoaded:      func(e Env) Strategy { return newLeastLoaded(e) },
 		WeightedRandom:   func(e Env) Strategy { return newWeightedRandom(e) },
+		Sticky:           func(e Env) Strategy { return newSticky(e) },
 	}
 }

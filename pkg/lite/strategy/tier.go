@@ -147,10 +147,15 @@ func (b *backend) attempt(now time.Time) {
 // burst, a loaded host) answers every backend late alike and stalls none of them;
 // a black hole among backends that answer stalls as soon as they outrun it.
 func (b *backend) stalled(now int64) bool {
+	return b.behind(now, max(int64(StallAfter), 2*b.firstByte.Load()))
+}
+
+// behind reports whether b's oldest attempt in flight has gone unanswered for
+// longer than after, both by the clock and by the fleet's progress.
+func (b *backend) behind(now, after int64) bool {
 	if b.unsettled.Load() == 0 {
 		return false
 	}
-	after := max(int64(StallAfter), 2*b.firstByte.Load())
 	since := b.pendingSince.Load()
 	return now-since > after && b.fleet.Load()-since > after
 }

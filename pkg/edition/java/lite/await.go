@@ -82,7 +82,9 @@ func (s *session) await(backend net.Conn, addr string, by answerBy) (firstBytes,
 	_ = s.client.SetReadDeadline(time.Time{})
 	go p.run()
 	buf := s.l.hsBufs.get()[:handshakeBufSize]
+	unwatch := s.l.mgr.OnStall(addr, p.interrupt) // the fleet shows it went dark: go on
 	n, rerr := backend.Read(buf)
+	unwatch()
 	perr := p.stop(s.admitted.handshakeBy)
 	_ = backend.SetReadDeadline(time.Time{})
 	first := firstBytes{b: buf[:n], after: time.Since(start), pool: &s.l.hsBufs}

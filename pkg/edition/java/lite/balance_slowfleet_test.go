@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"go.minekube.com/gate/internal/mctest"
+	"go.minekube.com/gate/pkg/lite/plan"
 	"go.minekube.com/gate/pkg/lite/strategy"
 )
 
@@ -55,6 +56,28 @@ func TestUniformlySlowFleetServesEveryPlayer(t *testing.T) {
 			if served != players {
 				t.Errorf("%d of %d players refused, want none: the fleet is slow, not dead", players-served, players)
 			}
+			if want := simulatedSlowFleet(t, tc.name, tc.delay, players, frt, read); diff(served, want) > players/10 {
+				t.Errorf("the simulator predicts %d served, the sockets %d: want them within 10%%", want, served)
+			}
 		})
 	}
 }
+
+// simulatedSlowFleet is what `gate lite plan` predicts for the same fleet: the
+// players it places.
+func simulatedSlowFleet(t *testing.T, name strategy.Name, delay time.Duration, players int, frt, read time.Duration) int {
+	t.Helper()
+	four := []string{"a", "b", "c", "d"}
+	lat, server := map[string]time.Duration{}, map[string]time.Duration{}
+	for _, b := range four {
+		lat[b], server[b] = time.Millisecond, delay
+	}
+	r, err := plan.Run(plan.Options{Strategy: name, Backends: four, Count: players, Session: time.Hour,
+		Arrival: time.Millisecond, Latency: lat, World: plan.NoiseWorld{Server: server}, FirstResponse: frt, Budget: read})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r.Placed
+}
+
+func diff(a, b int) int { return max(a-b, b-a) }

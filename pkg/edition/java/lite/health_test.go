@@ -212,6 +212,11 @@ func TestFairAfterAFailureOverRealSockets(t *testing.T) {
 				if na != 9 {
 					t.Fatalf("sequential: a %d, c %d; want all 9 on a, the first survivor", na, nc)
 				}
+			case strategy.Sticky:
+				// The test's players share one UUID: one player, kept on one survivor.
+				if na+nc != 9 || (na != 0 && nc != 0) {
+					t.Fatalf("sticky: a %d, c %d; want all 9 on one survivor", na, nc)
+				}
 			case strategy.RoundRobin, strategy.LeastConnections:
 				if d := na - nc; d < -1 || d > 1 {
 					t.Fatalf("%s: a %d, c %d; want the survivors within one of each other", name, na, nc)

@@ -51,7 +51,11 @@ func (e *noBackend) Unwrap() error { return e.last }
 // the client's read timeout: a player is never kept waiting longer than a
 // handshake may take, however many backends are dead.
 func (s *session) planLogin(rt *compiledRoute, m route.Match) loginPlan {
-	s.order = s.l.mgr.AppendOrder(s.orderBuf[:0], rt.key, m.Backends, strategy.IntentLogin)
+	var who strategy.PlayerIdentity // sticky keeps a player together by it
+	if s.player != nil {
+		who = strategy.PlayerIdentity{Name: s.player.Name, UUID: s.player.UUID}
+	}
+	s.order = s.l.mgr.AppendOrderFor(s.orderBuf[:0], rt.key, m.Backends, strategy.IntentLogin, who.Key(s.playerIP()))
 	return loginPlan{match: m, order: s.order, budget: time.Now().Add(s.snap.cfg.ReadTimeout)}
 }
 

@@ -3,9 +3,7 @@ package lite_test
 import (
 	"fmt"
 	"testing"
-	"time"
 
-	"go.minekube.com/gate/internal/mctest"
 	"go.minekube.com/gate/pkg/lite/strategy"
 )
 
@@ -18,13 +16,7 @@ import (
 func TestRefusalsCountAsLoad(t *testing.T) {
 	const players, holds = 150, 40
 	run := func(t *testing.T, name strategy.Name) int64 {
-		liar := newLoadServer(t, 500, "Lobby")
-		liar.Close()
-		liarB := newBackendWith(t, mctest.Options{Capacity: holds})
-		liar.backend = liarB
-		liar.SetStatusFunc(liar.report)
-		others := []*loadServer{newLoadServer(t, 500, "Lobby"), newLoadServer(t, 500, "Lobby")}
-		p := startProxy(t, routeConfig(name, 100*time.Millisecond, addrs(liar, others[0], others[1])...), proxyOpts{seed: 6})
+		p, liarB := liarWorld(t, name, holds)
 		if name != strategy.RoundRobin {
 			waitReports(t, p, 3)
 		}
@@ -32,8 +24,8 @@ func TestRefusalsCountAsLoad(t *testing.T) {
 			c := dialProxy(t, p.addr)
 			c.login(fmt.Sprintf("p%d.example.com", i))
 		}
-		t.Logf("%s: the server holding %d turned away %d players; it holds %d, the others %d and %d",
-			name, holds, liarB.Refused(), liarB.Active(), others[0].Active(), others[1].Active())
+		t.Logf("%s: the server holding %d turned away %d players; it holds %d",
+			name, holds, liarB.Refused(), liarB.Active())
 		return liarB.Refused()
 	}
 	rr := run(t, strategy.RoundRobin)

@@ -58,19 +58,7 @@ func storm(addr string, rate int, d time.Duration) (failed int64) {
 // at once (unannounced), or once health checks have marked it down. It returns the
 // attempts the dark backend got during the storm.
 func stormRun(t *testing.T, name strategy.Name, unannounced bool, rate int, span time.Duration) int64 {
-	dark := newBackendWith(t, mctest.Options{LoginDelay: 300 * time.Millisecond})
-	addrs := []string{dark.addr}
-	for range 3 {
-		addrs = append(addrs, newBackendWith(t, mctest.Options{LoginDelay: 300 * time.Millisecond}).addr)
-	}
-	p := startProxy(t, stormConfig(name, unannounced, addrs...), proxyOpts{seed: 22})
-	// Every backend has served (its last sample is good) before it goes dark.
-	for range 8 {
-		c := dialProxy(t, p.addr)
-		c.login("storm.example.com")
-		_ = c.Close()
-	}
-	dark.SetDark(true)
+	p, dark := darkening(t, name, unannounced)
 	if !unannounced {
 		waitFor(t, "the dark backend marked down", 5*time.Second, func() bool {
 			return backendHealth(t, p, dark.addr) != strategy.HealthHealthy
@@ -82,6 +70,26 @@ func stormRun(t *testing.T, name strategy.Name, unannounced bool, rate int, span
 	t.Logf("%s: %d logins at %d/s: %d attempts on the dead backend, %d spills, %d not served",
 		name, rate*int(span/time.Millisecond)/1000, rate, got, p.Manager().Spills()-spills, failed)
 	return got
+}
+
+// darkening serves a route of name over four 300ms-slow backends (stormConfig,
+// tight or not), lets every one of them serve (its last sample is good), and turns
+// the first one dark.
+func darkening(t *testing.T, name strategy.Name, tight bool) (*proxy, *backend) {
+	t.Helper()
+	dark := newBackendWith(t, mctest.Options{LoginDelay: 300 * time.Millisecond})
+	addrs := []string{dark.addr}
+	for range 3 {
+		addrs = append(addrs, newBackendWith(t, mctest.Options{LoginDelay: 300 * time.Millisecond}).addr)
+	}
+	p := startProxy(t, stormConfig(name, tight, addrs...), proxyOpts{seed: 22})
+	for range 8 {
+		c := dialProxy(t, p.addr)
+		c.login("storm.example.com")
+		_ = c.Close()
+	}
+	dark.SetDark(true)
+	return p, dark
 }
 
 // Issue 22, defect 1: when every usable backend had its attempts in flight at the

@@ -91,7 +91,7 @@ var parseErrorCases = []struct {
 		name: "unknown strategy",
 		src: minimal + `        strategy: round_robin
 `,
-		want: []string{`config.yml:7: config.lite.routes[0].strategy: unknown "round_robin" (want sequential, random, round-robin, least-connections, lowest-latency, p2c, least-loaded, weighted-random)`},
+		want: []string{`config.yml:7: config.lite.routes[0].strategy: unknown "round_robin" (want sequential, random, round-robin, least-connections, lowest-latency, p2c, least-loaded, weighted-random, sticky)`},
 		kind: ErrInvalid,
 	},
 	{
@@ -336,7 +336,7 @@ var parseErrorCases = []struct {
 		want: []string{
 			`config.yml:2: config.bind: invalid address "nope": want host:port`,
 			`config.yml:4: config.lite.enabled: false: this binary only runs Lite mode; set config.lite.enabled: true`,
-			`config.yml:8: config.lite.routes[0].strategy: unknown "fastest" (want sequential, random, round-robin, least-connections, lowest-latency, p2c, least-loaded, weighted-random)`,
+			`config.yml:8: config.lite.routes[0].strategy: unknown "fastest" (want sequential, random, round-robin, least-connections, lowest-latency, p2c, least-loaded, weighted-random, sticky)`,
 			`config.yml:9: config.lite.routes[1].backend: missing (want host[:port] or a list of them)`,
 		},
 		kind: ErrInvalid,

@@ -2,12 +2,14 @@ package config
 
 import (
 	"regexp"
+	"time"
 
 	"go.minekube.com/gate/pkg/lite/strategy"
 )
 
 // P2CConfig holds the route keys that tune strategy p2c (latencyWeight,
-// staleAfter, saturation, peers, drainMotd; Drain is drainMotd, an RE2
+// staleAfter, saturation, peers, drainMotd, and slowStart for every ranking
+// strategy; Drain is drainMotd, an RE2
 // regular expression such as '(?i)maintenance'; empty for none). They are
 // accepted on every route (the reference file shows them all); a route with
 // another strategy warns when one differs from its default, since only the
@@ -34,6 +36,7 @@ func (d *decoder) p2cHandlers(p *P2CConfig) map[string]handler {
 		"saturation":    func(f entry) { d.saturation(f, &p.Saturation) },
 		"peers":         func(f entry) { d.intField(f, 0, &p.Peers) },
 		"drainMotd":     func(f entry) { d.drainPattern(f, &p.Drain) },
+		"slowStart":     func(f entry) { d.slowStart(f, &p.SlowStart) },
 	}
 }
 
@@ -66,12 +69,32 @@ func (d *decoder) drainPattern(e entry, dst **regexp.Regexp) {
 	*dst = re
 }
 
+// slowStart reads the ramp's length; 0 turns slow start off (as HAProxy's
+// slowstart 0 does), which the strategy spells negative.
+func (d *decoder) slowStart(e entry, dst *time.Duration) {
+	var v time.Duration
+	switch {
+	case !d.duration(e, &v):
+	case v < 0:
+		d.invalid(e, "must be at least 0 (0 turns slow start off), got %s", v)
+	case v == 0:
+		*dst = -1
+	default:
+		*dst = v
+	}
+}
+
 // lintP2C warns about p2c settings a route cannot use.
 func (d *decoder) lintP2C(r *Route, meta routeMeta) {
-	if !r.Strategy.ReadsLoad() && !isDefaultP2C(r.P2C) {
-		d.warnf(meta.line, meta.path, "latencyWeight, staleAfter, saturation, peers and drainMotd have no effect: strategy is %s, not p2c, least-loaded or weighted-random", r.Strategy)
+	if ss := r.P2C.SlowStart; ss != 0 && ss != strategy.DefaultSlowStart && !r.Strategy.SlowStarts() {
+		d.warnf(meta.line, meta.path, "slowStart has no effect: strategy %s does not rank backends", r.Strategy)
+	}
+	loadKeys := r.P2C
+	loadKeys.SlowStart = 0 // read by every ranking strategy, linted above
+	if !r.Strategy.ReadsLoad() && !isDefaultP2C(loadKeys) {
+		d.warnf(meta.line, meta.path, "latencyWeight, staleAfter, saturation, peers and drainMotd have no effect: strategy is %s, not p2c, least-loaded, weighted-random or lowest-latency", r.Strategy)
 	}
 	if len(r.Capacity) > 0 && !r.Strategy.ReadsLoad() && r.Status != StatusAggregate {
-		d.warnf(meta.line, meta.path, "backend capacity has no effect: only strategies p2c, least-loaded, weighted-random and status: aggregate use it")
+		d.warnf(meta.line, meta.path, "backend capacity has no effect: only strategies p2c, least-loaded, weighted-random, lowest-latency and status: aggregate use it")
 	}
 }
