@@ -131,6 +131,7 @@ const commandsHelp = `Commands:
   lite plan -c FILE --host HOST [flags]   simulate a route's strategy (gate lite plan -h)
   lite maintenance|drain|undrain|ban|unban|override [flags]
                                           write the operator layer through the admin API
+  lite upgrade --pid PID [--timeout D]    hand a running proxy's sessions to the binary on disk
   healthcheck [-c FILE | --url URL]       exit 0 when the running proxy answers
   sleep DURATION                          pause (a preStop hook in an image without a shell)
   version                                 print the version

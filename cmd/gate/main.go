@@ -8,6 +8,7 @@
 //	gate lite status [-c FILE] [--api URL] [--token TOKEN | --token-file FILE]
 //	gate lite plan -c FILE --host HOST [simulation flags]
 //	gate lite maintenance|drain|undrain|ban|unban|override [flags] (operator.go)
+//	gate lite upgrade --pid PID [--timeout 1m]
 //	gate healthcheck [-c FILE | --url URL]
 //	gate sleep DURATION
 package main
@@ -80,8 +81,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 
 // liteCmd runs `gate lite status` and `gate lite plan`.
 func liteCmd(args []string, root *rootFlags, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "upgrade" { // upgrade_linux.go
+		return upgradeCmd(args[1:], stdout, stderr)
+	}
 	if len(args) == 0 || args[0] != "plan" && args[0] != "status" && !operatorCommands[args[0]] {
-		fmt.Fprintln(stderr, "usage: gate lite status|plan|maintenance|drain|undrain|ban|unban|override [flags] (gate --help lists them)")
+		fmt.Fprintln(stderr, "usage: gate lite status|plan|upgrade|maintenance|drain|undrain|ban|unban|override [flags] (gate --help lists them)")
 		return 2
 	}
 	sub := shortConfig(args[1:])

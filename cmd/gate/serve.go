@@ -55,6 +55,7 @@ type app struct {
 	ln      net.Listener // players
 	apiLn   net.Listener
 	probeLn net.Listener // api.probeBind's; nil when the probes share apiLn
+	up      upgrader     // SIGUSR2: hand everything to a new process of gate (upgrade_linux.go)
 }
 
 // serve runs the proxy with the root flags in args until ctx ends. started,
@@ -89,6 +90,10 @@ func serveRoot(ctx context.Context, root *rootFlags, stderr io.Writer, started f
 	}
 	a.setDebug(cfg.Debug)
 	a.log.Info("starting", "version", version, "config", configSource(cfg), "autoReload", a.autoReload())
+	if err := a.prepareUpgrade(); err != nil {
+		a.log.Error(err, "upgrade: taking over from the old process")
+		return 1
+	}
 	if err := a.start(ctx, cfg); err != nil {
 		a.log.Error(err, "start")
 		return 1
@@ -194,8 +199,7 @@ func (a *app) start(ctx context.Context, cfg *config.Config) (err error) {
 	a.metrics.WatchBackends(p)
 	a.metrics.WatchRelay(p.RelayStats)
 	a.metrics.WatchHeld(p.HeldLogins)
-	var lc net.ListenConfig
-	if a.ln, err = lc.Listen(ctx, "tcp", cfg.Bind); err != nil {
+	if a.ln, err = a.listen(ctx, "players", cfg.Bind); err != nil {
 		return fmt.Errorf("listen %s: %w", cfg.Bind, err)
 	}
 	if !cfg.API.Enabled {
@@ -233,13 +237,12 @@ func (a *app) startEvents(cfg *config.Config) {
 
 // listenAPI binds the API's listener and, with api.probeBind, the probes' own.
 func (a *app) listenAPI(ctx context.Context, api config.API) error {
-	var lc net.ListenConfig
-	ln, err := lc.Listen(ctx, "tcp", api.Bind)
+	ln, err := a.listen(ctx, "api", api.Bind)
 	if err != nil {
 		return err
 	}
 	if api.ProbeBind != "" {
-		if a.probeLn, err = lc.Listen(ctx, "tcp", api.ProbeBind); err != nil {
+		if a.probeLn, err = a.listen(ctx, "probe", api.ProbeBind); err != nil {
 			_ = ln.Close()
 			return fmt.Errorf("api.probeBind: %w", err)
 		}
@@ -251,6 +254,7 @@ func (a *app) listenAPI(ctx context.Context, api config.API) error {
 // run serves players until ctx ends. The admin API and the watcher outlive the
 // proxy's drain, so /metrics and /readyz show it, and stop once it is over.
 func (a *app) run(ctx context.Context) error {
+	ctx = a.upgradable(ctx)
 	side, stopSide := context.WithCancel(context.Background())
 	defer stopSide()
 	var wg sync.WaitGroup
@@ -265,6 +269,7 @@ func (a *app) run(ctx context.Context) error {
 		a.feed.Watch(side, feed.Source{Backends: a.proxy.Backends, Wake: a.proxy.Wake().States}, 0)
 	})
 	wg.Go(func() { _ = a.op.hub.Run(side) })
+	wg.Go(func() { a.upgrades(side) })
 	for _, src := range a.sources {
 		wg.Go(func() {
 			if err := src.Run(side, a.routes); err != nil {

@@ -67,6 +67,7 @@ const (
 	ReasonClientClosed  = "client-closed"  // session ended by the player's side
 	ReasonBackendClosed = "backend-closed" // session ended by the backend's side
 	ReasonError         = "error"          // session ended by a network error
+	ReasonMoved         = "moved"          // session handed, live, to a new process of the proxy (adopt.go)
 )
 
 // Sources carried by EventStatus: where the status answer came from. They are fixed

@@ -127,6 +127,7 @@ type Lite struct {
 	held     atomic.Int64 // logins held while their route's target wakes (hold.go)
 	connsMu  sync.Mutex
 	conns    map[net.Conn]struct{}
+	moves    moves // sessions handed to or taken from another process (adopt.go)
 }
 
 // New builds a Lite instance from a loaded config.
@@ -241,6 +242,7 @@ func (l *Lite) Serve(ctx context.Context, ln net.Listener) error {
 	// fetch) still finishes if a backend answers within the grace.
 	sessCtx, endSessions := context.WithCancel(context.WithoutCancel(ctx))
 	defer endSessions()
+	l.moves.serve(sessCtx)
 	err := l.acceptLoop(ctx, sessCtx, ln)
 	l.ready.Store(false)
 	why := context.Cause(ctx) // the signal, when NotifyContext ended it

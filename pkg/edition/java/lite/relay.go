@@ -44,14 +44,19 @@ type relayed struct {
 // would be per idle session.
 func (j *relayed) handOff() {
 	// The handshake deadline must not cut a session that lasts hours.
-	_ = j.client.SetDeadline(time.Time{})
-	j.l.rel.Start(j.client, j.backend, relay.Options{}, j.relayDone)
-	j.l.track(j.client, false) // after Start: a drain before it still closes the client
+	c := j.client // an upgrade may move the session, and set j.client, before Start returns
+	_ = c.SetDeadline(time.Time{})
+	j.l.rel.Start(c, j.backend, relay.Options{}, j.relayDone)
+	j.l.track(c, false) // after Start: a drain before it still closes the client
 }
 
 // relayDone is the relay's completion: it runs once, on a relay goroutine, when both
 // directions have ended.
 func (j *relayed) relayDone(r relay.Result) {
+	if r.Moved != nil { // an upgrade let go of it (adopt.go)
+		j.moveOut(r)
+		return
+	}
 	j.l.closeBackend(j.backend)
 	j.finish(r.Up, r.Down, endReason(j.ctx, r))
 }

@@ -86,7 +86,7 @@ func (l *link) releaseDir(d *dir, err error) {
 	l.first.CompareAndSwap(0, int32(d.side))
 	io := &d.io
 	if io.buf != nil {
-		l.r.bufs.Put(io.buf)
+		l.r.putBuf(io.buf)
 		io.buf = nil
 	}
 	if io.pipe != nil {

@@ -77,9 +77,9 @@ type dirLoop struct {
 func (r *Relay) start(l *link, o Options) {
 	c, cok := l.client.(*net.TCPConn)
 	b, bok := l.backend.(*net.TCPConn)
-	if !cok || !bok || o.NoPark || !r.park(l, c, b) {
-		l.up.runBlocking()
-		l.down.runBlocking()
+	if !cok || !bok || o.NoPark || !r.park(l, c, b, o.Pending) {
+		l.up.runBlocking(o.Pending.Up)
+		l.down.runBlocking(o.Pending.Down)
 	}
 }
 
@@ -87,8 +87,10 @@ func (r *Relay) start(l *link, o Options) {
 // its pollers, and the connections closed, which takes their descriptors out of the
 // runtime's poller (the socket stays open through the relay's). Each edge of either
 // socket then wakes this poller alone, and an idle session is its link and two
-// sockets. False (nothing changed) when any step fails.
-func (r *Relay) park(l *link, c, b *net.TCPConn) bool {
+// sockets. What an earlier relay held (pending) waits in each direction's buffer, so
+// the first writable edge flushes it before the source is read. False (nothing
+// changed) when any step fails.
+func (r *Relay) park(l *link, c, b *net.TCPConn, pending Pending) bool {
 	cfd, err := dupSocket(c)
 	if err != nil {
 		return false
@@ -109,6 +111,8 @@ func (r *Relay) park(l *link, c, b *net.TCPConn) bool {
 	lp.p, lp.sh, lp.fd = p, sh, [2]int{cfd, bfd}
 	// A new socket takes bytes until a write says EAGAIN.
 	l.up.io.writable, l.down.io.writable = true, true
+	l.up.io.hold(pending.Up)
+	l.down.io.hold(pending.Down)
 	for s := range uint8(2) {
 		lp.id[s] = p.watch(l, s)
 		if p.add(lp.fd[s], lp.id[s]) == nil {

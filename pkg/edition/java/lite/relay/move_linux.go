@@ -113,7 +113,7 @@ func (l *link) flush(d *dir) bool {
 		return false
 	}
 	if io.buf != nil {
-		l.r.bufs.Put(io.buf)
+		l.r.putBuf(io.buf)
 		io.buf = nil
 	} else if !io.bulk {
 		l.dropPipe(d)

@@ -63,7 +63,15 @@ type Options struct {
 	// instead of handing the pipe to the relay's pollers. Benchmarks compare the two;
 	// the zero value parks.
 	NoPark bool
+	// Pending is what an adopted session's previous relay read but had not written
+	// (Moved.Up and Moved.Down): each direction writes its own first, before it reads
+	// another byte, so the stream stays in order across the move.
+	Pending Pending
 }
+
+// Pending is bytes read from a direction's source that its destination has not had
+// yet: Up goes to the backend, Down to the player.
+type Pending struct{ Up, Down []byte }
 
 // Result is how a pipe ended.
 type Result struct {
@@ -73,6 +81,10 @@ type Result struct {
 	First Side
 	// UpErr and DownErr are why each direction ended; nil is a clean EOF.
 	UpErr, DownErr error
+	// Moved is set when the session did not end but was let go of (Detach): its
+	// sockets and held bytes, for another relay to adopt. Up and Down count what was
+	// written until then.
+	Moved *Moved
 }
 
 // FirstErr is the error of the direction that ended first (nil if it ended cleanly).
@@ -111,6 +123,9 @@ type Relay struct {
 	// aborts counts Abort calls (under mu): a Start that overlapped one aborts its
 	// own pipe once it has started it, which Abort leaves alone until then.
 	aborts uint64
+	// moving (under mu): Detach ran and Resume has not; every pipe that starts
+	// meanwhile is let go of as soon as it has started (detach.go).
+	moving bool
 }
 
 // stallTimeout is how long a still-connected player's bytes wait for a backend that
@@ -193,12 +208,16 @@ func (r *Relay) Start(client, backend net.Conn, o Options, done func(Result)) {
 	r.start(l, o)
 	// Abort (shutdown) may have run while start readied the directions, which it
 	// must not touch meanwhile: whichever of the two comes second under mu aborts.
+	// Detach likewise.
 	r.mu.Lock()
 	l.started = true
-	aborted := r.aborts != gen
+	aborted, moving := r.aborts != gen, r.moving
 	r.mu.Unlock()
-	if aborted {
+	switch {
+	case aborted:
 		l.abort()
+	case moving:
+		l.detach()
 	}
 }
 
@@ -284,13 +303,22 @@ func (d *dir) other() *dir {
 	return &d.l.up
 }
 
-// runBlocking runs the whole direction on one worker that waits for data.
-func (d *dir) runBlocking() {
+// runBlocking runs the whole direction on one worker that waits for data, after
+// writing what an earlier relay held for its destination (pending).
+func (d *dir) runBlocking(pending []byte) {
 	d.l.r.workers.Add(1)
 	go func() {
 		defer d.l.r.workers.Add(-1)
-		n, err := half(d.dst(), d.src())
-		d.finish(n, err)
+		var w int
+		var err error
+		if len(pending) > 0 {
+			w, err = d.dst().Write(pending)
+		}
+		var n int64
+		if err == nil {
+			n, err = half(d.dst(), d.src())
+		}
+		d.finish(int64(w)+n, err)
 	}()
 }
 
@@ -308,6 +336,11 @@ func (d *dir) finish(n int64, err error) {
 }
 
 func (l *link) complete() {
+	l.end(Result{Up: l.up.n, Down: l.down.n, First: Side(l.first.Load()), UpErr: l.up.err, DownErr: l.down.err})
+}
+
+// end takes the link out of the relay and tells its owner how it went.
+func (l *link) end(res Result) {
 	l.release()
 	l.r.mu.Lock()
 	if l.prev != nil {
@@ -321,7 +354,7 @@ func (l *link) complete() {
 	l.prev, l.next = nil, nil
 	l.r.mu.Unlock()
 	l.r.sessions.Add(-1)
-	l.done(Result{Up: l.up.n, Down: l.down.n, First: Side(l.first.Load()), UpErr: l.up.err, DownErr: l.down.err})
+	l.done(res)
 }
 
 // endHalf finishes the direction src -> dst and bounds the opposite direction, which

@@ -27,12 +27,13 @@ func pipeCounts() (open, idle int) { return 0, 0 }
 // PipeFDs is the descriptors the relay's pipes may hold: none without splice(2).
 func PipeFDs(uint64) int { return 0 }
 
-func (r *Relay) start(l *link, _ Options) {
-	l.up.runBlocking()
-	l.down.runBlocking()
+func (r *Relay) start(l *link, o Options) {
+	l.up.runBlocking(o.Pending.Up)
+	l.down.runBlocking(o.Pending.Down)
 }
 
 func (l *link) abortParked() bool { return false }
+func (l *link) detach() bool      { return false }
 func (l *link) release()          {}
 
 type pipePool struct{}
