@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"flag"
 	"fmt"
@@ -91,9 +92,13 @@ func (t target) statusPreamble() []byte {
 }
 
 // loginPreamble is a handshake with login intent followed by a 1.20.2+ Login Start.
-func (t target) loginPreamble(name string) []byte {
+// loginPreamble is a handshake and Login Start for name; player numbers the
+// player's UUID. Players at once need numbers of their own: a proxy may take two
+// byte-identical logins in flight for one that came back to it (a loop).
+func (t target) loginPreamble(name string, player uint64) []byte {
 	payload := wire.AppendString(nil, name)
-	payload = append(payload, bytes.Repeat([]byte{0x42}, 16)...)
+	payload = append(payload, bytes.Repeat([]byte{0x42}, 8)...)
+	payload = binary.BigEndian.AppendUint64(payload, player)
 	return wire.AppendFrame(t.handshake(wire.IntentLogin), 0x00, payload)
 }
 

@@ -138,20 +138,19 @@ func sampleAfter(ctx context.Context, s *sampler, d time.Duration) (usage, error
 // the backend's echo of its preamble came back through the proxy, so it is joined end
 // to end.
 func openIdle(ctx context.Context, t target, name string, n, conc int) ([]net.Conn, *errorCount) {
-	pre := t.loginPreamble(name)
 	var next atomic.Int64
 	errs := &errorCount{}
 	slots := make([]net.Conn, n)
 	var wg sync.WaitGroup
 	for range conc {
 		wg.Go(func() {
-			buf := make([]byte, len(pre))
 			for ctx.Err() == nil {
 				i := next.Add(1) - 1
 				if i >= int64(n) {
 					return
 				}
-				c, err := openOne(t, pre, buf)
+				pre := t.loginPreamble(name, uint64(i))
+				c, err := openOne(t, pre, make([]byte, len(pre)))
 				if err != nil {
 					errs.add(err)
 					continue

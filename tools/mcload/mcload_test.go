@@ -90,7 +90,7 @@ func TestBackendLoginBehaviours(t *testing.T) {
 			}
 			defer c.Close()
 			_ = c.SetDeadline(time.Now().Add(10 * time.Second))
-			pre := tgt.loginPreamble(tt.name)
+			pre := tgt.loginPreamble(tt.name, 0)
 			if _, err := c.Write(pre); err != nil {
 				t.Fatal(err)
 			}

@@ -155,7 +155,7 @@ func runSetup(ctx context.Context, fs *flag.FlagSet, args []string) (*setupResul
 	case "status":
 		pre, in = t.statusPreamble(), wire.IntentStatus
 	case "login":
-		pre, in = t.loginPreamble(nameEcho), wire.IntentLogin
+		pre, in = t.loginPreamble(nameEcho, 0), wire.IntentLogin // one at a time
 	default:
 		return nil, fmt.Errorf("%w: -intent %q (want status or login)", errUsage, *intent)
 	}

@@ -38,14 +38,14 @@ func runThroughput(ctx context.Context, fs *flag.FlagSet, args []string) (*throu
 func throughput(ctx context.Context, t target, n int, warm, dur time.Duration) (*throughputResult, error) {
 	var total atomic.Int64
 	conns := make([]net.Conn, 0, n)
-	for range n {
+	for i := range n {
 		c, err := t.dial()
 		if err != nil {
 			closeAll(conns)
 			return nil, err
 		}
 		conns = append(conns, c)
-		if _, err := c.Write(t.loginPreamble(nameSource)); err != nil {
+		if _, err := c.Write(t.loginPreamble(nameSource, uint64(i))); err != nil {
 			closeAll(conns)
 			return nil, fmt.Errorf("write preamble: %w", err)
 		}
