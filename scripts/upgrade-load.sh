@@ -48,14 +48,15 @@ pids+=($!)
 "$work/gate" --config "$work/config.yml" >"$work/gate.log" 2>&1 &
 gate_pid=$!
 
-# waitlog waits up to 10 s for a line of gate's log matching $1 after line $2.
+# waitlog waits up to 10 s for a line of gate's log matching $1 from line $2 on.
 waitlog() {
 	for _ in $(seq 100); do
 		if tail -n +"$2" "$work/gate.log" | grep -q "$1"; then return 0; fi
 		sleep 0.1
 	done
-	echo "upgrade-load: no '$1' in gate's log:" >&2
-	tail -n 20 "$work/gate.log" >&2
+	echo "upgrade-load: no '$1' in gate's log (kept as ${TMPDIR:-/tmp}/upgrade-load-gate.log):" >&2
+	grep -v 'session ended' "$work/gate.log" | tail -n 20 >&2
+	cp "$work/gate.log" "${TMPDIR:-/tmp}/upgrade-load-gate.log"
 	exit 1
 }
 waitlog 'msg="\{0,1\}listening' 1
@@ -69,17 +70,16 @@ sleep 4 # logins and warm-up; the upgrades fall inside the measured window
 echo "gate pid $gate_pid, $(fds "$gate_pid") descriptors with $PLAYERS players"
 
 for i in $(seq "$UPGRADES"); do
-	from=$(($(wc -l <"$work/gate.log") + 1))
 	start=$(date +%s%N)
-	kill -USR2 "$gate_pid"
-	waitlog 'the new process is ready' "$from"
-	new=$(tail -n +"$from" "$work/gate.log" | grep 'the new process is ready' | head -1 | sed -E 's/.*[ ,"]pid"?[=:]([0-9]+).*/\1/')
-	for _ in $(seq 200); do
-		kill -0 "$gate_pid" 2>/dev/null || break
-		sleep 0.01
-	done
+	# The command signals gate and returns once that process has exited (not as a
+	# zombie), or fails after its timeout.
+	"$work/gate" lite upgrade --pid "$gate_pid" --timeout 10s >/dev/null
 	gone=$((($(date +%s%N) - start) / 1000000))
-	if kill -0 "$gate_pid" 2>/dev/null; then echo "upgrade $i: old process $gate_pid still there after 2 s" >&2; fi
+	new=$(grep 'the new process is ready' "$work/gate.log" | tail -1 | sed -E 's/.*[ ,"]pid"?[=:]([0-9]+).*/\1/')
+	if [ -z "$new" ] || [ "$new" = "$gate_pid" ]; then
+		echo "upgrade-load: upgrade $i named no new process" >&2
+		exit 1
+	fi
 	gate_pid=$new
 	echo "upgrade $i: old process gone ${gone} ms after the signal; new pid $gate_pid, $(fds "$gate_pid") descriptors"
 	sleep "$EVERY"
