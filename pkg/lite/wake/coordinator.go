@@ -339,20 +339,6 @@ func (c *Coordinator) ReportPlayers(key string, online int) {
 	c.logChanges(logs)
 }
 
-// Warming names the backend a readiness poll of key last found answering,
-// and when: a server that has just started (or was too slow for the first
-// check) answers its first burst of logins slowly. ok is false if no poll
-// found one.
-func (c *Coordinator) Warming(key string) (addr string, at time.Time, ok bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	t := c.targets[key]
-	if t == nil || t.readyAt.IsZero() {
-		return "", time.Time{}, false
-	}
-	return t.readyAddr, t.readyAt, true
-}
-
 // TypicalWake is how long this target usually takes to start: the median of
 // its last few measured wakes (call to ready; the upper one of the two middle
 // values for an even count), 0 if never measured.

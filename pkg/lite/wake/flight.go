@@ -254,3 +254,17 @@ func (c *Coordinator) wait(d time.Duration) bool {
 		return false
 	}
 }
+
+// Warming names the backend a readiness poll of key last found answering,
+// and when: a server that has just started (or was too slow for the first
+// check) answers its first burst of logins slowly. ok is false if no poll
+// found one.
+func (c *Coordinator) Warming(key string) (addr string, at time.Time, ok bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	t := c.targets[key]
+	if t == nil || t.readyAt.IsZero() {
+		return "", time.Time{}, false
+	}
+	return t.readyAddr, t.readyAt, true
+}

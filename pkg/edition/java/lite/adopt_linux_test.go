@@ -90,16 +90,7 @@ func (p *player) check(t *testing.T, got *bytes.Buffer) {
 func TestHandOffMovesLiveSessionsByteExact(t *testing.T) {
 	b := newBackend(t, statusJSON("up", 0, 20))
 	yaml := oneRoute("*.example.com", b.addr).with("strategy: least-connections").withLite("shutdownGrace: 5s").quotasOff().String()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	lf, _ := ln.(*net.TCPListener).File()
-	ln2, err := net.FileListener(lf) // the listener the new process inherits
-	_ = lf.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
+	ln, ln2 := sharedListener(t)
 	old := startProxy(t, yaml, proxyOpts{ln: ln})
 	players := make([]*player, 12)
 	echoes := make([]bytes.Buffer, len(players))
@@ -113,19 +104,8 @@ func TestHandOffMovesLiveSessionsByteExact(t *testing.T) {
 	waitFor(t, "every player relayed", 5*time.Second, func() bool { return old.RelayStats().Sessions == len(players) })
 	next := startProxy(t, yaml, proxyOpts{ln: ln2})
 
-	stop, ticking := make(chan struct{}), sync.WaitGroup{}
-	for _, p := range players {
-		ticking.Go(func() {
-			for {
-				select {
-				case <-stop:
-					return
-				default:
-					p.tick(t)
-				}
-			}
-		})
-	}
+	stop, ticking := make(chan struct{}), &sync.WaitGroup{}
+	tickAll(t, players, stop, ticking)
 	old.HandOff(pairMover{to: next.Lite})
 	midway.send(pre[5:])
 	if got := midway.readN(len(pre)); !bytes.Equal(got, pre) {
@@ -158,6 +138,39 @@ func TestHandOffMovesLiveSessionsByteExact(t *testing.T) {
 	}
 	_ = midway.Close()
 	waitFor(t, "the moved sessions to end", 5*time.Second, func() bool { return next.RelayStats().Sessions == 0 })
+}
+
+// sharedListener is a listener and a second one on the same socket: the one the
+// new process inherits.
+func sharedListener(t *testing.T) (net.Listener, net.Listener) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lf, _ := ln.(*net.TCPListener).File()
+	ln2, err := net.FileListener(lf)
+	_ = lf.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ln, ln2
+}
+
+// tickAll has every player send and check frames until stop closes.
+func tickAll(t *testing.T, players []*player, stop <-chan struct{}, ticking *sync.WaitGroup) {
+	for _, p := range players {
+		ticking.Go(func() {
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+					p.tick(t)
+				}
+			}
+		})
+	}
 }
 
 // TestHandOffThatFailsKeepsEverySession: when the new process takes nothing, every

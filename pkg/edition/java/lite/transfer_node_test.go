@@ -97,18 +97,7 @@ func TestTransferNodeLongHold(t *testing.T) {
 			t.Fatalf("%s player: steps %+v (%v), want a transfer to %s then a reconnect", versions[i], s, errs[i], p.addr)
 		}
 	}
-	for i, v := range versions {
-		// 26.1 has dialogs: the parked player was told why it waits.
-		d := steps[i][0].Dialog
-		switch {
-		case v == "26.1" && (d == nil || d.Type != "minecraft:notice" || !strings.Contains(d.Body.Contents, "is starting up")):
-			t.Errorf("26.1 player was shown %+v, want a notice saying the server is starting", d)
-		case v != "26.1" && d != nil:
-			t.Errorf("%s player was shown a dialog %+v; its version has none", v, d)
-		case d != nil:
-			t.Logf("%s player, parked, saw %q: %q", v, d.Title, d.Body.Contents)
-		}
-	}
+	checkNotices(t, versions, steps)
 	for range versions {
 		got := e.server().NextLogin(t)
 		if got.Handshake.Intent != wire.IntentLogin || got.Handshake.Address != ip {
@@ -120,5 +109,22 @@ func TestTransferNodeLongHold(t *testing.T) {
 	}
 	if w := e.wakes.Load(); w != 1 {
 		t.Fatalf("%d wake calls, want 1", w)
+	}
+}
+
+// checkNotices: a parked 26.1 player (its version has dialogs) was told why it
+// waits; the others were shown nothing.
+func checkNotices(t *testing.T, versions []string, steps [][]mctest.TransferStep) {
+	t.Helper()
+	for i, v := range versions {
+		d := steps[i][0].Dialog
+		switch {
+		case v == "26.1" && (d == nil || d.Type != "minecraft:notice" || !strings.Contains(d.Body.Contents, "is starting up")):
+			t.Errorf("26.1 player was shown %+v, want a notice saying the server is starting", d)
+		case v != "26.1" && d != nil:
+			t.Errorf("%s player was shown a dialog %+v; its version has none", v, d)
+		case d != nil:
+			t.Logf("%s player, parked, saw %q: %q", v, d.Title, d.Body.Contents)
+		}
 	}
 }
