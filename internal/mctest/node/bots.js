@@ -8,6 +8,7 @@
 //   node bots.js <addr-host> <addr-port> <handshake-host> <version> <count> <stay-ms> [name-prefix]
 'use strict'
 const mc = require('minecraft-protocol')
+const text = require('./text')
 
 const [host, port, fakeHost, version, count, stay, prefix = 'bot'] = process.argv.slice(2)
 const say = (o) => process.stdout.write(JSON.stringify(o) + '\n')
@@ -15,16 +16,6 @@ let open = Number(count)
 
 function done () {
   if (--open === 0) process.exit(0)
-}
-
-function text (reason) {
-  try {
-    const v = typeof reason === 'string' ? JSON.parse(reason) : reason
-    const flat = (c) => (typeof c === 'string' ? c : (c.text || '') + (c.extra || []).map(flat).join(''))
-    return flat(v)
-  } catch (_) {
-    return String(reason)
-  }
 }
 
 for (let i = 0; i < Number(count); i++) {

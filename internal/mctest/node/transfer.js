@@ -12,22 +12,13 @@
 //   node transfer.js <addr-host> <addr-port> <handshake-host> <version> <name> [count] [limit-ms]
 'use strict'
 const mc = require('minecraft-protocol')
+const text = require('./text')
 const nbt = require('prismarine-nbt')
 
 const [host, port, fakeHost, version, name, count = '1', limit = '20000'] = process.argv.slice(2)
 const write = (o) => process.stdout.write(JSON.stringify(o) + '\n')
 let open = Number(count)
 const pending = new Set()
-
-function text (reason) {
-  try {
-    const v = typeof reason === 'string' ? JSON.parse(reason) : reason
-    const flat = (c) => (typeof c === 'string' ? c : (c.text || '') + (c.extra || []).map(flat).join(''))
-    return flat(v)
-  } catch (_) {
-    return String(reason)
-  }
-}
 
 function bot (username) {
   let start = 0
