@@ -1,20 +1,23 @@
 package deploy
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 )
 
 // TestOperatorRBACOnAPIServer applies kubernetes/rbac/operator.yaml (its
 // ConfigMap as the admin would, its Role and binding) and acts as the proxy's
-// ServiceAccount: it reads, watches and updates the operator layer's ConfigMap
+// ServiceAccount: it reads, watches and patches the operator layer's ConfigMap
 // the way the proxy's store does (a get, a list and watch narrowed to the name,
-// a conditional update), and can neither read another ConfigMap nor create one.
+// a merge patch of one key, and one conditional on the resourceVersion), and
+// can neither read another ConfigMap nor create one.
 func TestOperatorRBACOnAPIServer(t *testing.T) {
 	a := onAPIServer(t)
 	ns, _ := a.namespaces(t)
@@ -30,15 +33,18 @@ func TestOperatorRBACOnAPIServer(t *testing.T) {
 	cms := c.CoreV1().ConfigMaps(ns)
 	byName := metav1.ListOptions{FieldSelector: fields.OneTermEqualSelector("metadata.name", cm.Name).String()}
 
-	var got *corev1.ConfigMap
 	waitFor(t, 10*time.Second, func() bool { // the binding reaches the authorizer a little later
-		var err error
-		got, err = cms.Get(a.ctx, cm.Name, metav1.GetOptions{})
+		_, err := cms.Get(a.ctx, cm.Name, metav1.GetOptions{})
 		return err == nil
 	}, func() string { return "the proxy's account cannot get " + cm.Name })
-	got.Data = map[string]string{"maintenance.play.example.com": `{"text":"back soon"}`}
-	if _, err := cms.Update(a.ctx, got, metav1.UpdateOptions{}); err != nil {
-		t.Errorf("update %s: %v", cm.Name, err)
+	patched, err := cms.Patch(a.ctx, cm.Name, types.MergePatchType,
+		[]byte(`{"data":{"maintenance.play.example.com":"{\"text\":\"back soon\"}"}}`), metav1.PatchOptions{})
+	if err != nil {
+		t.Fatalf("patch %s: %v", cm.Name, err)
+	}
+	pruning := fmt.Sprintf(`{"metadata":{"resourceVersion":%q},"data":{"maintenance.play.example.com":null}}`, patched.ResourceVersion)
+	if _, err := cms.Patch(a.ctx, cm.Name, types.MergePatchType, []byte(pruning), metav1.PatchOptions{}); err != nil {
+		t.Errorf("conditional patch %s: %v", cm.Name, err)
 	}
 	if l, err := cms.List(a.ctx, byName); err != nil || len(l.Items) != 1 {
 		t.Errorf("list %s by name: %v (%d items)", cm.Name, err, len(l.Items))

@@ -2,6 +2,7 @@ package kubestore
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -15,6 +16,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
@@ -58,7 +60,7 @@ type Store struct {
 	o    Options
 	core *rest.RESTClient
 	conn *kube.Conn
-	mu   sync.Mutex // one write of this replica at a time: fewer conflicts
+	mu   sync.Mutex // one write of this replica at a time
 }
 
 var _ operator.Store = (*Store)(nil)
@@ -107,45 +109,45 @@ func (s *Store) get(ctx context.Context) (*corev1.ConfigMap, error) {
 	return cm, err
 }
 
-// conflictBackoff paces the re-reads after a Conflict: replicas writing at once
-// would collide again in lockstep, so each wait is jittered, and there are
-// enough of them for a burst of writes through every replica to land.
-var conflictBackoff = wait.Backoff{Steps: 20, Duration: 5 * time.Millisecond, Factor: 1.5, Jitter: 1, Cap: 500 * time.Millisecond}
+// createBackoff paces the retries of a write that found no ConfigMap and lost
+// the race to create it to another replica: the next try patches the new one.
+var createBackoff = wait.Backoff{Steps: 5, Duration: 10 * time.Millisecond, Factor: 2, Jitter: 1}
 
-// Write implements operator.Store: read, apply c to that version, write it back
-// conditional on its resourceVersion; on a conflict (another replica wrote in
-// between) read again and re-apply, so the other replica's keys stay.
+// Write implements operator.Store. The change goes to its one key as a JSON
+// merge patch, which the API server applies to the latest version itself: no
+// resourceVersion is sent, so replicas writing at once never conflict (a
+// conditional read-modify-write of the whole ConfigMap starved a replica whose
+// peer kept writing), and every other key, one this proxy cannot read
+// included, stays as it is. Of two writes to one key, the later stays. The
+// state checked against the bounds is the ConfigMap as read just before.
 func (s *Store) Write(ctx context.Context, c operator.Change) (operator.State, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var out operator.State
-	err := retry.OnError(conflictBackoff, func(err error) bool {
-		return apierrors.IsConflict(err) || apierrors.IsAlreadyExists(err)
-	}, func() error {
+	err := retry.OnError(createBackoff, apierrors.IsAlreadyExists, func() error {
 		cm, err := s.get(ctx)
-		missing := apierrors.IsNotFound(err)
-		if err != nil && !missing {
+		if apierrors.IsNotFound(err) {
+			out, err = s.create(ctx, c)
+			return err
+		}
+		if err != nil {
 			return err
 		}
 		cur, bad := operator.FromData(cm.Data)
 		for _, e := range bad {
 			s.o.Log.Error(e, "operator entry in the ConfigMap skipped (kept as it is)", "configMap", s.Where())
 		}
-		next := cur.Pruned(s.o.Now()).Apply(c)
-		if err := operator.Check(next); err != nil {
+		if err := operator.Check(cur.Pruned(s.o.Now()).Apply(c)); err != nil {
 			return err
 		}
-		data := keepBad(cm.Data, cur, next)
-		if missing {
-			cm = &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: s.o.Name, Namespace: s.o.Namespace,
-				Labels: map[string]string{"app.kubernetes.io/managed-by": "gate-lite"}}, Data: data}
-			err = s.core.Post().Namespace(s.o.Namespace).Resource("configmaps").Body(cm).Do(ctx).Error()
-		} else {
-			cm.Data = data
-			err = s.core.Put().Namespace(s.o.Namespace).Resource("configmaps").Name(s.o.Name).Body(cm).Do(ctx).Error()
+		cm, err = s.patch(ctx, changePatch(c), "")
+		if err != nil {
+			return err
 		}
-		out = next
-		return err
+		cm = s.prune(ctx, cm)
+		out, _ = operator.FromData(cm.Data)
+		out = out.Pruned(s.o.Now())
+		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("write %s: %w", s.Where(), err)
@@ -153,16 +155,73 @@ func (s *Store) Write(ctx context.Context, c operator.Change) (operator.State, e
 	return out, nil
 }
 
-// keepBad is next's data plus the keys of old that did not decode: the store
-// never deletes what it cannot read (someone else's key, a newer format).
-func keepBad(old map[string]string, cur, next operator.State) map[string]string {
-	data := next.Data()
-	for k, v := range old {
-		if _, ok := cur[k]; !ok {
-			data[k] = v
+// create makes the ConfigMap with c applied, where the account may (the
+// shipped manifests create it, and the shipped Role grants no create).
+func (s *Store) create(ctx context.Context, c operator.Change) (operator.State, error) {
+	next := operator.State{}.Apply(c)
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: s.o.Name, Namespace: s.o.Namespace,
+		Labels: map[string]string{"app.kubernetes.io/managed-by": "gate-lite"}}, Data: next.Data()}
+	return next, s.core.Post().Namespace(s.o.Namespace).Resource("configmaps").Body(cm).Do(ctx).Error()
+}
+
+// prune drops the bans that ended from cm, conditional on cm's
+// resourceVersion so that a ban another replica renewed meanwhile is never
+// removed; on any failure it leaves them for a later write (readers skip ended
+// bans anyway) and returns cm.
+func (s *Store) prune(ctx context.Context, cm *corev1.ConfigMap) *corev1.ConfigMap {
+	st, _ := operator.FromData(cm.Data)
+	var ended []string
+	for k := range st {
+		if _, ok := st.Pruned(s.o.Now())[k]; !ok {
+			ended = append(ended, k)
 		}
 	}
-	return data
+	if len(ended) == 0 {
+		return cm
+	}
+	pruned, err := s.patch(ctx, removalPatch(ended), cm.ResourceVersion)
+	if err != nil {
+		s.o.Log.V(1).Info("ended bans left in the ConfigMap for a later write", "configMap", s.Where(), "err", err.Error())
+		return cm
+	}
+	return pruned
+}
+
+// patch sends a JSON merge patch of the ConfigMap's data, conditional on
+// resourceVersion when it is not empty.
+func (s *Store) patch(ctx context.Context, data map[string]*string, resourceVersion string) (*corev1.ConfigMap, error) {
+	body := map[string]any{"data": data}
+	if resourceVersion != "" {
+		body["metadata"] = map[string]string{"resourceVersion": resourceVersion}
+	}
+	b, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	cm := &corev1.ConfigMap{}
+	err = s.core.Patch(types.MergePatchType).Namespace(s.o.Namespace).Resource("configmaps").Name(s.o.Name).
+		Body(b).Do(ctx).Into(cm)
+	return cm, err
+}
+
+// changePatch is c as a merge patch of the data: its key set to the entry's
+// JSON, or null to delete it.
+func changePatch(c operator.Change) map[string]*string {
+	k := c.Entry.Key()
+	if c.Delete {
+		return map[string]*string{k: nil}
+	}
+	v := operator.State{k: c.Entry}.Data()[k]
+	return map[string]*string{k: &v}
+}
+
+// removalPatch deletes keys.
+func removalPatch(keys []string) map[string]*string {
+	out := make(map[string]*string, len(keys))
+	for _, k := range keys {
+		out[k] = nil
+	}
+	return out
 }
 
 // Watch implements operator.Store: an informer on the one ConfigMap calls
