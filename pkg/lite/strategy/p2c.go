@@ -183,7 +183,10 @@ func (s *p2c) pick(ev []p2cEval, tier uint8) (first, second int) {
 	s.rng.mu.Lock()
 	a := drawWeighted(ev, tier, s.rng.r.Int64N(total), -1)
 	b := drawWeighted(ev, tier, s.rng.r.Int64N(total-ev[a].weight), a)
-	heads := s.rng.r.Uint64()&1 == 0
+	// A tie goes to a with its share of the pair's weight: at equal load a
+	// backend ten times bigger has ten times the room (a fair coin sent the
+	// first players of every replica to the small backend of each pair).
+	heads := s.rng.r.Int64N(ev[a].weight+ev[b].weight) < ev[a].weight
 	s.rng.mu.Unlock()
 	d := ev[a].score - ev[b].score
 	tie := p2cTie.Microseconds()

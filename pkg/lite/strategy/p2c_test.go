@@ -287,3 +287,21 @@ func TestAppendOrderDoesNotAllocate(t *testing.T) {
 		}
 	}
 }
+
+// A tie goes to each of the pair with its share of their capacity: at equal
+// load, nine tenths of the players of a 900/100 pair go to the 900 (a fair
+// coin gave each half, and 32 replicas' first players overfilled every small
+// backend).
+func TestP2CTieGoesByCapacity(t *testing.T) {
+	s := newP2C(Env{Seed: 7})
+	ev := []p2cEval{{score: 20_000, weight: 900_000}, {score: 20_400, weight: 100_000}}
+	big := 0
+	for range 10_000 {
+		if first, _ := s.pick(ev, 0); first == 0 {
+			big++
+		}
+	}
+	if big < 8_800 || big > 9_200 {
+		t.Fatalf("the 900 went first in %d of 10000 ties, want about 9000", big)
+	}
+}

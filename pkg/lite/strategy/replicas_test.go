@@ -2,7 +2,9 @@ package strategy
 
 import (
 	"fmt"
+	"maps"
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 )
@@ -18,7 +20,7 @@ func replicaRun(t *testing.T, name Name, n, players int, gap time.Duration, capa
 	clk := newClock()
 	var bs []string
 	total := 0
-	for _, addr := range []string{"a", "b", "c", "d"} {
+	for _, addr := range slices.Sorted(maps.Keys(capacity)) {
 		if capacity[addr] > 0 {
 			bs = append(bs, addr)
 			total += capacity[addr]
@@ -80,12 +82,16 @@ func TestManyReplicasOnSkewedCapacities(t *testing.T) {
 		{"a": 400, "b": 100, "c": 100, "d": 50},
 		{"a": 1000, "b": 100, "c": 100, "d": 100},
 		{"a": 100, "b": 200, "c": 300, "d": 400},
+		{"a": 4000, "b": 400, "c": 100, "d": 100, "e": 50},
 	}
 	for _, name := range []Name{P2C, LeastLoaded} {
 		for _, n := range []int{16, 32} {
 			for wi, w := range worlds {
 				t.Run(fmt.Sprintf("%s/%d replicas/world %d", name, n, wi), func(t *testing.T) {
-					players := (w["a"] + w["b"] + w["c"] + w["d"]) / 2
+					players := 0
+					for _, c := range w {
+						players += c / 2
+					}
 					if got := replicaRun(t, name, n, players, 200*time.Millisecond, w); got > 1.15 {
 						t.Errorf("max/fair %.2f, want at most 1.15", got)
 					}
