@@ -272,7 +272,7 @@ func TestGrantsSeesExtraAccess(t *testing.T) {
 
 // operatorAccess is all the operator layer's Role may do, and only to its one
 // ConfigMap: read, watch and write it back; it cannot create ConfigMaps.
-var operatorAccess = []string{"/configmaps get", "/configmaps list", "/configmaps update", "/configmaps watch"}
+var operatorAccess = []string{"/configmaps get", "/configmaps list", "/configmaps patch", "/configmaps watch"}
 
 // checkOperatorRBAC checks that o holds the operator layer's ConfigMap cm (none
 // when cm is "") and a Role and RoleBinding that reach it and nothing else,

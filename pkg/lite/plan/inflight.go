@@ -63,6 +63,9 @@ type FaultOptions struct {
 	// Live is how many healthy backends serve beside the faulty one.
 	// Zero means 2.
 	Live int
+	// SlowAfter, when set, is the join time beyond which a served player
+	// counts in FaultResult.Slow (the sockets' storm tests count them).
+	SlowAfter time.Duration
 }
 
 // FaultResult is what a fault run cost.
@@ -80,6 +83,10 @@ type FaultResult struct {
 	Errors int `json:"errors"`
 	// MaxWait is the longest a player waited on the faulty backend.
 	MaxWait Duration `json:"maxWait"`
+	// Slow counts the served players whose join took longer than
+	// FaultOptions.SlowAfter (their waits on the faulty backend and the
+	// serving backend's Service).
+	Slow int `json:"slow,omitempty"`
 	// Shed is when the last attempt to the faulty backend failed before the run's end
 	// (after FaultAt), for the non-flapping faults.
 	Shed Duration `json:"shed"`
@@ -219,22 +226,6 @@ func (s *faultSim) run() {
 	}
 }
 
-// ticker is a series of instants every interval from 0 until end
-// (exclusive); every warm before until, when warm is set.
-type ticker struct {
-	every, end, next time.Duration
-	warm, until      time.Duration
-}
-
-func (t *ticker) due() bool { return t.next < t.end }
-func (t *ticker) advance() {
-	if t.warm > 0 && t.next < t.until {
-		t.next = min(t.next+t.warm, t.until)
-		return
-	}
-	t.next += t.every
-}
-
 // try starts the login's next attempt, or counts the player as failed.
 func (s *faultSim) try(l *login) {
 	if l.next >= len(l.order) {
@@ -256,6 +247,9 @@ func (s *faultSim) settle(e *simEvent) {
 	l := e.login
 	if e.err == nil {
 		e.lease.Settle(s.o.Service, nil)
+		if s.o.SlowAfter > 0 && l.waited+s.o.Service > s.o.SlowAfter {
+			s.res.Slow++
+		}
 		if at := s.clk.t.Sub(epoch); e.lease.Addr() == "bad" && s.o.RecoverAt > 0 && at >= s.o.RecoverAt && s.res.Back == 0 {
 			s.res.Back = Duration(at - s.o.RecoverAt)
 		}

@@ -86,7 +86,7 @@ func (s *sim) attempt(rep *replica, k int, lease *strategy.Lease, fleet []string
 		s.failedDial(b, dial+wait)
 		return failed, dial + wait
 	}
-	if c := s.caps[k]; c > 0 && s.active[k] >= c {
+	if c := s.caps[k]; c > 0 && s.active[k]+s.o.Held[s.o.Backends[k]] >= c {
 		err := errFull
 		if slices.Contains(s.o.CustomRefusal, s.o.Backends[k]) {
 			err = errTurnedAway
@@ -111,7 +111,7 @@ func (s *sim) failedDial(b *BackendResult, cost time.Duration) {
 // place counts player i, arriving at t, on backend k for a session.
 func (s *sim) place(i int, t time.Time, k int, lease *strategy.Lease) {
 	b := &s.res.Backends[k]
-	s.rec.placed(k, s.active[k], s.caps[k])
+	s.rec.placed(k, s.active[k]+s.o.Held[s.o.Backends[k]], s.caps[k])
 	s.active[k]++
 	b.Players++
 	b.Peak = max(b.Peak, s.active[k])

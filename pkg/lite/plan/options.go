@@ -89,6 +89,11 @@ type Options struct {
 	// ReportOnline makes backends report a fixed number of players online
 	// whatever they have (a server that always says 0).
 	ReportOnline map[string]int
+	// Held is the players already on each backend from outside the
+	// simulated replicas (another proxy, a direct join): they count against
+	// its Capacity and in its reports (unless ReportOnline says otherwise),
+	// and no strategy placed them.
+	Held map[string]int
 	// ReportMax makes backends report a fixed max whatever their capacity
 	// (a server that always says 500). Otherwise a backend reports its
 	// Capacity, and a backend without one reports no usable players object.
@@ -135,6 +140,7 @@ func (o *Options) Flags(fs *flag.FlagSet) {
 	fs.Var(distFlag{&o.SessionDist}, "session-dist", "session lengths: uniform (50-150% of --session) or exp")
 	fs.DurationVar(&o.Budget, "budget", DefaultBudget, "dialing budget of one player (the proxy's readTimeout)")
 	fs.Var(intsFlag{&o.ReportOnline}, "report-online", "backends that always report this many players online, e.g. a=0")
+	fs.Var(intsFlag{&o.Held}, "held", "players already on backends from elsewhere, e.g. a=10 (they count against capacity)")
 	fs.Var(intsFlag{&o.ReportMax}, "report-max", "backends that always report this max, e.g. a=500")
 	o.World.flags(fs)
 	fs.DurationVar(&o.FirstResponse, "first-response", DefaultFirstResponse, "first-response wait of a login (the proxy's firstResponseTimeout)")
@@ -244,6 +250,9 @@ func (o Options) checkNames() error {
 	}
 	for addr := range o.ReportMax {
 		check("report-max", addr)
+	}
+	for addr := range o.Held {
+		check("held", addr)
 	}
 	for _, e := range o.Events {
 		check("event", e.Backend)

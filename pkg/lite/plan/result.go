@@ -63,8 +63,10 @@ type BackendResult struct {
 	// Players placed on it, and their share (percent) of all placed.
 	Players int     `json:"players"`
 	Share   float64 `json:"share"`
-	// Peak is the most players on it at once.
+	// Peak is the most players on it at once; Live, those on it when the
+	// last player arrived.
 	Peak int `json:"peak"`
+	Live int `json:"live"`
 	// Refused counts the logins it refused, full.
 	Refused     int `json:"refused"`
 	FailedDials int `json:"failedDials"`

@@ -239,7 +239,7 @@ func (s *sim) Probe(_ context.Context, addr string) (strategy.Report, error) {
 	}
 	online, ok := s.o.ReportOnline[addr]
 	if !ok {
-		online = s.active[k]
+		online = s.active[k] + s.o.Held[addr]
 	}
 	maxPlayers, ok := s.o.ReportMax[addr]
 	if !ok {
@@ -263,6 +263,7 @@ func (s *sim) finish(end time.Time) {
 	live, most := 0, 0
 	for k := range s.res.Backends {
 		b := &s.res.Backends[k]
+		b.Live = s.active[k]
 		if s.res.Placed > 0 {
 			b.Share = float64(b.Players*1000/s.res.Placed) / 10
 		}

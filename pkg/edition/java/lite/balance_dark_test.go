@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"go.minekube.com/gate/internal/mctest"
+	"go.minekube.com/gate/pkg/lite/plan"
 	"go.minekube.com/gate/pkg/lite/strategy"
 )
 
@@ -60,6 +61,13 @@ func TestDarkeningBackendDuringAStormKeepsFewWaiting(t *testing.T) {
 			if slow > 3 || failed > 0 {
 				t.Errorf("%d players waited more than %v and %d were not served, want at most 3 and none", slow, limit, failed)
 			}
+			sim := darkStormSimulated(t, name, rate, limit)
+			t.Logf("%s simulated: %d waited more than %v, %d not served; %d attempts on the dark backend",
+				name, sim.Slow, limit, sim.Errors, sim.Wasted)
+			if diff(slow, sim.Slow) > rate/10 || diff(failed, sim.Errors) > rate/10 {
+				t.Errorf("the simulator has %d slow and %d not served, the sockets %d and %d: more than 10%% of %d apart",
+					sim.Slow, sim.Errors, slow, failed, rate)
+			}
 		})
 	}
 }
@@ -79,4 +87,20 @@ func darkStorm(t *testing.T, name strategy.Name, rate int, limit time.Duration) 
 		}
 	}
 	return slow, failed, dark.Logins() - before
+}
+
+// darkStormSimulated is darkStorm in the simulator: the same four 300ms-slow
+// backends, health checks and first-response time as stormConfig sets, the first
+// one starting to accept and never answer as the storm of rate logins begins.
+func darkStormSimulated(t *testing.T, name strategy.Name, rate int, limit time.Duration) plan.FaultResult {
+	t.Helper()
+	r, err := plan.RunFaults(plan.FaultOptions{Strategy: name, Fault: plan.FaultHang, Rate: float64(rate),
+		Duration: 31 * time.Second, Seed: 22, Service: 300 * time.Millisecond, WarmRate: 4,
+		StormAt: 30 * time.Second, FaultAt: 30 * time.Second, FirstResponse: 2 * time.Second, DialTimeout: time.Second,
+		Live: 3, SlowAfter: limit,
+		Health: strategy.HealthCheck{Enabled: true, Interval: 300 * time.Millisecond, Timeout: 250 * time.Millisecond, Rise: 2, Fall: 2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
 }

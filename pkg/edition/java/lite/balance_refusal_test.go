@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"go.minekube.com/gate/internal/mctest"
+	"go.minekube.com/gate/pkg/lite/plan"
 	"go.minekube.com/gate/pkg/lite/strategy"
 )
 
@@ -59,6 +60,30 @@ func TestCustomTextRefusalTurnsAwayNoPlayerWhileTheFleetHasRoom(t *testing.T) {
 			if turnedAway != 0 {
 				t.Errorf("%d players turned away while the fleet had free slots, want 0", turnedAway)
 			}
+			sim := refusalWorldSimulated(t, name, slots, players)
+			t.Logf("%s simulated: %d turned away, %d refusals", name, sim.TurnedAway, sim.Refusals)
+			if diff(turnedAway, sim.TurnedAway) > max(1, players/10) {
+				t.Errorf("the simulator turns away %d, the sockets %d: more than 10%% apart", sim.TurnedAway, turnedAway)
+			}
 		})
 	}
+}
+
+// refusalWorldSimulated is the same world in the simulator: four lobbies of
+// slots refusing in their own words, the first two already full with players
+// from elsewhere that the reports (every 30s, taken before) do not count.
+func refusalWorldSimulated(t *testing.T, name strategy.Name, slots, players int) *plan.Result {
+	t.Helper()
+	lobbies := []string{"a", "b", "c", "d"}
+	caps := map[string]int{}
+	for _, l := range lobbies {
+		caps[l] = slots
+	}
+	r, err := plan.Run(plan.Options{Strategy: name, Backends: lobbies, Count: players, Session: time.Hour,
+		Arrival: 10 * time.Millisecond, HealthInterval: 30 * time.Second, Capacity: caps, CustomRefusal: lobbies,
+		Held: map[string]int{"a": slots, "b": slots}, ReportOnline: map[string]int{"a": 0, "b": 0}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
 }
