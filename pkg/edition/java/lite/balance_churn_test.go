@@ -41,19 +41,36 @@ type churnReload struct {
 // -race on a shared host is not exact. The simulator replays each run's reloads
 // and must agree with the sockets (issue 32, item 5).
 func TestChurnDoesNotHerdOntoOneBackend(t *testing.T) {
-	for _, name := range []strategy.Name{strategy.P2C, strategy.LeastConnections, strategy.LeastLoaded} {
-		t.Run(string(name), func(t *testing.T) {
-			r := runChurn(t, name, 32)
+	for _, tc := range []struct {
+		name strategy.Name
+		// noRamp turns slow start off: a backend younger than the ramp takes
+		// less than its share by design, which the figure counts as imbalance.
+		noRamp bool
+	}{{strategy.P2C, false}, {strategy.P2C, true}, {strategy.LeastConnections, false}, {strategy.LeastLoaded, false}} {
+		label := string(tc.name)
+		if tc.noRamp {
+			label += "/slowStart off"
+		}
+		t.Run(label, func(t *testing.T) {
+			r := runChurn(t, tc.name, 32, tc.noRamp)
 			t.Logf("%s: %d served, %d failed; live sessions on the listed backends %v: max/fair %.2f",
-				name, r.served, r.failed, r.counts, r.maxFair)
+				label, r.served, r.failed, r.counts, r.maxFair)
 			if r.failed > 0 {
 				t.Errorf("%d logins failed under churn, want 0", r.failed)
 			}
 			if r.maxFair > 2 {
 				t.Errorf("max/fair %.2f under churn, want near least-connections' (about 1.2)", r.maxFair)
 			}
-			sim := churnSimulated(t, name, 32, r)
-			t.Logf("%s simulated: max/fair %.2f (sockets %.2f)", name, sim, r.maxFair)
+			// Without the ramp p2c measured 1.06-1.17 (the issue's target is
+			// 1.25); the bound leaves room for -race on a busy machine.
+			if tc.noRamp && r.maxFair > 1.35 {
+				t.Errorf("max/fair %.2f under churn with slow start off, want at most 1.25 (1.35 with slack)", r.maxFair)
+			}
+			simCounts := churnSimulated(t, tc.name, 32, r, tc.noRamp)
+			sim := maxFair(simCounts, nil)
+			keep := settled(r, 5*time.Second)
+			t.Logf("%s simulated: live %v, max/fair %.2f (sockets %.2f); over the backends listed for 1 s or more: %.2f simulated, %.2f sockets",
+				label, simCounts, sim, r.maxFair, maxFair(simCounts, keep), maxFair(r.counts, keep))
 			// Replaying the same reloads, the two measured 0-8% apart over nine
 			// runs (the issue's target is 10%); the bound leaves room for -race
 			// on a busy 2-core machine.
@@ -64,7 +81,7 @@ func TestChurnDoesNotHerdOntoOneBackend(t *testing.T) {
 	}
 }
 
-func runChurn(t *testing.T, name strategy.Name, seed uint64) churnRun {
+func runChurn(t *testing.T, name strategy.Name, seed uint64, noRamp bool) churnRun {
 	rng := rand.New(rand.NewPCG(seed, 1))
 	pool := make([]*loadServer, 8)
 	for i := range pool {
@@ -75,6 +92,10 @@ func runChurn(t *testing.T, name strategy.Name, seed uint64) churnRun {
 		var as []string
 		for _, i := range listed {
 			as = append(as, pool[i].addr)
+		}
+		if noRamp {
+			return oneRoute("*", as...).with("strategy: "+string(name), "slowStart: 0s").
+				withLite("healthCheck: {interval: 100ms, timeout: 90ms}").String()
 		}
 		return routeConfig(name, 100*time.Millisecond, as...)
 	}
@@ -100,16 +121,10 @@ func runChurn(t *testing.T, name strategy.Name, seed uint64) churnRun {
 	}
 	// Measure while the last sessions still run: the placement the issue reads.
 	r.counts = make([]int64, 0, len(listed))
-	var total, most int64
 	for _, i := range listed {
-		n := pool[i].Active()
-		r.counts = append(r.counts, n)
-		total += n
-		most = max(most, n)
+		r.counts = append(r.counts, pool[i].Active())
 	}
-	if total > 0 {
-		r.maxFair = float64(most) * float64(len(listed)) / float64(total)
-	}
+	r.maxFair = maxFair(r.counts, nil)
 	wg.Wait()
 	r.served, r.failed = served.Load(), failed.Load()
 	return r
@@ -156,9 +171,9 @@ func churnSession(addr string, hold time.Duration, served, failed *atomic.Int64)
 // churnSimulated replays run's schedule in the simulator: the same eight
 // backends, six listed at first, the same reloads at the same times, as many
 // players 10 ms apart, sessions of 1.75-5.25 s (the sockets' 1-6 s have the same
-// mean), health checks every 100 ms. It returns max/fair over the sessions live on
-// the listed backends when the last player arrives, as the sockets measure.
-func churnSimulated(t *testing.T, name strategy.Name, seed uint64, run churnRun) float64 {
+// mean), health checks every 100 ms. It returns the sessions live on each listed
+// backend when the last player arrives, as the sockets measure them.
+func churnSimulated(t *testing.T, name strategy.Name, seed uint64, run churnRun, noRamp bool) []int64 {
 	t.Helper()
 	pool := []string{"a", "b", "c", "d", "e", "f", "g", "h"}
 	listed := []int{0, 1, 2, 3, 4, 5}
@@ -180,20 +195,58 @@ func churnSimulated(t *testing.T, name strategy.Name, seed uint64, run churnRun)
 		}
 		listed = rl.listed
 	}
-	r, err := plan.Run(plan.Options{Strategy: name, Backends: pool, Count: run.players, Seed: seed,
+	var tuning strategy.P2CConfig
+	if noRamp {
+		tuning.SlowStart = -1
+	}
+	r, err := plan.Run(plan.Options{Strategy: name, Backends: pool, Count: run.players, Seed: seed, P2C: tuning,
 		Arrival: 10 * time.Millisecond, Session: 3500 * time.Millisecond, Capacity: caps,
 		HealthInterval: 100 * time.Millisecond, Events: events})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var total, most int
+	counts := make([]int64, 0, len(listed))
 	for _, i := range listed {
-		n := r.Backends[i].Live
-		total += n
-		most = max(most, n)
+		counts = append(counts, int64(r.Backends[i].Live))
+	}
+	return counts
+}
+
+// maxFair is the most sessions on one backend over the mean, among the
+// backends keep says (all when keep is nil).
+func maxFair(counts []int64, keep []bool) float64 {
+	var total, most, n int64
+	for i, c := range counts {
+		if keep == nil || keep[i] {
+			total += c
+			most = max(most, c)
+			n++
+		}
 	}
 	if total == 0 {
 		return 0
 	}
-	return float64(most) * float64(len(listed)) / float64(total)
+	return float64(most) * float64(n) / float64(total)
+}
+
+// settled says, for each backend listed at the end of run, whether it was listed
+// for the last second at least: one the reloads added later has had no time to
+// fill (by slow start, or simply by arriving late), and counting it spreads the
+// fair share over backends that cannot hold it yet.
+func settled(run churnRun, end time.Duration) []bool {
+	listed := []int{0, 1, 2, 3, 4, 5}
+	since := map[int]time.Duration{}
+	for _, rl := range run.reloads {
+		for _, i := range rl.listed {
+			if !slices.Contains(listed, i) {
+				since[i] = rl.at
+			}
+		}
+		listed = rl.listed
+	}
+	out := make([]bool, len(listed))
+	for k, i := range listed {
+		out[k] = end-since[i] >= time.Second
+	}
+	return out
 }
