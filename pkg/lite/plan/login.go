@@ -28,8 +28,8 @@ const (
 
 // connect places player i, arriving at t, the way the proxy would.
 func (s *sim) connect(i int, t time.Time, rep *replica) {
-	// Every simulated player is a new one: sticky spreads them by their keys.
-	order := rep.m.AppendOrderFor(nil, routeKey, s.route, strategy.IntentLogin, fmt.Sprintf("n:player%d", i))
+	// The player's key is what sticky keeps together (see Options.Population).
+	order := rep.m.AppendOrderFor(nil, routeKey, s.route, strategy.IntentLogin, fmt.Sprintf("n:player%d", s.player(i)))
 	fleet := slices.Clone(order)
 	var turnedAway []string // refused in words not known to mean full
 	refusals := 0
@@ -114,6 +114,7 @@ func (s *sim) place(i int, t time.Time, k int, lease *strategy.Lease) {
 	s.rec.placed(k, s.active[k]+s.o.Held[s.o.Backends[k]], s.caps[k])
 	s.active[k]++
 	b.Players++
+	s.cameBack(i, k)
 	b.Peak = max(b.Peak, s.active[k])
 	s.res.Timeline[i*len(s.res.Timeline)/s.o.Count].Players[k]++
 	s.res.Placed++
@@ -131,4 +132,31 @@ func addedLater(events []Event, addr string) bool {
 		}
 	}
 	return false
+}
+
+// player is who connection i is: itself, or i mod Population.
+func (s *sim) player(i int) int {
+	if s.o.Population > 0 {
+		return i % s.o.Population
+	}
+	return i
+}
+
+// cameBack counts connection i, placed on k, as a return (and a return home)
+// when its player had a session before.
+func (s *sim) cameBack(i, k int) {
+	if s.o.Population <= 0 {
+		return
+	}
+	if s.homes == nil {
+		s.homes = map[int]int{}
+	}
+	p := s.player(i)
+	if prev, ok := s.homes[p]; ok {
+		s.res.Returns++
+		if prev == k {
+			s.res.Home++
+		}
+	}
+	s.homes[p] = k
 }

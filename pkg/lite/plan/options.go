@@ -89,6 +89,12 @@ type Options struct {
 	// ReportOnline makes backends report a fixed number of players online
 	// whatever they have (a server that always says 0).
 	ReportOnline map[string]int
+	// Population, when set, is how many distinct players there are:
+	// connection i is player i mod Population, so from connection
+	// Population on every player comes back (each after Population
+	// arrivals; a Session shorter than that has ended by then). Zero: every
+	// connection is a new player.
+	Population int
 	// Held is the players already on each backend from outside the
 	// simulated replicas (another proxy, a direct join): they count against
 	// its Capacity and in its reports (unless ReportOnline says otherwise),
@@ -140,6 +146,7 @@ func (o *Options) Flags(fs *flag.FlagSet) {
 	fs.Var(distFlag{&o.SessionDist}, "session-dist", "session lengths: uniform (50-150% of --session) or exp")
 	fs.DurationVar(&o.Budget, "budget", DefaultBudget, "dialing budget of one player (the proxy's readTimeout)")
 	fs.Var(intsFlag{&o.ReportOnline}, "report-online", "backends that always report this many players online, e.g. a=0")
+	fs.IntVar(&o.Population, "population", 0, "distinct players: connection i is player i mod this, so players come back (0: every connection is new)")
 	fs.Var(intsFlag{&o.Held}, "held", "players already on backends from elsewhere, e.g. a=10 (they count against capacity)")
 	fs.Var(intsFlag{&o.ReportMax}, "report-max", "backends that always report this max, e.g. a=500")
 	o.World.flags(fs)
@@ -177,8 +184,9 @@ func (o Options) normalize() (Options, error) {
 	if p := o.World.SpikePercent; p < 0 || p > 100 || o.World.Sigma < 0 {
 		return o, fmt.Errorf("%w: spike percent %d, sigma %v (want 0-100, >= 0)", ErrInvalid, p, o.World.Sigma)
 	}
-	if o.Count < 0 || o.Noise < 0 || o.Noise > 100 {
-		return o, fmt.Errorf("%w: count %d, noise %d%% (want count >= 0, noise 0-100)", ErrInvalid, o.Count, o.Noise)
+	if o.Count < 0 || o.Noise < 0 || o.Noise > 100 || o.Population < 0 {
+		return o, fmt.Errorf("%w: count %d, noise %d%%, population %d (want count and population >= 0, noise 0-100)",
+			ErrInvalid, o.Count, o.Noise, o.Population)
 	}
 	if o.Replicas < 0 || o.Replicas > maxReplicas {
 		return o, fmt.Errorf("%w: replicas %d (want 1-%d)", ErrInvalid, o.Replicas, maxReplicas)

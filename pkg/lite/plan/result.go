@@ -27,6 +27,11 @@ type Result struct {
 	TurnedAway int `json:"turnedAway"`
 	Unplaced   int `json:"unplaced"`
 	Refusals   int `json:"refusals"`
+	// Returns counts the placed players who had been placed before
+	// (Options.Population); Home, those of them placed on the backend of
+	// their previous session.
+	Returns int `json:"returns,omitempty"`
+	Home    int `json:"home,omitempty"`
 	// FailedDials were made by players (probes are not counted) and cost
 	// them FailedDialTime in total.
 	FailedDials    int      `json:"failedDials"`

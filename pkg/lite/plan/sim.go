@@ -73,6 +73,7 @@ type sim struct {
 	ends   sessionHeap
 	res    *Result
 	rec    recorder
+	homes  map[int]int // each player's last backend (Options.Population)
 }
 
 // Run simulates o and returns where the players went.

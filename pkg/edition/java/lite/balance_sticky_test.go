@@ -7,6 +7,7 @@ import (
 
 	"go.minekube.com/gate/internal/mctest"
 	"go.minekube.com/gate/pkg/edition/java/lite/wire"
+	"go.minekube.com/gate/pkg/lite/plan"
 	"go.minekube.com/gate/pkg/lite/strategy"
 )
 
@@ -65,6 +66,24 @@ func TestStickyPlayersReturnToTheirBackend(t *testing.T) {
 	t.Logf("%d of %d reconnects returned to their backend", back, players)
 	if back*100 < 95*players {
 		t.Errorf("%d of %d reconnects returned to their backend, want at least 95%%", back, players)
+	}
+	stickySimulatorAgrees(t, players, back)
+}
+
+// stickySimulatorAgrees runs the simulator's version, its players coming back
+// after as many others arrived (their sessions of 60-180 s over by then, most
+// of the others' not), and wants its returns home within 10% of the sockets'.
+func stickySimulatorAgrees(t *testing.T, players, back int) {
+	t.Helper()
+	sim, err := plan.Run(plan.Options{Strategy: strategy.Sticky, Backends: []string{"a", "b", "c", "d"},
+		Count: 2 * players, Population: players, Session: 2 * time.Minute, Arrival: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("simulated: %d of %d returns home", sim.Home, sim.Returns)
+	if sim.Returns != players || diff(sim.Home, back) > players/10 {
+		t.Errorf("the simulator sends %d of %d returns home, the sockets %d of %d: want them within 10%%",
+			sim.Home, sim.Returns, back, players)
 	}
 }
 
