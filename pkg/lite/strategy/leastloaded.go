@@ -30,6 +30,14 @@ func (s *leastLoaded) Order(cands []Candidate, _ Intent, order []int) {
 		}
 		return ev[a].load < ev[b].load
 	})
+	// Alone (measured, or configured), this replica's own charges are exact:
+	// the least loaded stands. Replicas that started together read themselves
+	// alone until a report counts their own players; until then the plan (of
+	// one player) breaks ties by capacity, where the shuffle gave each
+	// replica's first player to every backend alike.
+	if peers <= 1 && (s.cfg.Load().Peers == 1 || s.peers.measured()) {
+		return
+	}
 	var capBuf [p2cStack]int64
 	caps := capBuf[:0]
 	nominal := nominalCapacity(cands)

@@ -155,6 +155,10 @@ const (
 	peerSmooth = 16 // a new ratio moves the memo by 1/peerSmooth
 )
 
+// measured reports whether the estimate rests on reports yet: until it
+// does, a replica that reads 1 may be one of many that started together.
+func (p *peerMemo) measured() bool { return p.v.Load() != 0 }
+
 // peers returns the replica estimate for cands.
 func (p *peerMemo) peers(cands []Candidate, staleAfter time.Duration) int64 {
 	est, own := peerRatio(cands, staleAfter)

@@ -15,7 +15,7 @@ import (
 // replica every 10s, the replicas' probes spread over the interval. It
 // returns the largest backend's players over its fair share (players times
 // its share of the capacity).
-func replicaRun(t *testing.T, name Name, n, players int, gap time.Duration, capacity map[string]int) float64 {
+func replicaRun(t *testing.T, name Name, n, players int, gap time.Duration, capacity map[string]int, seed uint64) float64 {
 	t.Helper()
 	clk := newClock()
 	var bs []string
@@ -28,7 +28,7 @@ func replicaRun(t *testing.T, name Name, n, players int, gap time.Duration, capa
 	}
 	ms := make([]*Manager, n)
 	for i := range ms {
-		ms[i] = NewManager(Options{Seed: uint64(i + 1), Now: clk.Now})
+		ms[i] = NewManager(Options{Seed: seed*1000 + uint64(i+1), Now: clk.Now})
 		ms[i].SetRoutes([]Route{{Key: "r", Strategy: name, Backends: bs}})
 	}
 	online := map[string]int{}
@@ -41,7 +41,7 @@ func replicaRun(t *testing.T, name Name, n, players int, gap time.Duration, capa
 		report(m)
 	}
 	const interval = 10 * time.Second
-	rng := rand.New(rand.NewPCG(uint64(n), 5))
+	rng := rand.New(rand.NewPCG(seed*1000+uint64(n), 5))
 	next := make([]time.Duration, n) // each replica's next probe round
 	for i := range next {
 		next[i] = interval * time.Duration(i) / time.Duration(n)
@@ -68,7 +68,7 @@ func replicaRun(t *testing.T, name Name, n, players int, gap time.Duration, capa
 		worst = max(worst, float64(online[addr])/fair)
 		line += fmt.Sprintf(" %s=%d/%d", addr, online[addr], capacity[addr])
 	}
-	t.Logf("%s, %d replicas:%s, max/fair %.2f", name, n, line, worst)
+	t.Logf("%s, %d replicas, seed %d:%s, max/fair %.2f", name, n, seed, line, worst)
 	return worst
 }
 
@@ -76,7 +76,13 @@ func replicaRun(t *testing.T, name Name, n, players int, gap time.Duration, capa
 // estimate, so one player on a small backend read as a sizeable share of it and
 // least-loaded filled small backends in whole quanta (1.20-1.24 here at 16-32
 // replicas, capacities 400/100/100/50 half full at 5 logins a second). Least-loaded
-// now draws its first pick from the replicas' common water-filling plan.
+// now draws its first pick from the replicas' common plan. Issue 32 adds the
+// 4000/400/100/100/50 world. Each case runs ten seeds: one run's figure at the
+// 1.15 target is a lottery on which replica places the smallest backend's last
+// player (over 20 seeds, 0-2 runs of a case land above it, before this change
+// and after), so least-loaded's mean is held to 1.10 and every run to 1.25;
+// p2c, which samples, to 1.15 and 1.30 (its mean on 400/100/100/50 at 32
+// replicas is 1.11).
 func TestManyReplicasOnSkewedCapacities(t *testing.T) {
 	worlds := []map[string]int{
 		{"a": 400, "b": 100, "c": 100, "d": 50},
@@ -92,11 +98,45 @@ func TestManyReplicasOnSkewedCapacities(t *testing.T) {
 					for _, c := range w {
 						players += c / 2
 					}
-					if got := replicaRun(t, name, n, players, 200*time.Millisecond, w); got > 1.15 {
-						t.Errorf("max/fair %.2f, want at most 1.15", got)
+					var sum, worst float64
+					for seed := range uint64(10) {
+						got := replicaRun(t, name, n, players, 200*time.Millisecond, w, seed)
+						sum += got
+						worst = max(worst, got)
+					}
+					meanBound, worstBound := 1.10, 1.25
+					if name == P2C {
+						meanBound, worstBound = 1.15, 1.30
+					}
+					t.Logf("max/fair over ten seeds: mean %.3f, worst %.2f", sum/10, worst)
+					if sum/10 > meanBound || worst > worstBound {
+						t.Errorf("max/fair mean %.3f, worst %.2f over ten seeds; want at most %.2f and %.2f", sum/10, worst, meanBound, worstBound)
 					}
 				})
 			}
 		}
+	}
+}
+
+// Replicas that start together read themselves alone (no report has counted
+// their own players yet), and least-loaded's shuffled ties gave every
+// replica's first player to each backend alike: with 32 replicas on
+// 4000/400/100/100/50, the 50 took 15 of the first 100 players (max/fair
+// 16 over eight seeds). Until the estimate is measured, ties go by capacity:
+// the 900 of a 900/100 pair takes about nine in ten first picks.
+func TestUnmeasuredReplicasBreakTiesByCapacity(t *testing.T) {
+	big := 0
+	for seed := range uint64(1000) {
+		clk := newClock()
+		m := NewManager(Options{Seed: seed + 1, Now: clk.Now})
+		m.SetRoutes([]Route{{Key: "r", Strategy: LeastLoaded, Backends: []string{"big", "small"}}})
+		m.ObserveStatus("big", Report{RTT: 20 * time.Millisecond, Online: 0, Max: 900, HasPlayers: true}, nil)
+		m.ObserveStatus("small", Report{RTT: 20 * time.Millisecond, Online: 0, Max: 100, HasPlayers: true}, nil)
+		if m.Order("r", []string{"big", "small"}, IntentLogin)[0] == "big" {
+			big++
+		}
+	}
+	if big < 860 || big > 940 {
+		t.Fatalf("the 900 went first for %d of 1000 fresh replicas, want about 900", big)
 	}
 }

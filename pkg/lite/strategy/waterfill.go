@@ -15,8 +15,8 @@ import "slices"
 // backend is never charged more than its part of it.
 
 // waterPick draws the first backend of the pool tier (indexes of ev)
-// from the water-filling plan of peers players; -1 when there is nothing
-// to spread (one replica, or one backend in the pool).
+// from the water-filling plan of peers players (at least one); -1 when the
+// pool has one backend.
 // cap(ev[i]) is capacityOf for candidate i.
 func waterPick(ev []p2cEval, caps []int64, tier uint8, peers int64, rng *lockedRand) int {
 	var small [p2cStack]int
@@ -26,9 +26,10 @@ func waterPick(ev []p2cEval, caps []int64, tier uint8, peers int64, rng *lockedR
 			idx = append(idx, i)
 		}
 	}
-	if len(idx) < 2 || peers <= 1 {
-		return -1 // alone, this replica's own charges are exact: the least loaded stands
+	if len(idx) < 2 {
+		return -1
 	}
+	peers = max(peers, 1)
 	slices.SortFunc(idx, func(a, b int) int { return cmpInt64(ev[a].load, ev[b].load) })
 	// Level L (load units) at which sum over the k emptiest of
 	// (L - load) x cap reaches peers players (x loadUnit).
