@@ -82,27 +82,28 @@ func (f *FileStore) Load(context.Context) (State, []error, error) {
 
 // Write applies c to the state on disk and returns the new state. What another
 // process wrote meanwhile is kept: the file is read again under the lock and c
-// applied to it.
-func (f *FileStore) Write(ctx context.Context, c Change) (State, error) {
+// applied to it. Its states are unordered (version 0): this process's writes are the only
+// ones it applies.
+func (f *FileStore) Write(ctx context.Context, c Change) (State, Version, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	cur, _, err := f.Load(ctx)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	next := cur.Pruned(f.now()).Apply(c)
 	if err := Check(next); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	if err := writeAtomic(f.path, next); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	return next, nil
+	return next, 0, nil
 }
 
 // Watch implements Store: the file changes only through this process's writes,
 // which return the new state, so there is nothing to watch; it waits for ctx.
-func (f *FileStore) Watch(ctx context.Context, _ func(State)) error {
+func (f *FileStore) Watch(ctx context.Context, _ func(State, Version)) error {
 	<-ctx.Done()
 	return nil
 }

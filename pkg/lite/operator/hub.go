@@ -14,11 +14,20 @@ type Store interface {
 	// Load reads the state as stored; bad holds entries skipped as invalid.
 	Load(ctx context.Context) (s State, bad []error, err error)
 	// Write applies c to the stored state (other writers' keys untouched) and
-	// returns the state it wrote.
-	Write(ctx context.Context, c Change) (State, error)
-	// Watch calls changed with every state other writers store, until ctx ends.
-	Watch(ctx context.Context, changed func(State)) error
+	// returns the state it wrote and its version.
+	Write(ctx context.Context, c Change) (State, Version, error)
+	// Watch calls changed with every state stored and its version, until ctx
+	// ends.
+	Watch(ctx context.Context, changed func(State, Version)) error
 }
+
+// Version orders the states a Store hands out: of two nonzero versions, the
+// greater is the later. A watch delivers states in order, but not in order
+// with the writer's own return: without versions, a replica could apply its
+// write's state after a newer one it had watched (losing another replica's
+// key until the next change), or a watched state from before its write after
+// the write. Zero is unordered: applied as it comes.
+type Version uint64
 
 // HubOptions configure a Hub.
 type HubOptions struct {
@@ -37,6 +46,7 @@ type Hub struct {
 	o   HubOptions
 	mu  sync.Mutex // serialises applies, so an older state never lands last
 	cur *Layer
+	ver Version // of the state in force
 }
 
 // NewHub returns a hub over o.Store; Start loads the stored state.
@@ -56,13 +66,13 @@ func (h *Hub) Start(ctx context.Context) error {
 	for _, e := range bad {
 		h.o.Log.Error(e, "operator entry skipped")
 	}
-	return h.set(s)
+	return h.set(s, 0)
 }
 
 // Run applies what other writers store until ctx ends.
 func (h *Hub) Run(ctx context.Context) error {
-	return h.o.Store.Watch(ctx, func(s State) {
-		if err := h.set(s); err != nil {
+	return h.o.Store.Watch(ctx, func(s State, v Version) {
+		if err := h.set(s, v); err != nil {
 			h.o.Log.Error(err, "operator layer not applied; keeping the one in force")
 		}
 	})
@@ -88,21 +98,25 @@ func (h *Hub) Write(ctx context.Context, c Change, by string) (Entry, error) {
 		return Entry{}, err
 	}
 	c.Entry = e
-	s, err := h.o.Store.Write(ctx, c)
+	s, v, err := h.o.Store.Write(ctx, c)
 	if err != nil {
 		return Entry{}, err
 	}
-	return e, h.set(s)
+	return e, h.set(s, v)
 }
 
-// set compiles s and applies it.
-func (h *Hub) set(s State) error {
+// set compiles s and applies it, unless a later version is in force.
+func (h *Hub) set(s State, v Version) error {
 	l := Compile(s)
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	if v != 0 && v < h.ver {
+		h.o.Log.V(1).Info("operator state older than the one in force skipped", "version", uint64(v), "inForce", uint64(h.ver))
+		return nil
+	}
 	if err := h.o.Apply(l); err != nil {
 		return fmt.Errorf("apply operator layer: %w", err)
 	}
-	h.cur = l
+	h.cur, h.ver = l, max(h.ver, v)
 	return nil
 }

@@ -153,7 +153,7 @@ func TestFileStoreSurvivesRestartAndPrunesEndedBans(t *testing.T) {
 	ctx := context.Background()
 	end := t0.Add(5 * time.Second)
 	for _, e := range []Entry{{Kind: Ban, Target: "name:alex", Expires: &end, At: t0}, {Kind: Override, Target: "*", MOTD: "m", At: t0}} {
-		if _, err := fs.Write(ctx, Change{Entry: e}); err != nil {
+		if _, _, err := fs.Write(ctx, Change{Entry: e}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -162,7 +162,7 @@ func TestFileStoreSurvivesRestartAndPrunesEndedBans(t *testing.T) {
 		t.Fatalf("reloaded %v, bad %v, err %v", again.Sorted(), bad, err)
 	}
 	now = end
-	s, err := fs.Write(ctx, Change{Entry: Entry{Kind: Drain, Target: "10.0.0.1:25565", At: end}})
+	s, _, err := fs.Write(ctx, Change{Entry: Entry{Kind: Drain, Target: "10.0.0.1:25565", At: end}})
 	if err != nil || len(s) != 2 || s[(&Entry{Kind: Ban, Target: "name:alex"}).Key()].Kind != "" {
 		t.Fatalf("after the ban ended: %v, %v", s.Sorted(), err)
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -120,14 +121,15 @@ var createBackoff = wait.Backoff{Steps: 5, Duration: 10 * time.Millisecond, Fact
 // peer kept writing), and every other key, one this proxy cannot read
 // included, stays as it is. Of two writes to one key, the later stays. The
 // state checked against the bounds is the ConfigMap as read just before.
-func (s *Store) Write(ctx context.Context, c operator.Change) (operator.State, error) {
+func (s *Store) Write(ctx context.Context, c operator.Change) (operator.State, operator.Version, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var out operator.State
+	var ver operator.Version
 	err := retry.OnError(createBackoff, apierrors.IsAlreadyExists, func() error {
 		cm, err := s.get(ctx)
 		if apierrors.IsNotFound(err) {
-			out, err = s.create(ctx, c)
+			out, ver, err = s.create(ctx, c)
 			return err
 		}
 		if err != nil {
@@ -146,22 +148,38 @@ func (s *Store) Write(ctx context.Context, c operator.Change) (operator.State, e
 		}
 		cm = s.prune(ctx, cm)
 		out, _ = operator.FromData(cm.Data)
-		out = out.Pruned(s.o.Now())
+		out, ver = out.Pruned(s.o.Now()), version(cm.ResourceVersion)
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("write %s: %w", s.Where(), err)
+		return nil, 0, fmt.Errorf("write %s: %w", s.Where(), err)
 	}
-	return out, nil
+	return out, ver, nil
 }
 
 // create makes the ConfigMap with c applied, where the account may (the
 // shipped manifests create it, and the shipped Role grants no create).
-func (s *Store) create(ctx context.Context, c operator.Change) (operator.State, error) {
+func (s *Store) create(ctx context.Context, c operator.Change) (operator.State, operator.Version, error) {
 	next := operator.State{}.Apply(c)
 	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: s.o.Name, Namespace: s.o.Namespace,
 		Labels: map[string]string{"app.kubernetes.io/managed-by": "gate-lite"}}, Data: next.Data()}
-	return next, s.core.Post().Namespace(s.o.Namespace).Resource("configmaps").Body(cm).Do(ctx).Error()
+	made := &corev1.ConfigMap{}
+	if err := s.core.Post().Namespace(s.o.Namespace).Resource("configmaps").Body(cm).Do(ctx).Into(made); err != nil {
+		return nil, 0, err
+	}
+	return next, version(made.ResourceVersion), nil
+}
+
+// version reads a resourceVersion as the increasing integer the API server
+// (etcd) gives, which orders the states (operator.Version). resourceVersions
+// are opaque by contract: one that does not read as an integer is version
+// 0, unordered.
+func version(rv string) operator.Version {
+	v, err := strconv.ParseUint(rv, 10, 64)
+	if err != nil {
+		return 0
+	}
+	return operator.Version(v)
 }
 
 // prune drops the bans that ended from cm, conditional on cm's
@@ -227,27 +245,16 @@ func removalPatch(keys []string) map[string]*string {
 // Watch implements operator.Store: an informer on the one ConfigMap calls
 // changed with its state on every change (its deletion is the empty state),
 // until ctx ends.
-func (s *Store) Watch(ctx context.Context, changed func(operator.State)) error {
+func (s *Store) Watch(ctx context.Context, changed func(operator.State, operator.Version)) error {
 	sel := fields.OneTermEqualSelector("metadata.name", s.o.Name).String()
 	lw := cache.NewFilteredListWatchFromClient(s.core, "configmaps", s.o.Namespace,
 		func(o *metav1.ListOptions) { o.FieldSelector = sel })
 	inf := cache.NewSharedIndexInformer(lw, &corev1.ConfigMap{}, 0, cache.Indexers{})
-	deliver := func(obj any) {
-		cm, ok := obj.(*corev1.ConfigMap)
-		if !ok {
-			changed(operator.State{})
-			return
-		}
-		st, bad := operator.FromData(cm.Data)
-		for _, e := range bad {
-			s.o.Log.Error(e, "operator entry in the ConfigMap skipped", "configMap", s.Where())
-		}
-		changed(st)
-	}
+	deliver := s.deliverer(changed)
 	if _, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    deliver,
 		UpdateFunc: func(_, obj any) { deliver(obj) },
-		DeleteFunc: func(any) { changed(operator.State{}) },
+		DeleteFunc: func(any) { changed(operator.State{}, 0) },
 	}); err != nil {
 		return fmt.Errorf("watch %s: %w", s.Where(), err)
 	}
@@ -260,6 +267,23 @@ func (s *Store) Watch(ctx context.Context, changed func(operator.State)) error {
 		return err
 	}
 	return nil
+}
+
+// deliverer turns the informer's objects into versioned states for changed
+// (a deletion is the empty state, unordered).
+func (s *Store) deliverer(changed func(operator.State, operator.Version)) func(obj any) {
+	return func(obj any) {
+		cm, ok := obj.(*corev1.ConfigMap)
+		if !ok {
+			changed(operator.State{}, 0)
+			return
+		}
+		st, bad := operator.FromData(cm.Data)
+		for _, e := range bad {
+			s.o.Log.Error(e, "operator entry in the ConfigMap skipped", "configMap", s.Where())
+		}
+		changed(st, version(cm.ResourceVersion))
+	}
 }
 
 // watchError logs a failing list or watch of the ConfigMap once per distinct

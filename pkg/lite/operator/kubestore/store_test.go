@@ -71,7 +71,7 @@ func TestConcurrentWritesOnTheAPIServer(t *testing.T) {
 	for r, s := range []*Store{storeOn(t, k, ns, nil), storeOn(t, k, ns, nil)} {
 		wg.Go(func() {
 			for i := range 30 {
-				if _, err := s.Write(ctx, ban(fmt.Sprintf("p%d_%d", r, i), at, nil)); err != nil {
+				if _, _, err := s.Write(ctx, ban(fmt.Sprintf("p%d_%d", r, i), at, nil)); err != nil {
 					t.Errorf("replica %d, ban %d: %v", r, i, err)
 				}
 			}
@@ -79,7 +79,7 @@ func TestConcurrentWritesOnTheAPIServer(t *testing.T) {
 	}
 	wg.Wait()
 	s := storeOn(t, k, ns, nil)
-	st, err := s.Write(ctx, operator.Change{Entry: ban("p0_0", at, nil).Entry, Delete: true})
+	st, _, err := s.Write(ctx, operator.Change{Entry: ban("p0_0", at, nil).Entry, Delete: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,18 +106,22 @@ func TestWritePrunesEndedBansOnTheAPIServer(t *testing.T) {
 	var mu sync.Mutex
 	s := storeOn(t, k, ns, func() time.Time { mu.Lock(); defer mu.Unlock(); return clock })
 	soon := now.Add(time.Minute)
-	if _, err := s.Write(ctx, ban("short", now, &soon)); err != nil {
+	if _, _, err := s.Write(ctx, ban("short", now, &soon)); err != nil {
 		t.Fatalf("first write (creates the ConfigMap): %v", err)
 	}
-	if _, err := s.Write(ctx, ban("long", now, nil)); err != nil {
+	_, vLong, err := s.Write(ctx, ban("long", now, nil))
+	if err != nil {
 		t.Fatal(err)
 	}
 	mu.Lock()
 	clock = now.Add(2 * time.Minute)
 	mu.Unlock()
-	st, err := s.Write(ctx, ban("third", now, nil))
+	st, v3, err := s.Write(ctx, ban("third", now, nil))
 	if err != nil {
 		t.Fatal(err)
+	}
+	if vLong == 0 || v3 <= vLong {
+		t.Fatalf("versions of two writes in turn: %d then %d, want increasing", vLong, v3)
 	}
 	cm, err := k.Admin.CoreV1().ConfigMaps(ns).Get(ctx, "gate-lite-operator", metav1.GetOptions{})
 	if err != nil {
