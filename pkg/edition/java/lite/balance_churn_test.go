@@ -26,6 +26,12 @@ type churnRun struct {
 	players int
 }
 
+// churnPool backends take part in the churn scenario; churnFirst lists the
+// ones in the route before the first reload.
+const churnPool = 8
+
+func churnFirst() []int { return []int{0, 1, 2, 3, 4, 5} }
+
 type churnReload struct {
 	at     time.Duration
 	listed []int
@@ -83,11 +89,11 @@ func TestChurnDoesNotHerdOntoOneBackend(t *testing.T) {
 
 func runChurn(t *testing.T, name strategy.Name, seed uint64, noRamp bool) churnRun {
 	rng := rand.New(rand.NewPCG(seed, 1))
-	pool := make([]*loadServer, 8)
+	pool := make([]*loadServer, churnPool)
 	for i := range pool {
 		pool[i] = newLoadServer(t, 1000, "Lobby")
 	}
-	listed := []int{0, 1, 2, 3, 4, 5}
+	listed := churnFirst()
 	cfg := func() string {
 		var as []string
 		for _, i := range listed {
@@ -175,8 +181,11 @@ func churnSession(addr string, hold time.Duration, served, failed *atomic.Int64)
 // backend when the last player arrives, as the sockets measure them.
 func churnSimulated(t *testing.T, name strategy.Name, seed uint64, run churnRun, noRamp bool) []int64 {
 	t.Helper()
-	pool := []string{"a", "b", "c", "d", "e", "f", "g", "h"}
-	listed := []int{0, 1, 2, 3, 4, 5}
+	pool := make([]string, churnPool)
+	for i := range pool {
+		pool[i] = string(rune('a' + i))
+	}
+	listed := churnFirst()
 	caps := map[string]int{}
 	for _, b := range pool {
 		caps[b] = 1000
@@ -234,7 +243,7 @@ func maxFair(counts []int64, keep []bool) float64 {
 // fill (by slow start, or simply by arriving late), and counting it spreads the
 // fair share over backends that cannot hold it yet.
 func settled(run churnRun, end time.Duration) []bool {
-	listed := []int{0, 1, 2, 3, 4, 5}
+	listed := churnFirst()
 	since := map[int]time.Duration{}
 	for _, rl := range run.reloads {
 		for _, i := range rl.listed {
