@@ -176,13 +176,19 @@ func (b *backend) reason(now int64, probing bool) Reason {
 // may be dropped.
 func (b *backend) idle() bool { return b.active.Load() == 0 && b.unsettled.Load() == 0 }
 
-// busy reports whether b has as many attempts in flight as it may have at
-// now (see MaxUnsettled and limitAt), so players try the others first.
+// busy reports whether b has as many attempts in flight, or ordered to it
+// and about to be, as it may have at now (see MaxUnsettled and limitAt), so
+// players try the others first.
 func (b *backend) busy(now int64) bool {
 	n := b.unsettled.Load()
 	if n == 0 {
 		return false
 	}
+	// Claims count once an attempt is in flight: logins ordered to b reserve
+	// only after their order, and orders decided in that gap each saw the
+	// others' attempts still missing (on a loaded machine a black-holed
+	// backend took a fourth attempt past the bound).
+	n += b.claimed(now)
 	if b.doubtful(now) {
 		return true
 	}

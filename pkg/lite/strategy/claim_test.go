@@ -67,3 +67,23 @@ func TestConcurrentLoginBurstSpreadsEvenly(t *testing.T) {
 		}
 	}
 }
+
+// Logins ordered to a backend count against its bound on attempts in flight
+// before they reserve: with two attempts in flight, the first of two logins
+// ordered at once takes the third place, and the second goes elsewhere (both
+// took it, and a black-holed backend got a fourth attempt on a loaded machine).
+func TestOrdersCountAgainstTheBoundBeforeTheyReserve(t *testing.T) {
+	clk := newClock()
+	m := NewManager(Options{Seed: 1, Now: clk.Now})
+	bs := []string{"x", "y"}
+	m.SetRoutes([]Route{{Key: "r", Strategy: Sequential, Backends: bs}})
+	for range MaxUnsettled - 1 {
+		m.Reserve("x")
+	}
+	if o := m.Order("r", bs, IntentLogin); o[0] != "x" {
+		t.Fatalf("with %d attempts in flight, order %v: want x, below the bound", MaxUnsettled-1, o)
+	}
+	if o := m.Order("r", bs, IntentLogin); o[0] != "y" {
+		t.Fatalf("with %d attempts in flight and one login ordered there, order %v: want y first", MaxUnsettled-1, o)
+	}
+}
