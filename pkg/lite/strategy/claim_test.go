@@ -87,23 +87,3 @@ func TestOrdersCountAgainstTheBoundBeforeTheyReserve(t *testing.T) {
 		t.Fatalf("with %d attempts in flight and one login ordered there, order %v: want y first", MaxUnsettled-1, o)
 	}
 }
-
-// When every backend is at its limit, the order spills over the busy ones; a
-// backend that has never answered, beside ones that have, comes after them
-// (it took attempts past its bound, before its first ones could fail).
-func TestSpillPutsTheNeverAnsweredLast(t *testing.T) {
-	clk := newClock()
-	m := NewManager(Options{Seed: 1, Now: clk.Now})
-	bs := []string{"silent", "a"}
-	m.SetRoutes([]Route{{Key: "r", Strategy: Sequential, Backends: bs}})
-	m.Reserve("a").Settle(5*time.Millisecond, nil)
-	for range 50 {
-		m.Reserve("a")
-	}
-	for range MaxUnsettled {
-		m.Reserve("silent")
-	}
-	if o := m.Order("r", bs, IntentLogin); o[0] != "a" {
-		t.Fatalf("both at their limit, order %v: want a, which answers, before the backend that never did", o)
-	}
-}

@@ -149,14 +149,10 @@ func (m *Manager) decide(r *route, sc *scratch, backends []string, d decision) (
 // likely wrong than the backends.
 func (m *Manager) markUsable(sc *scratch, now time.Time) (panicMode bool, healthy int) {
 	probing, nowNS := m.probing.Load(), now.UnixNano()
-	answered := false // has any backend of the route answered a player?
-	for _, b := range sc.bs {
-		answered = answered || b != nil && b.seenOK.Load()
-	}
 	sc.pool = rankOut
 	for i, b := range sc.bs {
 		sc.why[i] = b.reason(nowNS, probing)
-		sc.rank[i] = rank(b, sc.why[i], nowNS, answered)
+		sc.rank[i] = rank(b, sc.why[i], nowNS)
 		sc.pool = min(sc.pool, sc.rank[i])
 		if sc.rank[i] <= rankBusyDoubt {
 			healthy++

@@ -19,20 +19,15 @@ const (
 )
 
 // rank places b (nil: no state yet) with health verdict why.
-// answered says whether any backend of the route has answered a player.
-func rank(b *backend, why Reason, now int64, answered bool) uint8 {
+func rank(b *backend, why Reason, now int64) uint8 {
 	switch why {
 	case ReasonNew, ReasonHealthy, ReasonUnmeasured:
 		return rankUsable
 	case ReasonBusy:
 		// A backend that has not answered yet is as good as the others in a
 		// burst onto a fresh route; one whose latest outcome failed, one on
-		// probation, and one whose attempts stall are not. Nor is one that has
-		// never answered beside backends that have: at its limit, a storm that
-		// spills past the busy ones gave it attempts beyond the bound before
-		// its first ones could fail (a black hole took a fourth on a loaded
-		// machine).
-		if b.suspect.Load() || now < b.probation.Load() || b.stalled(now) || answered && !b.seenOK.Load() {
+		// probation, and one whose attempts stall are not.
+		if b.suspect.Load() || now < b.probation.Load() || b.stalled(now) {
 			return rankBusyDoubt
 		}
 		return rankBusy
