@@ -247,7 +247,7 @@ func TestDyingBackendCostIsBoundedAtLoginRate(t *testing.T) {
 				p := startProxy(t, healthYAML(name, "300ms", a.addr, bad, c.addr), proxyOpts{obs: d})
 				worst := loginsAtRate(t, p.addr, rate, logins)
 				if n := d.of(bad); n > strategy.EjectFailures {
-					t.Errorf("%d logins at %d/s paid %d attempts to the %s backend, want at most %d", logins, rate, n, f, strategy.EjectFailures)
+					t.Errorf("%d logins at %d/s paid %d attempts to the %s backend, want at most %d (spills %d)", logins, rate, n, f, strategy.EjectFailures, p.Manager().Spills())
 				}
 				if worst > 300*time.Millisecond+time.Second {
 					t.Errorf("a player waited %v, want at most one timeout (300ms) more than a login", worst)
