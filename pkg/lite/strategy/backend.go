@@ -181,14 +181,19 @@ func (b *backend) idle() bool { return b.active.Load() == 0 && b.unsettled.Load(
 // players try the others first.
 func (b *backend) busy(now int64) bool {
 	n := b.unsettled.Load()
+	// Claims count once an attempt is in flight, and on a backend that has
+	// never answered while another has: logins ordered to b reserve only
+	// after their order, and orders decided in that gap each saw the others'
+	// attempts still missing (on a loaded machine a black-holed backend took a
+	// fourth attempt past the bound, from orders that came together before the
+	// first of them reserved). Before anything answers, a burst onto a fresh
+	// route is ordered by the strategy alone.
+	if n > 0 || !b.seenOK.Load() && b.fleet.Load() != 0 {
+		n += b.claimed(now)
+	}
 	if n == 0 {
 		return false
 	}
-	// Claims count once an attempt is in flight: logins ordered to b reserve
-	// only after their order, and orders decided in that gap each saw the
-	// others' attempts still missing (on a loaded machine a black-holed
-	// backend took a fourth attempt past the bound).
-	n += b.claimed(now)
 	if b.doubtful(now) {
 		return true
 	}

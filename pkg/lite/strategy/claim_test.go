@@ -87,3 +87,27 @@ func TestOrdersCountAgainstTheBoundBeforeTheyReserve(t *testing.T) {
 		t.Fatalf("with %d attempts in flight and one login ordered there, order %v: want y first", MaxUnsettled-1, o)
 	}
 }
+
+// Orders that come together before the first of them reserves see no attempt
+// in flight: a backend that has never answered, beside ones that have, took
+// every one of them (a black hole, four attempts past a bound of three). Its
+// claims count against the bound from the first.
+func TestABurstOfOrdersKeepsAnUnprovenBackendToItsBound(t *testing.T) {
+	clk := newClock()
+	m := NewManager(Options{Seed: 1, Now: clk.Now})
+	bs := []string{"a", "new", "c"}
+	m.SetRoutes([]Route{{Key: "r", Strategy: P2C, Backends: bs}})
+	for _, addr := range []string{"a", "c"} {
+		m.ObserveStatus(addr, Report{RTT: 20 * time.Millisecond, Online: 8, Max: 10, HasPlayers: true}, nil)
+		m.Reserve(addr).Settle(20*time.Millisecond, nil) // they have answered
+	}
+	first := 0
+	for range 8 {
+		if m.Order("r", bs, IntentLogin)[0] == "new" {
+			first++
+		}
+	}
+	if first == 0 || first > MaxUnsettled {
+		t.Fatalf("the backend that never answered came first in %d of 8 orders decided together, want 1 to %d", first, MaxUnsettled)
+	}
+}
