@@ -12,7 +12,7 @@ func ScoreUnit(n Name) string {
 	case LowestLatency:
 		return "ms (latency + failure penalty)"
 	case P2C:
-		return "ms (latency + failure penalty + latencyWeight x load)"
+		return "ms (latency + failure penalty + latencyWeight x load with the player)"
 	case LeastConnections:
 		return "players placed by this proxy"
 	case LeastLoaded:

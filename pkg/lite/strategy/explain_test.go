@@ -116,9 +116,10 @@ func TestExplainScoresEveryScoringStrategy(t *testing.T) {
 					t.Fatalf("scores %v / %v, want the latencies 20 and 40", vs[0].Score, vs[1].Score)
 				}
 			case P2C:
-				// 20ms + 250ms x 0.5 and 40ms + 250ms x 0.1.
-				if vs[0].Score != 145 || vs[1].Score != 65 {
-					t.Fatalf("scores %v / %v, want 145 and 65", vs[0].Score, vs[1].Score)
+				// 20ms + 250ms x 0.51 and 40ms + 250ms x 0.11: the load each
+				// would have with the player.
+				if vs[0].Score != 147.5 || vs[1].Score != 67.5 {
+					t.Fatalf("scores %v / %v, want 147.5 and 67.5", vs[0].Score, vs[1].Score)
 				}
 			case LeastLoaded, WeightedRandom:
 				if vs[0].Score != 0.5 || vs[1].Score != 0.1 || vs[0].Load.Source != LoadReport || vs[0].Load.CapacitySource != "reported" {

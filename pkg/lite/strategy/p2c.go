@@ -17,7 +17,8 @@ const p2cStack = 32
 
 // p2c is power of two choices: it samples two distinct eligible backends,
 // each with a chance in proportion to its capacity, and keeps the one with
-// the lower score, latency plus LatencyWeight per unit of load. Sampling
+// the lower score, latency plus LatencyWeight per unit of the load it would
+// have with the player (one player weighs more on a small backend). Sampling
 // by capacity is what lets a big backend take its share: drawn uniformly,
 // no backend could be in more than about 2/n of the pairs. Sampling two at random instead of taking the single best
 // is what keeps independent replicas from herding onto the same backend,
@@ -136,7 +137,8 @@ func evaluate(cands []Candidate, cfg *p2cSettings, memo *peerMemo, ev []p2cEval)
 		c := &cands[i]
 		e := &ev[i]
 		e.load, e.src = loadOf(c, cfg.StaleAfter, peers, nominal)
-		e.score = effLatency(c, neutralLat).Microseconds() + cfg.weightUS*e.load/loadUnit
+		after := min(e.load+loadUnit/capacityOf(c, nominal), loadCap)
+		e.score = effLatency(c, neutralLat).Microseconds() + cfg.weightUS*after/loadUnit
 		switch {
 		case !c.Draining && e.load < cfg.saturation:
 			e.tier = 0

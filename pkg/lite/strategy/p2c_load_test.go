@@ -102,3 +102,23 @@ func TestP2CConfigDefaults(t *testing.T) {
 		t.Fatalf("WithDefaults = %+v, want %+v", got, want)
 	}
 }
+
+// p2c scores the load a backend would have with the player: one player is 2%
+// of a 50-slot backend and 0.025% of a 4000-slot one. Scored on the load
+// before it, the small backend at 10.0% beat the big one at 10.5% and took a
+// sixth player where its share was five (32 replicas on 4000/400/100/100/50
+// reached max/fair 1.30 in the simulator's default world).
+func TestP2CScoresTheLoadWithThePlayer(t *testing.T) {
+	m, _ := newTestManager(t, P2C, "big", "small")
+	m.ObserveStatus("big", Report{RTT: 20 * time.Millisecond, Online: 420, Max: 4000, HasPlayers: true}, nil)
+	m.ObserveStatus("small", Report{RTT: 20 * time.Millisecond, Online: 5, Max: 50, HasPlayers: true}, nil)
+	small := 0
+	for range 100 {
+		if m.Order("r", []string{"big", "small"}, IntentLogin)[0] == "small" {
+			small++
+		}
+	}
+	if small > 0 {
+		t.Fatalf("the 50-slot backend at 5 players came first in %d of 100 orders beside a 4000-slot one at 420, want none (12%% with the player against 10.5%%)", small)
+	}
+}
