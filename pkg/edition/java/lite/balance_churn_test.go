@@ -32,6 +32,15 @@ const churnPool = 8
 
 func churnFirst() []int { return []int{0, 1, 2, 3, 4, 5} }
 
+// churnRamp is the scenario's slowStart: the default scaled to its time, or
+// off (0 in the config, negative in the strategy's tuning).
+func churnRamp(off bool) time.Duration {
+	if off {
+		return 0
+	}
+	return strategy.DefaultSlowStart / 10
+}
+
 type churnReload struct {
 	at     time.Duration
 	listed []int
@@ -39,20 +48,23 @@ type churnReload struct {
 
 // Issue 32, item 1, scaled by 1/10 in time: backends added and removed by a
 // reload every 200-500 ms while 100 logins/s arrive for 5 s and each session
-// lasts 1-6 s. Every backend the reloads add is still ramping (slow start is
-// 60 s) whenever it is measured, as under real churn. On main p2c herded: a
-// ramping backend swapped to the front of an order was never charged its credit,
-// so one kept every login its peers had no credit for (max/fair 4.24 in the
-// issue's run). Figures are reported; the bound is loose, since placement under
-// -race on a shared host is not exact. The simulator replays each run's reloads
-// and must agree with the sockets (issue 32, item 5).
+// lasts 1-6 s. Slow start is scaled with the rest of the world: 6 s, the default
+// 60 s at 1/10 (unscaled, it held every added backend at its 10% floor for a run
+// that stands for 50 s). On main p2c herded: a ramping backend swapped to the
+// front of an order was never charged its credit, so one kept every login its
+// peers had no credit for (max/fair 4.24 in the issue's run). Without the ramp
+// every strategy holds the issue's 1.25; with it, backends listed in the last
+// seconds hold less than their share by design, which the figure counts (see
+// TestChurnAtTheIssuesScale for the unscaled world over sixteen schedules). The
+// simulator replays each run's reloads and must agree with the sockets (issue
+// 32, item 5).
 func TestChurnDoesNotHerdOntoOneBackend(t *testing.T) {
 	for _, tc := range []struct {
 		name strategy.Name
-		// noRamp turns slow start off: a backend younger than the ramp takes
-		// less than its share by design, which the figure counts as imbalance.
+		// noRamp turns slow start off: young backends then fill as fast as
+		// the strategy sends players, which shows what the ramp costs.
 		noRamp bool
-	}{{strategy.P2C, false}, {strategy.P2C, true}, {strategy.LeastConnections, false}, {strategy.LeastLoaded, false}} {
+	}{{strategy.P2C, false}, {strategy.P2C, true}, {strategy.LeastConnections, false}, {strategy.LeastLoaded, false}, {strategy.LowestLatency, false}} {
 		label := string(tc.name)
 		if tc.noRamp {
 			label += "/slowStart off"
@@ -64,19 +76,22 @@ func TestChurnDoesNotHerdOntoOneBackend(t *testing.T) {
 			if r.failed > 0 {
 				t.Errorf("%d logins failed under churn, want 0", r.failed)
 			}
-			if r.maxFair > 2 {
-				t.Errorf("max/fair %.2f under churn, want near least-connections' (about 1.2)", r.maxFair)
-			}
-			// Without the ramp p2c measured 1.06-1.17 (the issue's target is
-			// 1.25); the bound leaves room for -race on a busy machine.
-			if tc.noRamp && r.maxFair > 1.35 {
-				t.Errorf("max/fair %.2f under churn with slow start off, want at most 1.25 (1.35 with slack)", r.maxFair)
-			}
 			simCounts := churnSimulated(t, tc.name, 32, r, tc.noRamp)
 			sim := maxFair(simCounts, nil)
 			keep := settled(r, 5*time.Second)
 			t.Logf("%s simulated: live %v, max/fair %.2f (sockets %.2f); over the backends listed for 1 s or more: %.2f simulated, %.2f sockets",
 				label, simCounts, sim, r.maxFair, maxFair(simCounts, keep), maxFair(r.counts, keep))
+			// The issue's target is 1.25; the bound leaves room for -race on a
+			// busy 2-core machine. With the ramp, the backends listed in the
+			// last seconds hold less than their share by design (measured 1.14-1.38,
+			// least-connections 1.24-1.26, p2c 1.30-1.38): the bound there only
+			// says that nothing herds (p2c's 4.24 in the issue).
+			switch {
+			case tc.noRamp && r.maxFair > 1.35:
+				t.Errorf("max/fair %.2f under churn with slow start off, want at most 1.25 (1.35 with slack)", r.maxFair)
+			case r.maxFair > 1.6:
+				t.Errorf("max/fair %.2f under churn: a backend herds", r.maxFair)
+			}
 			// Replaying the same reloads, the two measured 0-8% apart over nine
 			// runs (the issue's target is 10%); the bound leaves room for -race
 			// on a busy 2-core machine.
@@ -99,11 +114,8 @@ func runChurn(t *testing.T, name strategy.Name, seed uint64, noRamp bool) churnR
 		for _, i := range listed {
 			as = append(as, pool[i].addr)
 		}
-		if noRamp {
-			return oneRoute("*", as...).with("strategy: "+string(name), "slowStart: 0s").
-				withLite("healthCheck: {interval: 100ms, timeout: 90ms}").String()
-		}
-		return routeConfig(name, 100*time.Millisecond, as...)
+		return oneRoute("*", as...).with("strategy: "+string(name), "slowStart: "+churnRamp(noRamp).String()).
+			withLite("healthCheck: {interval: 100ms, timeout: 90ms}").String()
 	}
 	p := startProxy(t, cfg(), proxyOpts{seed: seed})
 	var served, failed atomic.Int64
@@ -204,7 +216,7 @@ func churnSimulated(t *testing.T, name strategy.Name, seed uint64, run churnRun,
 		}
 		listed = rl.listed
 	}
-	var tuning strategy.P2CConfig
+	tuning := strategy.P2CConfig{SlowStart: churnRamp(noRamp)}
 	if noRamp {
 		tuning.SlowStart = -1
 	}
