@@ -2,10 +2,10 @@ package strategy
 
 import "slices"
 
-// leastLoaded puts the backend with the lowest load fraction first: what
-// the backends report plus this replica's placements since the report,
-// charged once per estimated replica (the load p2c computes, see
-// p2c_load.go). It is the choice when many replicas each see only part of
+// leastLoaded puts the backend with the lowest load fraction first, counting
+// the player it places (one player weighs more on a small backend): what the
+// backends report plus this replica's placements since the report, charged
+// once per estimated replica (the load p2c computes, see p2c_load.go). It is the choice when many replicas each see only part of
 // the players: the reports count everyone's. Saturated and draining
 // backends go after the others; ties are random.
 type leastLoaded struct{ loadStrategy }
@@ -28,7 +28,7 @@ func (s *leastLoaded) Order(cands []Candidate, _ Intent, order []int) {
 		if ev[a].tier != ev[b].tier {
 			return ev[a].tier < ev[b].tier
 		}
-		return ev[a].load < ev[b].load
+		return ev[a].with < ev[b].with
 	})
 	// Alone (measured, or configured), this replica's own charges are exact:
 	// the least loaded stands. Replicas that started together read themselves

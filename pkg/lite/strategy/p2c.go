@@ -59,6 +59,7 @@ type p2cEval struct {
 	ramp   int64 // slow-start weight, permille of a settled backend
 	weight int64 // sampling weight: ramp times capacity
 	load   int64 // load units
+	with   int64 // load units with one more player: what p2c scores, least-loaded ranks
 	src    LoadSource
 }
 
@@ -137,8 +138,8 @@ func evaluate(cands []Candidate, cfg *p2cSettings, memo *peerMemo, ev []p2cEval)
 		c := &cands[i]
 		e := &ev[i]
 		e.load, e.src = loadOf(c, cfg.StaleAfter, peers, nominal)
-		after := min(e.load+loadUnit/capacityOf(c, nominal), loadCap)
-		e.score = effLatency(c, neutralLat).Microseconds() + cfg.weightUS*after/loadUnit
+		e.with = min(e.load+loadUnit/capacityOf(c, nominal), loadCap)
+		e.score = effLatency(c, neutralLat).Microseconds() + cfg.weightUS*e.with/loadUnit
 		switch {
 		case !c.Draining && e.load < cfg.saturation:
 			e.tier = 0

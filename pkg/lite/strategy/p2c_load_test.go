@@ -103,22 +103,27 @@ func TestP2CConfigDefaults(t *testing.T) {
 	}
 }
 
-// p2c scores the load a backend would have with the player: one player is 2%
-// of a 50-slot backend and 0.025% of a 4000-slot one. Scored on the load
-// before it, the small backend at 10.0% beat the big one at 10.5% and took a
-// sixth player where its share was five (32 replicas on 4000/400/100/100/50
-// reached max/fair 1.30 in the simulator's default world).
-func TestP2CScoresTheLoadWithThePlayer(t *testing.T) {
-	m, _ := newTestManager(t, P2C, "big", "small")
-	m.ObserveStatus("big", Report{RTT: 20 * time.Millisecond, Online: 420, Max: 4000, HasPlayers: true}, nil)
-	m.ObserveStatus("small", Report{RTT: 20 * time.Millisecond, Online: 5, Max: 50, HasPlayers: true}, nil)
-	small := 0
-	for range 100 {
-		if m.Order("r", []string{"big", "small"}, IntentLogin)[0] == "small" {
-			small++
+// p2c scores the load a backend would have with the player, and least-loaded
+// ranks by it: one player is 2% of a 50-slot backend and 0.025% of a 4000-slot
+// one. On the load before it, the small backend at 10.0% beat the big one at
+// 10.5% and took a sixth player where its share was five (32 replicas on
+// 4000/400/100/100/50 reached max/fair 1.30 in the simulator's default world).
+func TestLoadIsScoredWithThePlayer(t *testing.T) {
+	for _, name := range []Name{P2C, LeastLoaded} {
+		clk := newClock()
+		m := NewManager(Options{Seed: 42, Now: clk.Now})
+		// One replica, so least-loaded ranks rather than following the replicas' plan.
+		m.SetRoutes([]Route{{Key: "r", Strategy: name, Backends: []string{"big", "small"}, P2C: P2CConfig{Peers: 1}}})
+		m.ObserveStatus("big", Report{RTT: 20 * time.Millisecond, Online: 420, Max: 4000, HasPlayers: true}, nil)
+		m.ObserveStatus("small", Report{RTT: 20 * time.Millisecond, Online: 5, Max: 50, HasPlayers: true}, nil)
+		small := 0
+		for range 100 {
+			if m.Order("r", []string{"big", "small"}, IntentLogin)[0] == "small" {
+				small++
+			}
 		}
-	}
-	if small > 0 {
-		t.Fatalf("the 50-slot backend at 5 players came first in %d of 100 orders beside a 4000-slot one at 420, want none (12%% with the player against 10.5%%)", small)
+		if small > 0 {
+			t.Errorf("%s: the 50-slot backend at 5 players came first in %d of 100 orders beside a 4000-slot one at 420, want none (12%% with the player against 10.5%%)", name, small)
+		}
 	}
 }
