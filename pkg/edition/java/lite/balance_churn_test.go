@@ -64,7 +64,7 @@ func TestChurnDoesNotHerdOntoOneBackend(t *testing.T) {
 		// noRamp turns slow start off: young backends then fill as fast as
 		// the strategy sends players, which shows what the ramp costs.
 		noRamp bool
-	}{{strategy.P2C, false}, {strategy.P2C, true}, {strategy.LeastConnections, false}, {strategy.LeastLoaded, false}, {strategy.LowestLatency, false}} {
+	}{{strategy.P2C, false}, {strategy.P2C, true}, {strategy.LeastConnections, false}, {strategy.LeastLoaded, false}} {
 		label := string(tc.name)
 		if tc.noRamp {
 			label += "/slowStart off"

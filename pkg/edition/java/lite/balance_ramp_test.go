@@ -16,7 +16,7 @@ import (
 // every rampGap and stays. Windows of rampWindow logins are 2 s.
 const (
 	rampGap     = 20 * time.Millisecond
-	rampLogins  = 1000
+	rampLogins  = 600
 	rampWindow  = 100
 	rampFirstAt = 200 // the login before which the fifth backend is added
 	rampNextAt  = 350 // and the sixth
@@ -25,11 +25,12 @@ const (
 // Issue 32, item 8: two backends ramping at once. On main a ramping backend
 // swapped to the front of an order was never charged its credit: one took 92-97%
 // of the logins for whole 2-5 s intervals against a 3-10% cap, and two added 3 s
-// apart took 48-50% each for 20 s while the settled ones got none. Now each
-// ramping backend gets at most its ramp (slowStart's default 60 s, from 10%)
-// times its share of the pool in every 2 s window (three logins of slack: the
-// credit it starts with and the two a lull may save). The simulator, given the
-// same world, must agree with the sockets on what the two got.
+// apart took 48-50% each for 20 s while the settled ones got none. Now, over
+// this 12 s world, each ramping backend gets at most its ramp (slowStart's
+// default 60 s, from 10%) times its share of the pool in every 2 s window (three
+// logins of slack: the credit it starts with and the two a lull may save). The
+// simulator, given the same world, must agree with the sockets on what the two
+// got.
 func TestTwoRampingBackendsKeepToTheirShare(t *testing.T) {
 	for _, name := range []strategy.Name{strategy.LeastConnections, strategy.P2C} {
 		t.Run(string(name), func(t *testing.T) {
@@ -136,7 +137,8 @@ func rampSimulated(t *testing.T, name strategy.Name) [][6]int {
 	for _, b := range bs {
 		caps[b] = 1000
 	}
-	r, err := plan.Run(plan.Options{Strategy: name, Backends: bs, Count: rampLogins, Seed: 1,
+	// Ten windows, the simulator's timeline; the sockets run the first ones.
+	r, err := plan.Run(plan.Options{Strategy: name, Backends: bs, Count: 10 * rampWindow, Seed: 1,
 		Arrival: rampGap, Session: time.Hour, Capacity: caps, HealthInterval: 100 * time.Millisecond,
 		Events: []plan.Event{
 			{At: rampFirstAt * rampGap, Kind: plan.EventAdd, Backend: "e"},
