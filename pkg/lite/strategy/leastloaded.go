@@ -5,9 +5,10 @@ import "slices"
 // leastLoaded puts the backend with the lowest load fraction first, counting
 // the player it places (one player weighs more on a small backend): what the
 // backends report plus this replica's placements since the report, charged
-// once per estimated replica (the load p2c computes, see p2c_load.go). It is the choice when many replicas each see only part of
-// the players: the reports count everyone's. Saturated and draining
-// backends go after the others; ties are random.
+// once per estimated replica (the load p2c computes, see p2c_load.go). It
+// is the choice when many replicas each see only part of the players: the
+// reports count everyone's. Saturated and draining backends go after the
+// others; ties are random.
 type leastLoaded struct{ loadStrategy }
 
 func newLeastLoaded(e Env) *leastLoaded {
