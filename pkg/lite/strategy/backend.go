@@ -102,6 +102,7 @@ type backend struct {
 	report       atomic.Pointer[reportAt]
 	latency      atomic.Pointer[latencyEstimate] // latest estimate, mirrored from latencyStore
 	placed       atomic.Int64                    // logins reserved since the last report
+	placedAt     placedTimes                     // when the latest of them settled (placed.go)
 	warmSince    atomic.Int64                    // unix ns of the last join or recovery; 0: none; rampPending
 	rampCredit   atomic.Int64                    // slow-start credit, permille of a placement (ramp.go)
 	settings     atomic.Pointer[backendSettings] // nil: no overrides

@@ -87,16 +87,19 @@ func noVerdict(err error) bool {
 	return errors.Is(err, context.Canceled) || errors.Is(err, ErrNotBackend) || errors.Is(err, ErrRefused)
 }
 
-// recordReport stores a fresh report; it resets the placements charged
-// since the previous one, because the backend now counts them itself.
+// recordReport stores a fresh report; the placements charged since the
+// previous one stop being charged, because the backend now counts them
+// itself, except those settled after the exchange began (placed.go).
 func (m *Manager) recordReport(b *backend, r Report) {
 	m.lat.add(b, r.RTT)
-	next := &reportAt{r: r, at: m.now(), own: b.active.Load()}
-	if prev := b.report.Load(); prev != nil && prev.r.Online == r.Online && b.placed.Load() > 0 {
+	now := m.now()
+	next := &reportAt{r: r, at: now, own: b.active.Load()}
+	placed := b.placed.Load()
+	if prev := b.report.Load(); prev != nil && prev.r.Online == r.Online && placed > 0 {
 		next.stuck = prev.stuck + 1
 	}
 	b.report.Store(next)
-	b.placed.Store(0)
+	b.placed.Store(b.placedAt.since(now.Add(-r.RTT).UnixNano(), placed))
 	if r.HasPlayers {
 		b.raiseHeld(r.Online)
 	}

@@ -95,8 +95,9 @@ func (l *Lease) Settle(firstByte time.Duration, err error) {
 	b, m := l.b, l.m
 	if err == nil {
 		m.joined(b)
-		b.placed.Add(1)
 		nowNS := m.now().UnixNano()
+		b.placed.Add(1)
+		b.placedAt.add(nowNS)
 		b.answeredAt.Store(nowNS)
 		b.pendingSince.Store(nowNS) // an answer: the attempts left are younger
 		storeMax(&m.answered, l.at)

@@ -98,7 +98,7 @@ func TestP2CSharesTiesBetweenEqualBackends(t *testing.T) {
 
 func TestP2CChargesPlacementsUntilTheNextReport(t *testing.T) {
 	bs := []string{"a", "b"}
-	m, _ := p2cManager(t, P2CConfig{Peers: 10}, bs...)
+	m, clk := p2cManager(t, P2CConfig{Peers: 10}, bs...)
 	report(m, "a", 0, "")
 	report(m, "b", 20, "")
 	// a looks emptier, but with ten replicas each placement there counts
@@ -113,7 +113,9 @@ func TestP2CChargesPlacementsUntilTheNextReport(t *testing.T) {
 	if o := m.Order("r", bs, IntentLogin); o[0] != "b" {
 		t.Fatalf("order %v after charging three placements ten times each, want b first", o)
 	}
-	// The next report (which counts those three players) resets the charge.
+	// The next report, whose exchange began after the three settled (it counts
+	// them), resets the charge.
+	clk.Advance(time.Second)
 	report(m, "a", 3, "")
 	if o := m.Order("r", bs, IntentLogin); o[0] != "a" {
 		t.Fatalf("order %v after a fresh report of 3 players, want a first", o)
