@@ -101,8 +101,7 @@ type backend struct {
 	wantLatency  atomic.Bool  // a lowest-latency route uses it: probe it while unmeasured
 	report       atomic.Pointer[reportAt]
 	latency      atomic.Pointer[latencyEstimate] // latest estimate, mirrored from latencyStore
-	placed       atomic.Int64                    // logins reserved since the last report
-	placedAt     placedTimes                     // when the latest of them settled (placed.go)
+	placed       placedLog                       // logins placed since the last report (placed.go)
 	warmSince    atomic.Int64                    // unix ns of the last join or recovery; 0: none; rampPending
 	rampCredit   atomic.Int64                    // slow-start credit, permille of a placement (ramp.go)
 	settings     atomic.Pointer[backendSettings] // nil: no overrides
@@ -237,7 +236,7 @@ func (b *backend) state(now time.Time, why Reason, lat *latencyStore) BackendSta
 	if st := b.settings.Load(); st != nil {
 		s.Capacity = st.capacity
 	}
-	s.Placed, s.Draining = b.placed.Load(), b.draining.Load()
+	s.Placed, s.Draining = b.placed.count(), b.draining.Load()
 	return s
 }
 

@@ -94,12 +94,11 @@ func (m *Manager) recordReport(b *backend, r Report) {
 	m.lat.add(b, r.RTT)
 	now := m.now()
 	next := &reportAt{r: r, at: now, own: b.active.Load()}
-	placed := b.placed.Load()
-	if prev := b.report.Load(); prev != nil && prev.r.Online == r.Online && placed > 0 {
+	if prev := b.report.Load(); prev != nil && prev.r.Online == r.Online && b.placed.count() > 0 {
 		next.stuck = prev.stuck + 1
 	}
 	b.report.Store(next)
-	b.placed.Store(b.placedAt.since(now.Add(-r.RTT).UnixNano(), placed))
+	b.placed.reported(now.Add(-r.RTT).UnixNano())
 	if r.HasPlayers {
 		b.raiseHeld(r.Online)
 	}

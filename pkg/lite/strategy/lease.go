@@ -96,8 +96,7 @@ func (l *Lease) Settle(firstByte time.Duration, err error) {
 	if err == nil {
 		m.joined(b)
 		nowNS := m.now().UnixNano()
-		b.placed.Add(1)
-		b.placedAt.add(nowNS)
+		b.placed.add(nowNS)
 		b.answeredAt.Store(nowNS)
 		b.pendingSince.Store(nowNS) // an answer: the attempts left are younger
 		storeMax(&m.answered, l.at)

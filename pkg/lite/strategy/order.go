@@ -202,7 +202,7 @@ func (m *Manager) fillCandidate(c *Candidate, b *backend, addr string, i int, in
 		}
 	}
 	if in&InputLoad != 0 {
-		c.Placed, c.Draining, c.Warm = b.placed.Load(), b.draining.Load(), b.warm(now.UnixNano())
+		c.Placed, c.Draining, c.Warm = b.placed.count(), b.draining.Load(), b.warm(now.UnixNano())
 		c.Held = b.held(now.UnixNano())
 		if st := b.settings.Load(); st != nil {
 			c.Capacity = st.capacity

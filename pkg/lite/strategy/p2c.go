@@ -137,8 +137,9 @@ func evaluate(cands []Candidate, cfg *p2cSettings, memo *peerMemo, ev []p2cEval)
 	for i := range cands {
 		c := &cands[i]
 		e := &ev[i]
+		capacity := capacityOf(c, nominal)
 		e.load, e.src = loadOf(c, cfg.StaleAfter, peers, nominal)
-		e.with = min(e.load+loadUnit/capacityOf(c, nominal), loadCap)
+		e.with = min(e.load+loadUnit/capacity, loadCap)
 		e.score = effLatency(c, neutralLat).Microseconds() + cfg.weightUS*e.with/loadUnit
 		switch {
 		case !c.Draining && e.load < cfg.saturation:
@@ -150,7 +151,7 @@ func evaluate(cands []Candidate, cfg *p2cSettings, memo *peerMemo, ev []p2cEval)
 		}
 		best = min(best, e.tier)
 		e.ramp = rampWeight(c.Warm, cfg.SlowStart)
-		e.weight = e.ramp * capacityOf(c, nominal)
+		e.weight = e.ramp * capacity
 	}
 	return best, peers
 }

@@ -32,23 +32,27 @@ func TestAReportKeepsChargingWhatItCannotHaveCounted(t *testing.T) {
 	}
 }
 
-func TestPlacedTimesSince(t *testing.T) {
-	var p placedTimes
+func TestPlacementsSince(t *testing.T) {
+	var p placedLog
 	for i := range int64(100) {
 		p.add(i)
 	}
-	for _, tc := range []struct{ from, max, want int64 }{
-		{from: 89, max: 100, want: 10},  // 90..99
-		{from: 89, max: 4, want: 4},     // only the placements charged count
-		{from: 10, max: 100, want: 100}, // more recent ones than remembered: all of them
-		{from: 99, max: 100, want: 0},
+	for _, tc := range []struct{ from, limit, want int64 }{
+		{from: 89, limit: 100, want: 10},  // 90..99
+		{from: 89, limit: 4, want: 4},     // only the placements charged count
+		{from: 10, limit: 100, want: 100}, // more recent ones than remembered: all of them
+		{from: 99, limit: 100, want: 0},
 	} {
-		if got := p.since(tc.from, tc.max); got != tc.want {
-			t.Errorf("since(%d, %d) = %d, want %d", tc.from, tc.max, got, tc.want)
+		if got := p.since(p.n.Load(), tc.from, tc.limit); got != tc.want {
+			t.Errorf("since(%d, %d) = %d, want %d", tc.from, tc.limit, got, tc.want)
 		}
 	}
-	var empty placedTimes
-	if got := empty.since(0, 5); got != 0 {
+	p.reported(89)
+	if got := p.count(); got != 10 {
+		t.Errorf("after a report taking over the placements up to 89, %d charged, want 10", got)
+	}
+	var empty placedLog
+	if got := empty.since(0, 0, 5); got != 0 {
 		t.Errorf("since on no placements = %d, want 0", got)
 	}
 }

@@ -20,7 +20,7 @@ const RefusalMemory = 5 * time.Minute
 func (m *Manager) refused(b *backend) {
 	held := b.active.Load()
 	if p := b.report.Load(); p != nil && p.r.HasPlayers {
-		held = max(held, int64(p.r.Online)+b.placed.Load())
+		held = max(held, int64(p.r.Online)+b.placed.count())
 	}
 	b.heldCap.Store(max(held, 1))
 	b.heldAt.Store(m.now().UnixNano())

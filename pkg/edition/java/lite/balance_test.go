@@ -171,8 +171,7 @@ func TestLowestLatencyHoldsOnSpikyEqualBackends(t *testing.T) {
 func TestP2CCapacitySplitOnRealSockets(t *testing.T) {
 	big := newLoadServer(t, 2000, "Lobby")
 	small := []*loadServer{newLoadServer(t, 200, "Lobby"), newLoadServer(t, 200, "Lobby"), newLoadServer(t, 200, "Lobby")}
-	p := startProxy(t, oneRoute("*", addrs(append([]*loadServer{big}, small...)...)...).with("strategy: p2c", "latencyWeight: 2s").
-		withLite("healthCheck: {interval: 100ms, timeout: 90ms}").String())
+	p := startProxy(t, p2cConfig(addrs(append([]*loadServer{big}, small...)...), "latencyWeight: 2s"))
 	waitReports(t, p, 4)
 	const players = 130
 	for range players {
